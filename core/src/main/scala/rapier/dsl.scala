@@ -1,0 +1,162 @@
+package rapier
+
+import rapier.codec.FormCodec
+import rapier.model.*
+
+import java.nio.charset.{Charset, StandardCharsets}
+import scala.reflect.ClassTag
+
+/**
+ * The endpoint with no inputs and no outputs, which every endpoint is built from:
+ * {{{
+ * endpoint.get.in("books" / path[Long]("id")).out(stringBody)
+ * }}}
+ */
+val endpoint: Endpoint[Unit, Unit, Unit, Unit] =
+  Endpoint(EndpointIO.Empty, EndpointIO.Empty, EndpointIO.Empty, EndpointIO.Empty, EndpointInfo.empty)
+
+extension (segment: String)
+  /** A fixed path segment and then `next`: `"books" / path[Long]("id")`. */
+  def /[U](next: EndpointInput[U])(using a: Arity[U]): EndpointInput[U] =
+    EndpointInput.Pair[Unit, U, U](EndpointInput.FixedPath(segment), next, 0, a.value)
+
+  /** Two fixed path segments: `"api" / "v1"`. */
+  def /(next: String): EndpointInput[Unit] =
+    EndpointInput.Pair[Unit, Unit, Unit](EndpointInput.FixedPath(segment), EndpointInput.FixedPath(next), 0, 0)
+
+/** A fixed path segment. */
+def pathSegment(segment: String): EndpointInput.FixedPath = EndpointInput.FixedPath(segment)
+
+/** The next path segment, as a `T`: `path[Long]("id")`. The name appears in documentation and error messages. */
+def path[T](name: String)(using codec: Codec[String, T]): EndpointInput.PathCapture[T] =
+  EndpointInput.PathCapture(name, codec)
+
+/** All remaining path segments. */
+def paths: EndpointInput.PathsCapture[List[String]] =
+  EndpointInput.PathsCapture(Codec.id(summon[Schema[List[String]]]))
+
+/**
+ * A query parameter: `query[Int]("limit")` (exactly once), `query[Option[Int]]` (at most once),
+ * `query[List[Int]]` (any number of times).
+ */
+def query[T](name: String)(using codec: Codec[List[String], T]): EndpointInput.Query[T] =
+  EndpointInput.Query(name, codec)
+
+/** All query parameters. */
+def queryParams: EndpointInput.AllQuery[QueryParams] =
+  EndpointInput.AllQuery(Codec.id(Schema(SchemaType.SOpenProduct(summon[Schema[String]]))))
+
+/** A header: `header[String]("X-Trace")`, with `Option` and `List` as for query parameters. */
+def header[T](name: String)(using codec: Codec[List[String], T]): EndpointIO.Header[T] = EndpointIO.Header(name, codec)
+
+/** A header with a fixed value: required on requests, always sent on responses. */
+def header(name: String, value: String): EndpointIO.FixedHeader = EndpointIO.FixedHeader(name, value)
+
+/** All headers. */
+def headers: EndpointIO.AllHeaders[List[Header]] =
+  EndpointIO.AllHeaders(Codec.id(Schema(SchemaType.SArray(Schema[Header](SchemaType.SString)))))
+
+/** A cookie from the request's `Cookie` header: `cookie[String]("session")` or `cookie[Option[String]]`. */
+def cookie[T](name: String)(using codec: Codec[Option[String], T]): EndpointInput.Cookie[T] =
+  EndpointInput.Cookie(name, codec)
+
+/** All cookies of the request. */
+def cookies: EndpointInput.ExtractFromRequest[List[Cookie]] =
+  EndpointInput.ExtractFromRequest(r =>
+    DecodeResult.Value(r.headerValues(HeaderNames.Cookie).flatMap(Cookie.parseHeader))
+  )
+
+/** A cookie to set, sent as a `Set-Cookie` header. */
+def setCookie(name: String): EndpointOutput.SetCookie[CookieValueWithMeta] =
+  EndpointOutput.SetCookie(
+    name,
+    Codec[Option[CookieValueWithMeta], CookieValueWithMeta](Schema.string)(c => DecodeResult.fromOption(c))(Some(_))
+  )
+
+/** A cookie to set, or none. */
+def setCookieOpt(name: String): EndpointOutput.SetCookie[Option[CookieValueWithMeta]] =
+  EndpointOutput.SetCookie(name, Codec.id(Schema.string))
+
+/** The body as UTF-8 text, `text/plain; charset=UTF-8`. */
+val stringBody: EndpointIO.Body[String, String] = stringBody(StandardCharsets.UTF_8)
+
+/** The body as text in `charset`. */
+def stringBody(charset: Charset): EndpointIO.Body[String, String] =
+  EndpointIO.Body(RawBodyType.StringBody(charset), Codec.textPlain(charset))
+
+/** The body as UTF-8 text, decoded into a `T` by a string codec, `text/plain; charset=UTF-8`. */
+def plainBody[T](using codec: Codec[String, T]): EndpointIO.Body[String, T] =
+  EndpointIO.Body(RawBodyType.StringBody(StandardCharsets.UTF_8), codec.mediaType(MediaType.TextPlainUtf8))
+
+/** The body as bytes, `application/octet-stream`. */
+val byteArrayBody: EndpointIO.Body[Array[Byte], Array[Byte]] =
+  EndpointIO.Body(RawBodyType.ByteArrayBody, Codec.byteArray)
+
+/**
+ * An `application/x-www-form-urlencoded` body, as `Map[String, String]`, `Seq[(String, String)]` or `QueryParams`.
+ * A request with another `Content-Type` is refused with 415.
+ */
+def formBody[T](using form: FormCodec[T]): EndpointIO.Body[String, T] =
+  EndpointIO.Body(
+    RawBodyType.StringBody(StandardCharsets.UTF_8),
+    Codec.formFields.andThen(form.fromFields).mediaType(MediaType.ApplicationXWwwFormUrlencoded)
+  )
+
+/** No value. */
+val emptyOutput: EndpointIO[Unit] = EndpointIO.Empty
+
+/** The response's status code, as a value the logic chooses. */
+def statusCode: EndpointOutput.StatusCodeValue = EndpointOutput.StatusCodeValue()
+
+/** A fixed status code. */
+def statusCode(code: StatusCode): EndpointOutput.FixedStatusCode = EndpointOutput.FixedStatusCode(code)
+
+/** Reads anything from the request with a function that can't fail. */
+def extractFromRequest[T](f: RequestView => T): EndpointInput.ExtractFromRequest[T] =
+  EndpointInput.ExtractFromRequest(r => DecodeResult.Value(f(r)))
+
+/** The request's method, for endpoints that accept several. */
+def requestMethod: EndpointInput.ExtractFromRequest[Method] = extractFromRequest(_.method)
+
+/**
+ * One of several outputs, chosen by the value written: the first variant that applies. Error outputs use it for
+ * typed errors, each with its own status code.
+ */
+def oneOf[T](first: OneOfVariant[? <: T], others: OneOfVariant[? <: T]*): EndpointOutput.OneOf[T] =
+  EndpointOutput.OneOf(first :: others.toList)
+
+/** A variant for the values of class `T`, sent with `code`. */
+def oneOfVariant[T](code: StatusCode, output: EndpointOutput[T])(using ct: ClassTag[T]): OneOfVariant[T] =
+  OneOfVariant(output, Some(code), instanceOf(ct))
+
+/** A variant for the values of class `T`, with the status code its output sets (if any). */
+def oneOfVariant[T](output: EndpointOutput[T])(using ct: ClassTag[T]): OneOfVariant[T] =
+  OneOfVariant(output, None, instanceOf(ct))
+
+/** A variant for the values `matches` accepts: for types a class can't tell apart (enum cases, generic types). */
+def oneOfVariantValueMatcher[T](code: StatusCode, output: EndpointOutput[T])(
+    matches: PartialFunction[Any, Boolean]
+): OneOfVariant[T] =
+  OneOfVariant(output, Some(code), v => matches.applyOrElse(v, (_: Any) => false))
+
+/** A variant for exactly one value, such as a case object or an enum case. */
+def oneOfVariantExactValue[T](code: StatusCode, output: EndpointOutput[T])(value: T): OneOfVariant[T] =
+  OneOfVariant(output, Some(code), _ == value)
+
+/** A variant for any value: put it last, as a fallback. */
+def oneOfDefaultVariant[T](output: EndpointOutput[T]): OneOfVariant[T] = OneOfVariant(output, None, _ => true)
+
+/** A test of class membership that also works for primitive types (whose values arrive boxed). */
+private def instanceOf(ct: ClassTag[?]): Any => Boolean =
+  val cls: Class[?] = ct.runtimeClass match
+    case c if c == classOf[Int] => classOf[java.lang.Integer]
+    case c if c == classOf[Long] => classOf[java.lang.Long]
+    case c if c == classOf[Double] => classOf[java.lang.Double]
+    case c if c == classOf[Float] => classOf[java.lang.Float]
+    case c if c == classOf[Boolean] => classOf[java.lang.Boolean]
+    case c if c == classOf[Short] => classOf[java.lang.Short]
+    case c if c == classOf[Byte] => classOf[java.lang.Byte]
+    case c if c == classOf[Char] => classOf[java.lang.Character]
+    case c if c == classOf[Unit] => classOf[scala.runtime.BoxedUnit]
+    case c => c
+  v => cls.isInstance(v)

@@ -1,0 +1,27 @@
+package rapier.model
+
+/** One header field: a name and a value, as received or to be sent. Names compare case-insensitively via `is`. */
+final case class Header(name: String, value: String):
+  def is(otherName: String): Boolean = name.equalsIgnoreCase(otherName)
+  override def toString: String = s"$name: $value"
+
+/** Names of the header fields Rapier itself reads or writes. */
+object HeaderNames:
+  val Accept = "Accept"
+  val Allow = "Allow"
+  val Authorization = "Authorization"
+  val CacheControl = "Cache-Control"
+  val Connection = "Connection"
+  val ContentLength = "Content-Length"
+  val ContentType = "Content-Type"
+  val Cookie = "Cookie"
+  val Date = "Date"
+  val Expect = "Expect"
+  val Host = "Host"
+  val Location = "Location"
+  val RetryAfter = "Retry-After"
+  val SetCookie = "Set-Cookie"
+  val TransferEncoding = "Transfer-Encoding"
+  val UserAgent = "User-Agent"
+  val WwwAuthenticate = "WWW-Authenticate"
+  val XRequestId = "X-Request-Id"

@@ -1,0 +1,38 @@
+package rapier.model
+
+/** Character classes of HTTP syntax (RFC 9110 §5.6.2), shared by methods, header names and cookies. */
+object Tokens:
+  private val tchar: Array[Boolean] =
+    val table = new Array[Boolean](128)
+    for c <- '0' to '9' do table(c) = true
+    for c <- 'a' to 'z' do table(c) = true
+    for c <- 'A' to 'Z' do table(c) = true
+    for c <- "!#$%&'*+-.^_`|~" do table(c) = true
+    table
+
+  /** Whether `c` may appear in a token. */
+  def isTokenChar(c: Char): Boolean = c < 128 && tchar(c)
+
+  /** Whether `s` is a non-empty token. */
+  def isToken(s: String): Boolean =
+    s.nonEmpty && s.forall(isTokenChar)
+
+  /** Whether `s` may be a header field value: visible ASCII, obs-text, spaces and tabs, and no CR, LF or NUL. */
+  def isFieldValue(s: String): Boolean =
+    var i = 0
+    while i < s.length do
+      val c = s.charAt(i)
+      if (c < 0x20 && c != '\t') || c == 0x7f || c > 0xff then return false
+      i += 1
+    true
+
+  /** `s` with control characters escaped, safe to put into a log line or an error message. */
+  def printable(s: String): String =
+    if s.forall(c => c >= 0x20 && c != 0x7f) then s
+    else
+      val b = new StringBuilder(s.length + 8)
+      s.foreach { c =>
+        if c >= 0x20 && c != 0x7f then b.append(c)
+        else b.append("\\u%04x".format(c.toInt))
+      }
+      b.toString
