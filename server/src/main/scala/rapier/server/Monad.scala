@@ -1,0 +1,70 @@
+package rapier.server
+
+import scala.concurrent.{ExecutionContext, Future}
+import scala.util.control.NonFatal
+import scala.util.{Failure, Success}
+
+/** Direct style: the effect of a computation that simply returns its value (or throws). */
+type Identity[A] = A
+
+/**
+ * The little the interpreter needs from an effect `F`: sequencing and failure. Instances exist for `Future` and for
+ * direct style ([[Identity]]); other effect systems come as modules.
+ */
+trait Monad[F[_]]:
+  def unit[A](a: A): F[A]
+  def map[A, B](fa: F[A])(f: A => B): F[B]
+  def flatMap[A, B](fa: F[A])(f: A => F[B]): F[B]
+  def error[A](e: Throwable): F[A]
+
+  /** Recovers from a failure carried inside `fa`. Exceptions thrown while computing `fa` are the caller's to catch. */
+  def handleError[A](fa: F[A])(h: Throwable => F[A]): F[A]
+
+object Monad:
+  def apply[F[_]](using m: Monad[F]): Monad[F] = m
+
+  given identity: Monad[Identity] with
+    def unit[A](a: A): A = a
+    def map[A, B](fa: A)(f: A => B): B = f(fa)
+    def flatMap[A, B](fa: A)(f: A => B): B = f(fa)
+    def error[A](e: Throwable): A = throw e
+    def handleError[A](fa: A)(h: Throwable => A): A = fa
+
+  /**
+   * Continuations run on the thread that completes a future (`parasitic`): they are the interpreter's own short
+   * steps, never user code that could block. A future that is already complete is continued at once, without
+   * scheduling anything — the common case of logic that answers immediately.
+   */
+  given future: Monad[Future] with
+    private val sameThread = ExecutionContext.parasitic
+
+    def unit[A](a: A): Future[A] = Future.successful(a)
+
+    def map[A, B](fa: Future[A])(f: A => B): Future[B] =
+      if fa.isCompleted then
+        fa.value.get match
+          case Success(a) =>
+            try Future.successful(f(a))
+            catch case NonFatal(e) => Future.failed(e)
+          case Failure(_) => fa.asInstanceOf[Future[B]]
+      else fa.map(f)(using sameThread)
+
+    def flatMap[A, B](fa: Future[A])(f: A => Future[B]): Future[B] =
+      if fa.isCompleted then
+        fa.value.get match
+          case Success(a) =>
+            try f(a)
+            catch case NonFatal(e) => Future.failed(e)
+          case Failure(_) => fa.asInstanceOf[Future[B]]
+      else fa.flatMap(f)(using sameThread)
+
+    def error[A](e: Throwable): Future[A] = Future.failed(e)
+
+    def handleError[A](fa: Future[A])(h: Throwable => Future[A]): Future[A] =
+      if fa.isCompleted then
+        fa.value.get match
+          case Success(_) => fa
+          case Failure(e) =>
+            try h(e)
+            catch case NonFatal(e2) => Future.failed(e2)
+      else fa.recoverWith { case NonFatal(e) => h(e) }(using sameThread)

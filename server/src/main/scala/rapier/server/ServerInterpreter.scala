@@ -1,0 +1,79 @@
+package rapier.server
+
+import rapier.model.Method
+import rapier.server.interceptor.Interceptor
+import rapier.server.internal.*
+import org.slf4j.LoggerFactory
+
+/**
+ * The backend-neutral server: turns a [[ServerRequest]] into a [[ServerResponse]] by way of the endpoints.
+ *
+ * Everything that does not depend on the request happens here, once: endpoints are compiled, the routing trie is
+ * built, and each endpoint's chain of interceptors is composed. Serving a request is then:
+ *   1. locate the path in the request target (no copy)
+ *   2. walk the trie once, by path and method
+ *   3. run the endpoint's chain, or the rejection chain (404, 405) when no endpoint matched
+ *
+ * @param endpoints
+ *   in order of precedence: of two endpoints with the same method and path shape, the first wins (see
+ *   [[ShadowedEndpoints]])
+ * @param requestBody
+ *   how the backend reads bodies
+ */
+final class ServerInterpreter[F[_]](
+    endpoints: List[ServerEndpoint[F]],
+    requestBody: RequestBody[F],
+    options: ServerOptions = ServerOptions.default
+)(using m: Monad[F]):
+  private val compiled: List[CompiledEndpoint[F]] = endpoints.map(CompiledEndpoint.compile(_))
+
+  private val trie: PathTrie[Handler[F]] =
+    val builder = PathTrie.Builder[Handler[F]]()
+    val handlers = compiled.map { ce =>
+      ce -> Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, requestBody, options))
+    }
+    val shadowed = handlers.flatMap { (ce, handler) =>
+      builder.add(ce.pathParts, ce.method, handler).map { winner =>
+        val first = handlers.collectFirst { case (c, h) if h eq winner => c.serverEndpoint.show }.getOrElse("?")
+        s"${ce.serverEndpoint.show} can never be reached: $first comes first with the same method and path shape"
+      }
+    }
+    if shadowed.nonEmpty then
+      options.shadowedEndpoints match
+        case ShadowedEndpoints.Fail =>
+          throw IllegalArgumentException(shadowed.mkString("Unreachable endpoints:\n  ", "\n  ", ""))
+        case ShadowedEndpoints.Warn => shadowed.foreach(ServerInterpreter.log.warn)
+    builder.build()
+
+  private val rejected: Handler[F] =
+    Interceptor.compose(options.chain, Route.Rejected, ctx => m.unit(options.rejectHandler(ctx.rejection)))
+
+  private val captureSlots = trie.captureSlots
+
+  /** The endpoints served, in order. */
+  val serverEndpoints: List[ServerEndpoint[F]] = endpoints
+
+  def apply(request: ServerRequest): F[ServerResponse] =
+    // 1. locate the path in the request target
+    val target = request.uri
+    val start = RequestTarget.pathStart(target)
+    if start < 0 then
+      val ctx = RequestContext(request, 0, 0, ServerInterpreter.noCaptures)
+      ctx.rejection = Rejection.InvalidTarget
+      rejected(ctx)
+    else
+      val end = RequestTarget.pathEnd(target, start)
+      val ctx = RequestContext(request, start, end, new Array[Int](captureSlots))
+      // 2. walk the trie, by path and method
+      val handler = trie.find(target, start, end, request.method, ctx.captures)
+      // 3. run the endpoint's chain, or the rejection chain
+      if handler != null then handler.nn(ctx)
+      else
+        val allowed = trie.allowedMethods(target, start, end)
+        ctx.rejection =
+          if allowed.isEmpty then Rejection.NotFound else Rejection.MethodNotAllowed(allowed.map(Method.unsafe))
+        rejected(ctx)
+
+object ServerInterpreter:
+  private val log = LoggerFactory.getLogger(classOf[ServerInterpreter[?]])
+  private val noCaptures = new Array[Int](0)

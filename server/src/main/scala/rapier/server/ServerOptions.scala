@@ -1,0 +1,40 @@
+package rapier.server
+
+import rapier.server.interceptor.*
+
+/**
+ * How the interpreter treats requests, whatever the backend: handlers for failures and rejections, the request
+ * log, extra interceptors, and what to do about endpoints that can never be reached.
+ */
+final case class ServerOptions(
+    decodeFailureHandler: DecodeFailureHandler = DecodeFailureHandler.default,
+    rejectHandler: RejectHandler = RejectHandler.default,
+    exceptionHandler: ExceptionHandler = ExceptionHandler.default,
+    requestLog: Option[RequestLog] = Some(RequestLog.default),
+    interceptors: List[Interceptor] = Nil,
+    shadowedEndpoints: ShadowedEndpoints = ShadowedEndpoints.Fail
+):
+  def withDecodeFailureHandler(h: DecodeFailureHandler): ServerOptions = copy(decodeFailureHandler = h)
+  def withRejectHandler(h: RejectHandler): ServerOptions = copy(rejectHandler = h)
+  def withExceptionHandler(h: ExceptionHandler): ServerOptions = copy(exceptionHandler = h)
+  def withRequestLog(log: RequestLog): ServerOptions = copy(requestLog = Some(log))
+  def withoutRequestLog: ServerOptions = copy(requestLog = None)
+
+  /** Adds an interceptor, inside those already added (and inside the request log and exception handler). */
+  def withInterceptor(i: Interceptor): ServerOptions = copy(interceptors = interceptors :+ i)
+  def withShadowedEndpoints(policy: ShadowedEndpoints): ServerOptions = copy(shadowedEndpoints = policy)
+
+  /** The whole chain around each route, outermost first: the request log sees the final status, 500s included. */
+  private[server] def chain: List[Interceptor] =
+    requestLog.toList ++ (ExceptionInterceptor(exceptionHandler) :: interceptors)
+
+object ServerOptions:
+  val default: ServerOptions = ServerOptions()
+
+/** What to do when an endpoint can never be reached because an earlier one has the same method and path shape. */
+enum ShadowedEndpoints:
+  /** Refuse to start, naming both endpoints. */
+  case Fail
+
+  /** Start, logging a warning that names both. */
+  case Warn

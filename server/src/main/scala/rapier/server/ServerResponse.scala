@@ -1,0 +1,104 @@
+package rapier.server
+
+import rapier.model.{Header, HeaderNames, StatusCode}
+
+import java.nio.charset.StandardCharsets
+
+/**
+ * The response side of the backend SPI: what the interpreter hands the backend to write.
+ *
+ * Headers are kept as a flat array of names and values: one small allocation per response, and backends copy them
+ * into their own structures without iterators. The body is bytes (or none); `Content-Length` is the backend's to
+ * set from it.
+ */
+final class ServerResponse private[rapier] (
+    private var statusCode: Int,
+    private var headerArray: Array[String],
+    private var headerSize: Int,
+    private var bodyBytes: Array[Byte] | Null
+):
+  def status: Int = statusCode
+  def body: Array[Byte] | Null = bodyBytes
+  def headerCount: Int = headerSize
+  def headerName(i: Int): String = headerArray(2 * i)
+  def headerValue(i: Int): String = headerArray(2 * i + 1)
+
+  /** The first value of a header. */
+  def header(name: String): Option[String] =
+    var i = 0
+    while i < headerSize do
+      if headerArray(2 * i).equalsIgnoreCase(name) then return Some(headerArray(2 * i + 1))
+      i += 1
+    None
+
+  def headers: List[Header] = List.tabulate(headerSize)(i => Header(headerName(i), headerValue(i)))
+
+  /** A copy with one more header (the body is shared, not copied): for interceptors that add headers. */
+  def withHeader(name: String, value: String): ServerResponse =
+    require(rapier.model.Tokens.isToken(name), s"not a valid header name: '$name'")
+    require(rapier.model.Tokens.isFieldValue(value), s"invalid characters in the value of header $name")
+    val copy =
+      new ServerResponse(statusCode, java.util.Arrays.copyOf(headerArray, 2 * headerSize + 2), headerSize, bodyBytes)
+    copy.addHeader(name, value)
+    copy
+
+  /** A copy with another status code. */
+  def withStatus(status: StatusCode): ServerResponse =
+    new ServerResponse(status.code, java.util.Arrays.copyOf(headerArray, headerArray.length), headerSize, bodyBytes)
+
+  /** The body as UTF-8 text (for tests and logs). */
+  def bodyText: String = bodyBytes match
+    case null => ""
+    case bytes: Array[Byte] => new String(bytes, StandardCharsets.UTF_8)
+
+  private[rapier] def setStatus(code: Int): Unit = statusCode = code
+  private[rapier] def setBody(bytes: Array[Byte] | Null): Unit = bodyBytes = bytes
+
+  private[rapier] def addHeader(name: String, value: String): Unit =
+    if 2 * headerSize == headerArray.length then
+      headerArray = java.util.Arrays.copyOf(headerArray, 2 * headerArray.length + 4)
+    headerArray(2 * headerSize) = name
+    headerArray(2 * headerSize + 1) = value
+    headerSize += 1
+
+  /** Replaces every value of a header by one (for a header the endpoint sets explicitly). */
+  private[rapier] def setHeader(name: String, value: String): Unit =
+    var i = 0
+    var found = false
+    while i < headerSize do
+      if headerArray(2 * i).equalsIgnoreCase(name) then
+        if found then removeHeaderAt(i)
+        else
+          headerArray(2 * i + 1) = value
+          found = true
+          i += 1
+      else i += 1
+    if !found then addHeader(name, value)
+
+  private def removeHeaderAt(i: Int): Unit =
+    System.arraycopy(headerArray, 2 * i + 2, headerArray, 2 * i, 2 * (headerSize - i - 1))
+    headerSize -= 1
+
+  override def toString: String = s"ServerResponse($status, ${headers.mkString("[", ", ", "]")}, ${bodyBytes match
+      case null => "no body"
+      case bytes: Array[Byte] => s"${bytes.length} bytes"
+    })"
+
+object ServerResponse:
+  /** A response from parts. */
+  def apply(status: StatusCode, headers: Seq[Header] = Nil, body: Array[Byte] | Null = null): ServerResponse =
+    val r = empty(status.code, headers.size)
+    headers.foreach(h => r.addHeader(h.name, h.value))
+    r.setBody(body)
+    r
+
+  /** A `text/plain` response with a message. */
+  def text(status: StatusCode, message: String, headers: Header*): ServerResponse =
+    val r = empty(status.code, 1 + headers.size)
+    r.addHeader(HeaderNames.ContentType, "text/plain; charset=UTF-8")
+    headers.foreach(h => r.addHeader(h.name, h.value))
+    r.setBody(message.getBytes(StandardCharsets.UTF_8))
+    r
+
+  private[rapier] def empty(status: Int, expectedHeaders: Int): ServerResponse =
+    new ServerResponse(status, new Array[String](2 * math.max(expectedHeaders, 1)), 0, null)

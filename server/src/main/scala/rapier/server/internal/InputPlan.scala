@@ -1,0 +1,206 @@
+package rapier.server.internal
+
+import rapier.*
+import rapier.server.interceptor.{InputFailure, InputRef, InputSource}
+
+/**
+ * The inputs of an endpoint, compiled when the server starts: a decoder per basic input, and how their values
+ * assemble into the endpoint's input value (tuples, mappings).
+ *
+ * Decoding is split around the body, which is read only when everything else decoded: `decodeHead`, then
+ * `decodeBody` or `assemble`. Values go into a slot array, except for the shapes most endpoints have — no value, or
+ * a single input — which need none.
+ */
+private[server] final class InputPlan private (
+    leaves: Array[LeafDecoder | Null],
+    body: BodyDecoder | Null,
+    bodySlot: Int,
+    root: InputPlan.Node
+):
+  import InputPlan.*
+
+  /** False when the value is a single input's (or none): no slots then, and no assembly. */
+  val needsSlots: Boolean = root match
+    case _: Slot => false
+    case Empty => false
+    case _ => true
+
+  def hasBody: Boolean = body != null
+
+  def newSlots(): Array[Any] = new Array[Any](leaves.length)
+
+  /**
+   * Decodes every input but the body. Without slots and without a body, returns the value (or `Failed`); otherwise
+   * fills `slots` and returns `Failed`, or null when all decoded.
+   */
+  def decodeHead(ctx: rapier.server.RequestContext, slots: Array[Any] | Null): Any =
+    if !needsSlots then
+      root match
+        case Slot(i) if i != bodySlot => leaves(i).nn.decode(ctx)
+        case Slot(_) => null
+        case _ => ()
+    else
+      val s = slots.nn
+      var failures: List[InputFailure] = Nil
+      var i = leaves.length - 1
+      while i >= 0 do
+        val leaf = leaves(i)
+        if leaf != null then
+          val v = leaf.decode(ctx)
+          s(i) = v
+          v match
+            case f: Failed => failures = f.failures ++ failures
+            case _ =>
+        i -= 1
+      if failures.isEmpty then null else new Failed(failures)
+
+  /** Decodes the body from its bytes, then assembles the value; returns it, or `Failed`. */
+  def decodeBody(ctx: rapier.server.RequestContext, slots: Array[Any] | Null, bytes: Array[Byte]): Any =
+    val v = body.nn.decode(ctx, bytes)
+    if !needsSlots then v
+    else
+      slots.nn(bodySlot) = v
+      v match
+        case f: Failed => f
+        case _ => assemble(slots.nn)
+
+  /** The input value from decoded slots, or `Failed` when a mapping rejects them. */
+  def assemble(slots: Array[Any]): Any = eval(root, slots)
+
+private[server] object InputPlan:
+  /** How a value is built from slots. */
+  sealed trait Node
+  final case class Slot(index: Int) extends Node
+  case object Empty extends Node
+  final case class Group(parts: Array[Node], arities: Array[Int], total: Int) extends Node
+  final case class Mapping(inner: Node, f: Any => DecodeResult[Any], ref: InputRef) extends Node
+
+  private def eval(node: Node, slots: Array[Any]): Any = node match
+    case Slot(i) => slots(i)
+    case Empty => ()
+    case Mapping(inner, f, ref) =>
+      eval(inner, slots) match
+        case failed: Failed => failed
+        case v => Failed.unwrap(ref, f(v))
+    case Group(parts, arities, total) =>
+      val values = new Array[Any](total)
+      var failures: List[InputFailure] = Nil
+      var at = 0
+      var i = 0
+      while i < parts.length do
+        eval(parts(i), slots) match
+          case f: Failed => failures = failures ++ f.failures
+          case v =>
+            val n = arities(i)
+            var j = 0
+            while j < n do
+              values(at + j) = Tuples.element(v, n, j)
+              j += 1
+        at += arities(i)
+        i += 1
+      if failures.nonEmpty then new Failed(failures) else Tuples.combine(values, 0, total)
+
+  /** How many values an input stands for, from its structure: used where the types did not say (arity -1). */
+  def arityOf(input: EndpointInput[?]): Int = input match
+    case EndpointInput.Pair(l, r, la, ra) => (if la >= 0 then la else arityOf(l)) + (if ra >= 0 then ra else arityOf(r))
+    case EndpointIO.Pair(l, r, la, ra) => (if la >= 0 then la else arityOf(l)) + (if ra >= 0 then ra else arityOf(r))
+    case EndpointIO.Empty | _: EndpointInput.FixedPath | _: EndpointInput.FixedMethod | _: EndpointIO.FixedHeader => 0
+    case _ => 1
+
+  /** Compiles an input tree. `captures` numbers path captures across the security and the regular inputs. */
+  def compile(input: EndpointInput[?], captures: Counter, bodyAllowed: Boolean): InputPlan =
+    val builder = Builder(captures, bodyAllowed)
+    val root = builder.node(input, arityOf(input))
+    new InputPlan(builder.leaves.toArray, builder.body, builder.bodySlot, root)
+
+  final class Counter(var next: Int = 0)
+
+  private final class Builder(captures: Counter, bodyAllowed: Boolean):
+    val leaves = scala.collection.mutable.ArrayBuffer.empty[LeafDecoder | Null]
+    var body: BodyDecoder | Null = null
+    var bodySlot: Int = -1
+
+    def node(input: EndpointInput[?], arity: Int): Node = input match
+      case EndpointInput.Pair(l, r, la, ra) => group(l, resolve(la, l), r, resolve(ra, r))
+      case EndpointIO.Pair(l, r, la, ra) => group(l, resolve(la, l), r, resolve(ra, r))
+      case EndpointInput.Mapped(i, f, _) => mapping(i, f.asInstanceOf[Any => DecodeResult[Any]])
+      case EndpointIO.Mapped(i, f, _) => mapping(i, f.asInstanceOf[Any => DecodeResult[Any]])
+      case EndpointIO.Empty | _: EndpointInput.FixedPath | _: EndpointInput.FixedMethod => Empty
+      case leaf: EndpointInput.Basic[?] => slot(leaf)
+
+    private def resolve(arity: Int, input: EndpointInput[?]): Int = if arity >= 0 then arity else arityOf(input)
+
+    private def group(l: EndpointInput[?], la: Int, r: EndpointInput[?], ra: Int): Node =
+      val parts = flatten(l, la) ++ flatten(r, ra)
+      val live = parts.filterNot(_._1 == Empty)
+      live match
+        case Nil => Empty
+        case (single, n) :: Nil if n == la + ra => single
+        case _ => Group(live.map(_._1).toArray, live.map(_._2).toArray, la + ra)
+
+    private def flatten(input: EndpointInput[?], arity: Int): List[(Node, Int)] = input match
+      case EndpointInput.Pair(l, r, la, ra) => flatten(l, resolve(la, l)) ++ flatten(r, resolve(ra, r))
+      case EndpointIO.Pair(l, r, la, ra) => flatten(l, resolve(la, l)) ++ flatten(r, resolve(ra, r))
+      case other => List((node(other, arity), arity))
+
+    private def mapping(inner: EndpointInput[?], f: Any => DecodeResult[Any]): Node =
+      val first = leaves.length
+      val n = node(inner, arityOf(inner))
+      val refs = (first until leaves.length).flatMap(i => Option(leaves(i)).map(_.ref)) ++
+        (if bodySlot >= first then List(body.nn.ref) else Nil)
+      val ref = refs match
+        case Seq(one) => one
+        case many => InputRef(InputSource.Request, many.map(_.describe).mkString(", "))
+      Mapping(n, f, ref)
+
+    private def slot(leaf: EndpointInput.Basic[?]): Node =
+      leaf match
+        case EndpointIO.Body(raw, codec, _) =>
+          require(bodyAllowed, "a body can't be a security input: security logic runs before the body is read")
+          require(body == null, "an endpoint can read only one body")
+          body = BodyDecoder(raw, codec.asInstanceOf[Codec[Any, Any]])
+          bodySlot = leaves.length
+          leaves += null
+        case other => leaves += decoder(other)
+      Slot(leaves.length - 1)
+
+    private def decoder(leaf: EndpointInput.Basic[?]): LeafDecoder = leaf match
+      case EndpointInput.PathCapture(name, codec, _) =>
+        LeafDecoder.PathSegment(InputRef(InputSource.Path, name), captures.next, codec.asInstanceOf[Codec[String, Any]])
+          .tap(_ => captures.next += 1)
+      case EndpointInput.PathsCapture(codec, _) =>
+        LeafDecoder.PathRest(
+          InputRef(InputSource.Path, "paths"),
+          captures.next,
+          codec.asInstanceOf[Codec[List[String], Any]]
+        )
+          .tap(_ => captures.next += 1)
+      case EndpointInput.Query(name, codec, _) =>
+        LeafDecoder.query(InputRef(InputSource.Query, name), name, codec.asInstanceOf[Codec[List[String], Any]])
+      case EndpointInput.AllQuery(codec, _) =>
+        LeafDecoder.AllQuery(InputRef(InputSource.Query, "*"), codec.asInstanceOf[Codec[rapier.model.QueryParams, Any]])
+      case EndpointInput.Cookie(name, codec, _) =>
+        LeafDecoder.CookieValue(
+          InputRef(InputSource.Cookie, name),
+          name,
+          codec.asInstanceOf[Codec[Option[String], Any]]
+        )
+      case EndpointInput.ExtractFromRequest(f, _) =>
+        LeafDecoder.Extract(
+          InputRef(InputSource.Request, ""),
+          f.asInstanceOf[rapier.model.RequestView => DecodeResult[Any]]
+        )
+      case EndpointIO.Header(name, codec, _) =>
+        LeafDecoder.header(InputRef(InputSource.Header, name), name, codec.asInstanceOf[Codec[List[String], Any]])
+      case EndpointIO.FixedHeader(name, value, _) =>
+        LeafDecoder.FixedHeader(InputRef(InputSource.Header, name), name, value)
+      case EndpointIO.AllHeaders(codec, _) =>
+        LeafDecoder.AllHeaders(
+          InputRef(InputSource.Header, "*"),
+          codec.asInstanceOf[Codec[List[rapier.model.Header], Any]]
+        )
+      case other => throw IllegalArgumentException(s"not a value input: $other")
+
+  extension [A](a: A)
+    private def tap(f: A => Unit): A =
+      f(a); a

@@ -1,0 +1,187 @@
+package rapier.server.internal
+
+import rapier.*
+import rapier.codec.{OptionalValue, SingleValue}
+import rapier.model.{Cookie, HeaderNames, MediaType}
+import rapier.server.RequestContext
+import rapier.server.interceptor.{InputFailure, InputRef, InputSource}
+
+import java.nio.charset.{Charset, StandardCharsets}
+
+/**
+ * What a decoder returns instead of a value when inputs fail: a class no input value can be an instance of, so a
+ * success needs no wrapper and a failure costs one type test.
+ */
+private[server] final class Failed(val failures: List[InputFailure])
+
+private[server] object Failed:
+  def apply(ref: InputRef, failure: DecodeResult.Failure): Failed = new Failed(InputFailure(ref, failure) :: Nil)
+
+  /** The value of a decode result, or a `Failed` naming the input. */
+  inline def unwrap(ref: InputRef, result: DecodeResult[Any]): Any = result match
+    case DecodeResult.Value(v) => v
+    case failure: DecodeResult.Failure => Failed(ref, failure)
+
+/** Reads and decodes one basic input of a request. Built once per endpoint, when the server starts. */
+private[server] abstract class LeafDecoder(val ref: InputRef):
+  /** The value, or `Failed`. */
+  def decode(ctx: RequestContext): Any
+
+private[server] object LeafDecoder:
+  private val malformedQuery = DecodeResult.Error("a query string of name=value pairs, percent-encoded as UTF-8")
+  private val malformedPath = DecodeResult.Error("a path segment percent-encoded as UTF-8")
+
+  final class PathSegment(ref: InputRef, k: Int, codec: Codec[String, Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = ctx.captureOrNull(k) match
+      case null => Failed(ref, malformedPath)
+      case s: String => Failed.unwrap(ref, codec.decode(s))
+
+  final class PathRest(ref: InputRef, k: Int, codec: Codec[List[String], Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = ctx.segmentsOrNull(k) match
+      case null => Failed(ref, malformedPath)
+      case segments: List[String] => Failed.unwrap(ref, codec.decode(segments))
+
+  /** A query parameter: exactly one value, read without building a list. */
+  final class QuerySingle(ref: InputRef, name: String, inner: Codec[String, Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = ctx.queryOrNull match
+      case null => Failed(ref, malformedQuery)
+      case q: rapier.model.QueryParams =>
+        q.firstOrNull(name) match
+          case null => Failed(ref, DecodeResult.Missing)
+          case v: String =>
+            val n = q.count(name)
+            if n > 1 then Failed(ref, DecodeResult.Multiple(n)) else Failed.unwrap(ref, inner.decode(v))
+
+  /** A query parameter: at most one value. */
+  final class QueryOptional(ref: InputRef, name: String, inner: Codec[String, Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = ctx.queryOrNull match
+      case null => Failed(ref, malformedQuery)
+      case q: rapier.model.QueryParams =>
+        q.firstOrNull(name) match
+          case null => None
+          case v: String =>
+            val n = q.count(name)
+            if n > 1 then Failed(ref, DecodeResult.Multiple(n))
+            else
+              inner.decode(v) match
+                case DecodeResult.Value(x) => Some(x)
+                case failure: DecodeResult.Failure => Failed(ref, failure)
+
+  final class QueryValues(ref: InputRef, name: String, codec: Codec[List[String], Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = ctx.queryOrNull match
+      case null => Failed(ref, malformedQuery)
+      case q: rapier.model.QueryParams => Failed.unwrap(ref, codec.decode(q.getAll(name)))
+
+  final class AllQuery(ref: InputRef, codec: Codec[rapier.model.QueryParams, Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = ctx.queryOrNull match
+      case null => Failed(ref, malformedQuery)
+      case q: rapier.model.QueryParams => Failed.unwrap(ref, codec.decode(q))
+
+  /**
+   * A header with exactly one value; several field lines of it are an error, as RFC 9110 §5.3 would join them into
+   * one comma-separated value that no single-value codec accepts.
+   */
+  final class HeaderSingle(ref: InputRef, name: String, inner: Codec[String, Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = ctx.request.headerOrNull(name) match
+      case null => Failed(ref, DecodeResult.Missing)
+      case v: String =>
+        val all = ctx.request.headerValues(name)
+        if all.lengthCompare(1) > 0 then Failed(ref, DecodeResult.Multiple(all.length))
+        else Failed.unwrap(ref, inner.decode(v))
+
+  final class HeaderValues(ref: InputRef, name: String, codec: Codec[List[String], Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = Failed.unwrap(ref, codec.decode(ctx.request.headerValues(name)))
+
+  final class FixedHeader(ref: InputRef, name: String, value: String) extends LeafDecoder(ref):
+    private val mismatch = DecodeResult.Mismatch(s"'$value'")
+    def decode(ctx: RequestContext): Any = ctx.request.headerValues(name) match
+      case Nil => Failed(ref, DecodeResult.Missing)
+      case v :: Nil if v.trim == value => ()
+      case _ => Failed(ref, mismatch)
+
+  final class AllHeaders(ref: InputRef, codec: Codec[List[rapier.model.Header], Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = Failed.unwrap(ref, codec.decode(ctx.request.headers))
+
+  final class CookieValue(ref: InputRef, name: String, codec: Codec[Option[String], Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any =
+      val values =
+        ctx.request.headerValues(HeaderNames.Cookie).iterator.flatMap(Cookie.parseHeader).filter(_.name == name)
+      val found = values.toList
+      if found.lengthCompare(1) > 0 then Failed(ref, DecodeResult.Multiple(found.length))
+      else Failed.unwrap(ref, codec.decode(found.headOption.map(_.value)))
+
+  final class Extract(ref: InputRef, f: rapier.model.RequestView => DecodeResult[Any]) extends LeafDecoder(ref):
+    def decode(ctx: RequestContext): Any = Failed.unwrap(ref, f(ctx))
+
+  /** Picks the decoder for a query parameter or header: the codecs derived for one value get the list-free paths. */
+  def query(ref: InputRef, name: String, codec: Codec[List[String], Any]): LeafDecoder = codec match
+    case SingleValue(inner) => QuerySingle(ref, name, inner.asInstanceOf[Codec[String, Any]])
+    case OptionalValue(inner) => QueryOptional(ref, name, inner.asInstanceOf[Codec[String, Any]])
+    case _ => QueryValues(ref, name, codec)
+
+  def header(ref: InputRef, name: String, codec: Codec[List[String], Any]): LeafDecoder = codec match
+    case SingleValue(inner) => HeaderSingle(ref, name, inner.asInstanceOf[Codec[String, Any]])
+    case _ => HeaderValues(ref, name, codec)
+
+/**
+ * Decodes the body from its bytes: as text in the charset the request declares (or the endpoint's), or as bytes.
+ * A body whose codec has a specific media type (a form, JSON) must arrive with that `Content-Type`.
+ */
+private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, Any]):
+  val ref: InputRef = InputRef(InputSource.Body, "")
+  private val contentTypeRef = InputRef(InputSource.ContentType, "")
+  private val required: MediaType | Null =
+    val m = codec.mediaType
+    if m.isText || m == MediaType.ApplicationOctetStream then null else m
+  private val wrongType =
+    DecodeResult.Mismatch(if required == null then "" else required.nn.copy(charset = None).render)
+  private val invalidText = DecodeResult.Error("text in the declared charset")
+
+  def decode(ctx: RequestContext, bytes: Array[Byte]): Any =
+    val contentType = ctx.request.headerOrNull(HeaderNames.ContentType)
+    if required != null && (contentType == null || !required.nn.matchesContentType(contentType)) then
+      Failed(contentTypeRef, wrongType)
+    else
+      raw match
+        case RawBodyType.ByteArrayBody => Failed.unwrap(ref, codec.decode(bytes))
+        case RawBodyType.StringBody(defaultCharset) =>
+          BodyDecoder.text(bytes, BodyDecoder.charsetOf(contentType, defaultCharset)) match
+            case null => Failed(ref, invalidText)
+            case s: String => Failed.unwrap(ref, codec.decode(s))
+
+private[server] object BodyDecoder:
+  /** The charset a `Content-Type` declares, if it is one the JVM knows; the default otherwise. */
+  def charsetOf(contentType: String | Null, default: Charset): Charset =
+    if contentType == null then default
+    else
+      val i = contentType.toLowerCase(java.util.Locale.ROOT).indexOf("charset=")
+      if i < 0 then default
+      else
+        var name = contentType.substring(i + 8).trim
+        val end = name.indexOf(';')
+        if end >= 0 then name = name.substring(0, end).trim
+        if name.length >= 2 && name.startsWith("\"") && name.endsWith("\"") then
+          name = name.substring(1, name.length - 1)
+        try Charset.forName(name)
+        catch case _: IllegalArgumentException => default
+
+  /**
+   * Strict decoding: bytes that are not valid in the charset are an error, not replacement characters. ASCII, the
+   * common case for UTF-8, takes the JDK's fast path.
+   */
+  def text(bytes: Array[Byte], charset: Charset): String | Null =
+    if charset == StandardCharsets.UTF_8 && isAscii(bytes) then new String(bytes, StandardCharsets.ISO_8859_1)
+    else
+      val decoder = charset
+        .newDecoder()
+        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+      try decoder.decode(java.nio.ByteBuffer.wrap(bytes)).toString
+      catch case _: java.nio.charset.CharacterCodingException => null
+
+  private def isAscii(bytes: Array[Byte]): Boolean =
+    var i = 0
+    while i < bytes.length do
+      if bytes(i) < 0 then return false
+      i += 1
+    true

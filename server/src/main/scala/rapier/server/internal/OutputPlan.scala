@@ -1,0 +1,153 @@
+package rapier.server.internal
+
+import rapier.*
+import rapier.codec.SingleValue
+import rapier.model.{CookieValueWithMeta, HeaderNames, Tokens}
+import rapier.server.ServerResponse
+
+import java.nio.charset.StandardCharsets
+
+/**
+ * The outputs of an endpoint (or its errors), compiled when the server starts: a writer per basic output, each
+ * taking its element of the output value by position, so writing a response splits no tuple.
+ */
+private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer], arity: Int):
+
+  /** How many headers the response will usually carry: the response's header array is allocated at this size. */
+  val expectedHeaders: Int = writers.count(_.addsHeader)
+
+  /** Writes every output of `value` into `response`. */
+  def write(value: Any, response: ServerResponse): Unit =
+    var i = 0
+    while i < writers.length do
+      val w = writers(i)
+      w.write(w.element(value, arity), response)
+      i += 1
+
+private[server] object OutputPlan:
+  /** Writes one basic output, from its element of the output value (`offset`, `width` values wide). */
+  abstract class Writer(offset: Int, width: Int):
+    def addsHeader: Boolean = false
+    def write(v: Any, r: ServerResponse): Unit
+
+    final def element(value: Any, arity: Int): Any =
+      if width == 1 then Tuples.element(value, arity, offset)
+      else if width == 0 then ()
+      else
+        val values = Array.tabulate[Any](width)(j => Tuples.element(value, arity, offset + j))
+        Tuples.combine(values, 0, width)
+
+  final class FixedStatus(code: Int) extends Writer(0, 0):
+    def write(v: Any, r: ServerResponse): Unit = r.setStatus(code)
+
+  final class StatusValue(offset: Int) extends Writer(offset, 1):
+    def write(v: Any, r: ServerResponse): Unit = r.setStatus(v.asInstanceOf[Int])
+
+  final class FixedHeader(name: String, value: String) extends Writer(0, 0):
+    override def addsHeader = true
+    def write(v: Any, r: ServerResponse): Unit = header(r, name, value)
+
+  final class HeaderValue(offset: Int, name: String, codec: Codec[List[String], Any]) extends Writer(offset, 1):
+    override def addsHeader = true
+    private val single: Codec[String, Any] | Null = codec match
+      case SingleValue(inner) => inner.asInstanceOf[Codec[String, Any]]
+      case _ => null
+    def write(v: Any, r: ServerResponse): Unit =
+      if single != null then header(r, name, single.nn.encode(v))
+      else codec.encode(v).foreach(header(r, name, _))
+
+  final class AllHeaders(offset: Int, codec: Codec[List[rapier.model.Header], Any]) extends Writer(offset, 1):
+    def write(v: Any, r: ServerResponse): Unit = codec.encode(v).foreach(h => header(r, h.name, h.value))
+
+  final class SetCookie(offset: Int, name: String, codec: Codec[Option[CookieValueWithMeta], Any])
+      extends Writer(offset, 1):
+    override def addsHeader = true
+    def write(v: Any, r: ServerResponse): Unit =
+      codec.encode(v).foreach(c => r.addHeader(HeaderNames.SetCookie, c.render(name)))
+
+  final class Body(offset: Int, raw: RawBodyType[?], codec: Codec[Any, Any]) extends Writer(offset, 1):
+    override def addsHeader = true
+    // Computed once: the Content-Type of every response this body writes.
+    private val contentType: String = raw match
+      case RawBodyType.StringBody(charset) if codec.mediaType.charset.isEmpty =>
+        codec.mediaType.charset(charset).render
+      case _ => codec.mediaType.render
+    def write(v: Any, r: ServerResponse): Unit =
+      val bytes = raw match
+        case RawBodyType.ByteArrayBody => codec.encode(v).asInstanceOf[Array[Byte]]
+        case RawBodyType.StringBody(charset) =>
+          val s = codec.encode(v).asInstanceOf[String]
+          if charset == StandardCharsets.UTF_8 then s.getBytes(StandardCharsets.UTF_8) else s.getBytes(charset)
+      r.setBody(bytes)
+      if r.header(HeaderNames.ContentType).isEmpty then r.addHeader(HeaderNames.ContentType, contentType)
+
+  final class Variant(val appliesTo: Any => Boolean, val status: Int, val plan: OutputPlan)
+
+  final class OneOf(offset: Int, variants: Array[Variant]) extends Writer(offset, 1):
+    override def addsHeader = true
+    def write(v: Any, r: ServerResponse): Unit =
+      var i = 0
+      while i < variants.length do
+        val variant = variants(i)
+        if variant.appliesTo(v) then
+          if variant.status >= 0 then r.setStatus(variant.status)
+          variant.plan.write(v, r)
+          return
+        i += 1
+      throw IllegalStateException(s"no oneOf variant applies to a value of ${v.getClass.getName}")
+
+  final class Mapped(offset: Int, width: Int, g: Any => Any, inner: OutputPlan) extends Writer(offset, width):
+    override def addsHeader = inner.expectedHeaders > 0
+    def write(v: Any, r: ServerResponse): Unit = inner.write(g(v), r)
+
+  /**
+   * Adds a header; a header an output sets explicitly replaces the Content-Type a body would set. Values with CR,
+   * LF or other control characters are refused: writing them would let a value inject headers.
+   */
+  private def header(r: ServerResponse, name: String, value: String): Unit =
+    if !Tokens.isFieldValue(value) then
+      throw IllegalArgumentException(s"invalid characters in the value of header $name")
+    if name.equalsIgnoreCase(HeaderNames.ContentType) then r.setHeader(name, value) else r.addHeader(name, value)
+
+  /** How many values an output stands for, from its structure, where the types did not say. */
+  def arityOf(output: EndpointOutput[?]): Int = output match
+    case EndpointOutput.Pair(l, r, la, ra) => (if la >= 0 then la else arityOf(l)) +
+        (if ra >= 0 then ra else arityOf(r))
+    case EndpointIO.Pair(l, r, la, ra) => (if la >= 0 then la else arityOf(l)) + (if ra >= 0 then ra else arityOf(r))
+    case EndpointIO.Empty | _: EndpointOutput.FixedStatusCode | _: EndpointIO.FixedHeader => 0
+    case _ => 1
+
+  def compile(output: EndpointOutput[?]): OutputPlan =
+    val arity = arityOf(output)
+    val writers = List.newBuilder[Writer]
+    def walk(o: EndpointOutput[?], offset: Int, width: Int): Unit = o match
+      case EndpointOutput.Pair(l, r, la, ra) =>
+        val lw = if la >= 0 then la else arityOf(l)
+        walk(l, offset, lw)
+        walk(r, offset + lw, if ra >= 0 then ra else arityOf(r))
+      case EndpointIO.Pair(l, r, la, ra) =>
+        val lw = if la >= 0 then la else arityOf(l)
+        walk(l, offset, lw)
+        walk(r, offset + lw, if ra >= 0 then ra else arityOf(r))
+      case EndpointOutput.Mapped(inner, _, g) => writers +=
+          Mapped(offset, width, g.asInstanceOf[Any => Any], compile(inner))
+      case EndpointIO.Mapped(inner, _, g) => writers +=
+          Mapped(offset, width, g.asInstanceOf[Any => Any], compile(inner))
+      case EndpointIO.Empty => ()
+      case EndpointOutput.FixedStatusCode(code, _) => writers += FixedStatus(code.code)
+      case EndpointOutput.StatusCodeValue(_) => writers += StatusValue(offset)
+      case EndpointIO.FixedHeader(name, value, _) => writers += FixedHeader(name, value)
+      case EndpointIO.Header(name, codec, _) =>
+        writers += HeaderValue(offset, name, codec.asInstanceOf[Codec[List[String], Any]])
+      case EndpointIO.AllHeaders(codec, _) =>
+        writers += AllHeaders(offset, codec.asInstanceOf[Codec[List[rapier.model.Header], Any]])
+      case EndpointOutput.SetCookie(name, codec, _) =>
+        writers += SetCookie(offset, name, codec.asInstanceOf[Codec[Option[CookieValueWithMeta], Any]])
+      case EndpointIO.Body(raw, codec, _) => writers += Body(offset, raw, codec.asInstanceOf[Codec[Any, Any]])
+      case EndpointOutput.OneOf(variants) =>
+        writers += OneOf(
+          offset,
+          variants.map(v => Variant(v.appliesTo, v.statusCode.fold(-1)(_.code), compile(v.output))).toArray
+        )
+    walk(output, 0, arity)
+    new OutputPlan(writers.result().toArray, arity)

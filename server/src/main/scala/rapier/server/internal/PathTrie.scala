@@ -1,0 +1,184 @@
+package rapier.server.internal
+
+import rapier.model.PercentEncoding
+
+import scala.collection.mutable
+
+/** One part of an endpoint's path, as routing sees it: names of captures don't matter here. */
+private[server] enum PathPart:
+  case Fixed(segment: String)
+  case Capture
+  case Rest
+
+/**
+ * The router: a trie over path segments, built once when a server starts, with method dispatch at each node.
+ *
+ * A request walks its own path once, whatever the number of endpoints. At each node a fixed segment is tried first,
+ * then a capture, then the rest of the path; the walk backs up when a branch leads nowhere, so `/a/{x}/b` and
+ * `/a/{rest*}` both get their requests. Segments are compared as ranges of the request target: no substring is
+ * made unless a segment is percent-encoded.
+ */
+private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E], val captureSlots: Int):
+  import PathTrie.*
+
+  /**
+   * The endpoint for `method` at the path `target[from, to)`, or null. `from` is the path's leading `/` (or `to`,
+   * for an empty path). The ranges of captured segments go into `captures` as start/end pairs, in path order; the
+   * rest of a path is one range.
+   */
+  def find(target: String, from: Int, to: Int, method: String, captures: Array[Int]): E | Null =
+    walk(root, target, firstSegment(from, to), to, method, captures, 0)
+
+  /** The methods that some endpoint accepts at this path, in the order an `Allow` header lists them. */
+  def allowedMethods(target: String, from: Int, to: Int): List[String] =
+    val found = mutable.LinkedHashSet.empty[String]
+    collect(root, target, firstSegment(from, to), to, found)
+    if found.contains("GET") then found += "HEAD"
+    val standard = rapier.model.Method.standard.map(_.name)
+    standard.filter(found.contains) ++ found.filterNot(standard.contains).toList.sorted
+
+  /** The index of the `/` before the next segment, or `to` when there are none (`/` and the empty path). */
+  private def firstSegment(from: Int, to: Int): Int = if to - from <= 1 then to else from
+
+  private def walk(node: Node[E], t: String, i: Int, to: Int, method: String, captures: Array[Int], k: Int): E | Null =
+    if i >= to then
+      val here = node.methods.find(method)
+      if here != null then here
+      else if node.rest != null then
+        val e = node.rest.methods.find(method)
+        if e != null then
+          captures(2 * k) = to
+          captures(2 * k + 1) = to
+        e
+      else null
+    else
+      val start = i + 1
+      var end = start
+      var escaped = false
+      while end < to && t.charAt(end) != '/' do
+        if t.charAt(end) == '%' then escaped = true
+        end += 1
+      // 1. a fixed segment
+      val child = fixedChild(node, t, start, end, escaped)
+      val viaFixed = if child == null then null else walk(child, t, end, to, method, captures, k)
+      if viaFixed != null then viaFixed
+      else
+        // 2. a capture, which never takes an empty segment
+        val viaCapture =
+          if node.capture == null || end == start then null
+          else walk(node.capture, t, end, to, method, captures, k + 1)
+        if viaCapture != null then
+          captures(2 * k) = start
+          captures(2 * k + 1) = end
+          viaCapture
+        else if node.rest != null then
+          // 3. the rest of the path
+          val e = node.rest.methods.find(method)
+          if e != null then
+            captures(2 * k) = start
+            captures(2 * k + 1) = to
+          e
+        else null
+
+  private def fixedChild(node: Node[E], t: String, start: Int, end: Int, escaped: Boolean): Node[E] | Null =
+    if node.fixed.isEmpty then null
+    else if !escaped then node.fixed.get(t, start, end)
+    else
+      PercentEncoding.decodeOrNull(t, start, end, plusIsSpace = false) match
+        case null => null
+        case s: String => node.fixed.get(s)
+
+  private def collect(node: Node[E], t: String, i: Int, to: Int, found: mutable.Set[String]): Unit =
+    if i >= to then
+      found ++= node.methods.names
+      if node.rest != null then found ++= node.rest.methods.names
+    else
+      val start = i + 1
+      var end = t.indexOf('/', start)
+      if end < 0 || end > to then end = to
+      val child = fixedChild(node, t, start, end, t.substring(start, end).contains('%'))
+      if child != null then collect(child, t, end, to, found)
+      if node.capture != null && end > start then collect(node.capture, t, end, to, found)
+      if node.rest != null then found ++= node.rest.methods.names
+
+private[server] object PathTrie:
+  final class Node[E <: AnyRef](
+      val fixed: SegmentTable[Node[E]],
+      val capture: Node[E] | Null,
+      val rest: Node[E] | Null,
+      val methods: Methods[E]
+  )
+
+  /**
+   * The endpoints of one node by method; `any` takes methods that no endpoint names. A HEAD request goes to the
+   * GET endpoint when no endpoint names HEAD.
+   */
+  final class Methods[E <: AnyRef](val names: Array[String], endpoints: Array[AnyRef], any: E | Null):
+    def find(method: String): E | Null =
+      var i = 0
+      while i < names.length do
+        val n = names(i)
+        // Backends pass interned method names: the reference check usually decides.
+        if (n eq method) || n == method then return endpoints(i).asInstanceOf[E]
+        i += 1
+      if method == "HEAD" then
+        val get = findExact("GET")
+        if get != null then return get
+      any
+
+    private def findExact(method: String): E | Null =
+      val i = names.indexOf(method)
+      if i < 0 then null else endpoints(i).asInstanceOf[E]
+
+  /** Collects endpoints, then freezes them into a trie. */
+  final class Builder[E <: AnyRef]:
+    private final class Draft:
+      val fixed = mutable.LinkedHashMap.empty[String, Draft]
+      var capture: Draft | Null = null
+      var rest: Draft | Null = null
+      val methods = mutable.LinkedHashMap.empty[String, E]
+      var any: E | Null = null
+
+    private val root = Draft()
+    private var maxCaptures = 0
+
+    /**
+     * Adds an endpoint at a path shape, for one method or (None) any. Returns the endpoint already there for the
+     * same method and shape, which makes the new one unreachable; the new one is then not added.
+     */
+    def add(parts: List[PathPart], method: Option[String], endpoint: E): Option[E] =
+      var node = root
+      var captures = 0
+      parts.foreach {
+        case PathPart.Fixed(s) => node = node.fixed.getOrElseUpdate(s, Draft())
+        case PathPart.Capture =>
+          if node.capture == null then node.capture = Draft()
+          node = node.capture.nn
+          captures += 1
+        case PathPart.Rest =>
+          if node.rest == null then node.rest = Draft()
+          node = node.rest.nn
+          captures += 1
+      }
+      maxCaptures = math.max(maxCaptures, captures)
+      method match
+        case Some(m) =>
+          node.methods.get(m) match
+            case some @ Some(_) => some
+            case None =>
+              node.methods.update(m, endpoint)
+              None
+        case None =>
+          node.any match
+            case null => node.any = endpoint; None
+            case existing => Some(existing.asInstanceOf[E])
+
+    def build(): PathTrie[E] = new PathTrie(freeze(root), 2 * math.max(maxCaptures, 1))
+
+    private def freeze(d: Draft): Node[E] =
+      Node(
+        SegmentTable(d.fixed.toList.map((k, v) => k -> freeze(v))),
+        if d.capture == null then null else freeze(d.capture.nn),
+        if d.rest == null then null else freeze(d.rest.nn),
+        Methods(d.methods.keys.toArray, d.methods.values.toArray[AnyRef], d.any)
+      )
