@@ -1,0 +1,41 @@
+package rapier.netty
+
+import io.netty.channel.{Channel, ChannelInitializer}
+import io.netty.handler.codec.http.{HttpDecoderConfig, HttpServerCodec}
+import io.netty.handler.timeout.IdleStateHandler
+import rapier.netty.internal.{Connections, HttpHandler, NettyRequestBody}
+import rapier.server.{ServerEndpoint, ServerInterpreter}
+
+import java.util.concurrent.TimeUnit
+import scala.concurrent.Future
+
+/**
+ * Rapier endpoints as a Netty channel initializer, for servers bootstrapped by hand. [[NettyServer]] is the
+ * ready-made one.
+ *
+ * The interpreter (routing trie, compiled endpoints) is built once, here; each channel gets the HTTP codec and its
+ * own small [[HttpHandler]].
+ */
+final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOptions.default):
+
+  /** An initializer serving `endpoints` on every channel it initializes. */
+  def initializer(endpoints: List[ServerEndpoint[Future]]): ChannelInitializer[Channel] =
+    initializer(endpoints, Connections())
+
+  private[netty] def initializer(
+      endpoints: List[ServerEndpoint[Future]],
+      connections: Connections
+  ): ChannelInitializer[Channel] =
+    val interpreter = ServerInterpreter(endpoints, NettyRequestBody, options.serverOptions)
+    val decoderConfig = HttpDecoderConfig()
+      .setMaxInitialLineLength(options.maxInitialLineLength)
+      .setMaxHeaderSize(options.maxHeaderSize)
+      .setMaxChunkSize(64 * 1024)
+    val idleSeconds = if options.idleTimeout.isFinite then options.idleTimeout.toMillis else 0L
+    new ChannelInitializer[Channel]:
+      override def initChannel(channel: Channel): Unit =
+        connections.add(channel)
+        val pipeline = channel.pipeline
+        if idleSeconds > 0 then pipeline.addLast("idle", IdleStateHandler(0, 0, idleSeconds, TimeUnit.MILLISECONDS))
+        pipeline.addLast("http", HttpServerCodec(decoderConfig))
+        pipeline.addLast("rapier", HttpHandler(interpreter, options, connections))

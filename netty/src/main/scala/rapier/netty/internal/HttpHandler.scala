@@ -1,0 +1,285 @@
+package rapier.netty.internal
+
+import io.netty.buffer.{CompositeByteBuf, Unpooled}
+import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
+import io.netty.handler.codec.http.*
+import io.netty.handler.timeout.IdleStateEvent
+import io.netty.util.ReferenceCountUtil
+import org.slf4j.LoggerFactory
+import rapier.model.StatusCode
+import rapier.netty.NettyServerOptions
+import rapier.server.{ServerInterpreter, ServerResponse}
+
+import scala.concurrent.{ExecutionContext, Future}
+import scala.util.control.NonFatal
+import scala.util.{Failure, Success, Try}
+
+/**
+ * Serves the HTTP/1.1 requests of one connection: one instance per channel, touched only by its event loop, so
+ * its state needs no synchronization.
+ *
+ * A request is dispatched to the interpreter once its body is complete. The body is copied once: into an array of
+ * the declared Content-Length as its chunks arrive, or, when the length is not declared, from the retained chunks
+ * into an array of their total size at the end.
+ *
+ * Responses leave in request order (RFC 9112 §9.3.2), whatever order the logic completes in: each request takes a
+ * sequence number, and a response that is ready early waits for those before it. Responses completed during a read
+ * burst are flushed once, at its end.
+ */
+private[netty] final class HttpHandler(
+    interpreter: ServerInterpreter[Future],
+    options: NettyServerOptions,
+    connections: Connections
+) extends ChannelInboundHandlerAdapter:
+  import HttpHandler.*
+
+  private var ctx: ChannelHandlerContext = null
+
+  // The request being received, and its body so far: either a sized array or retained chunks.
+  private var receiving: HttpRequest | Null = null
+  private var sized: Array[Byte] | Null = null
+  private var filled = 0
+  private var chunks: CompositeByteBuf | Null = null
+
+  // Ordering of responses.
+  private var nextSequence = 0
+  private var nextToWrite = 0
+  private var waiting: java.util.HashMap[Integer, Ready] | Null = null
+  private var inFlight = 0
+
+  private var reading = false
+  private var flushPending = false
+
+  // Set once a response says `Connection: close`: nothing more is read from this connection.
+  private var closing = false
+
+  override def handlerAdded(ctx: ChannelHandlerContext): Unit = this.ctx = ctx
+
+  override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
+    reading = true
+    msg match
+      case request: HttpRequest =>
+        try if !closing then onRequest(request)
+        finally
+          request match
+            case content: HttpContent => content.release()
+            case _ =>
+      case content: HttpContent =>
+        try if !closing then onContent(content)
+        finally content.release()
+      case other => ReferenceCountUtil.release(other)
+
+  override def channelReadComplete(ctx: ChannelHandlerContext): Unit =
+    reading = false
+    if flushPending then
+      flushPending = false
+      ctx.flush()
+
+  private def onRequest(request: HttpRequest): Unit =
+    val decoded = request.decoderResult
+    if decoded.isFailure then
+      val status = decoded.cause match
+        case _: TooLongHttpLineException => StatusCode.UriTooLong
+        case _: TooLongHttpHeaderException => StatusCode.RequestHeaderFieldsTooLarge
+        case _ => StatusCode.BadRequest
+      refuse(status, "The request is not valid HTTP/1.1")
+    else if connections.draining then refuse(StatusCode.ServiceUnavailable, "The server is shutting down")
+    else
+      val length =
+        try HttpUtil.getContentLength(request, -1L)
+        catch case _: NumberFormatException => -2L
+      if length == -2L then refuse(StatusCode.BadRequest, "Invalid Content-Length")
+      else if length > options.maxBodySize then
+        // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
+        refuse(StatusCode.ContentTooLarge, s"The body is larger than ${options.maxBodySize} bytes")
+      else if unsupportedExpectation(request) then
+        refuse(StatusCode.ExpectationFailed, "Only the 100-continue expectation is supported")
+      else
+        if HttpUtil.is100ContinueExpected(request) then
+          ctx.writeAndFlush(DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE))
+        receiving = request
+        filled = 0
+        if length > 0 then sized = new Array[Byte](length.toInt)
+        else if length < 0 && HttpUtil.isTransferEncodingChunked(request) then chunks = ctx.alloc.compositeBuffer(1024)
+
+  /** An `Expect` other than `100-continue` on HTTP/1.1 (RFC 9110 §10.1.1: answer 417); HTTP/1.0 ignores it. */
+  private def unsupportedExpectation(request: HttpRequest): Boolean =
+    val expect = request.headers.get(HttpHeaderNames.EXPECT)
+    expect != null && request.protocolVersion != HttpVersion.HTTP_1_0 &&
+    !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim)
+
+  private def onContent(content: HttpContent): Unit =
+    val request = receiving
+    if request == null then return
+    if content.decoderResult.isFailure then
+      discardBody()
+      refuse(StatusCode.BadRequest, "The request body is not valid HTTP/1.1 framing")
+      return
+    val buf = content.content
+    val n = buf.readableBytes
+    if n > 0 then
+      if sized != null then
+        val array = sized.nn
+        if filled + n > array.length then
+          discardBody()
+          refuse(StatusCode.BadRequest, "The body is longer than its Content-Length")
+          return
+        buf.getBytes(buf.readerIndex, array, filled, n)
+        filled += n
+      else if chunks != null then
+        val all = chunks.nn
+        if all.readableBytes.toLong + n > options.maxBodySize then
+          discardBody()
+          refuse(StatusCode.ContentTooLarge, s"The body is larger than ${options.maxBodySize} bytes")
+          return
+        all.addComponent(true, buf.retain())
+      else
+        discardBody()
+        refuse(StatusCode.BadRequest, "A body needs a Content-Length or chunked Transfer-Encoding")
+        return
+    content match
+      case _: LastHttpContent =>
+        val body = takeBody()
+        receiving = null
+        dispatch(request.nn, body)
+      case _ =>
+
+  /** The complete body, copied into an array exactly once. */
+  private def takeBody(): Array[Byte] =
+    if sized != null then
+      val array = sized.nn
+      sized = null
+      if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
+    else if chunks != null then
+      val all = chunks.nn
+      chunks = null
+      try
+        val array = new Array[Byte](all.readableBytes)
+        all.readBytes(array)
+        array
+      finally all.release()
+    else EmptyBody
+
+  private def discardBody(): Unit =
+    receiving = null
+    sized = null
+    if chunks != null then
+      chunks.nn.release()
+      chunks = null
+
+  private def dispatch(request: HttpRequest, body: Array[Byte]): Unit =
+    val sequence = nextSequence
+    nextSequence += 1
+    inFlight += 1
+    val keepAlive = HttpUtil.isKeepAlive(request)
+    if !keepAlive then closing = true
+    val head = request.method eq HttpMethod.HEAD
+    val version = request.protocolVersion
+    val result =
+      try interpreter(NettyRequest(request, body, ctx.channel))
+      catch case NonFatal(e) => Future.failed(e)
+    if result.isCompleted then completed(sequence, result.value.get, keepAlive, head, version)
+    else
+      result.onComplete { outcome =>
+        // Completed elsewhere: hop back to this connection's event loop, which owns its state.
+        if ctx.executor.inEventLoop then completed(sequence, outcome, keepAlive, head, version)
+        else ctx.executor.execute(() => completed(sequence, outcome, keepAlive, head, version))
+      }(using ExecutionContext.parasitic)
+    if inFlight >= options.maxPipelinedRequests then ctx.channel.config.setAutoRead(false)
+
+  /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
+  private def refuse(status: StatusCode, message: String): Unit =
+    closing = true
+    val sequence = nextSequence
+    nextSequence += 1
+    inFlight += 1
+    completed(
+      sequence,
+      Success(ServerResponse.text(status, message)),
+      keepAlive = false,
+      head = false,
+      HttpVersion.HTTP_1_1
+    )
+
+  private def completed(
+      sequence: Int,
+      outcome: Try[ServerResponse],
+      keepAlive: Boolean,
+      head: Boolean,
+      version: HttpVersion
+  ): Unit =
+    val response = outcome match
+      case Success(r) => r
+      case Failure(e) =>
+        log.error("The interpreter failed to produce a response", e)
+        ServerResponse.text(StatusCode.InternalServerError, "Internal Server Error")
+    val ready = Ready(response, keepAlive && !connections.draining, head, version)
+    if sequence != nextToWrite then
+      if waiting == null then waiting = java.util.HashMap()
+      waiting.nn.put(sequence, ready)
+    else
+      write(ready)
+      nextToWrite += 1
+      // Responses that were ready early, now in turn.
+      while waiting != null && !waiting.nn.isEmpty && waiting.nn.containsKey(nextToWrite) do
+        write(waiting.nn.remove(nextToWrite))
+        nextToWrite += 1
+
+  private def write(ready: Ready): Unit =
+    inFlight -= 1
+    val future = ctx.write(toNetty(ready))
+    val last = !ready.keepAlive || (connections.draining && inFlight == 0 && receiving == null)
+    if last then
+      closing = true
+      future.addListener(ChannelFutureListener.CLOSE)
+    else future.addListener(ChannelFutureListener.CLOSE_ON_FAILURE)
+    if reading then flushPending = true else ctx.flush()
+    if !closing && !ctx.channel.config.isAutoRead && inFlight < options.maxPipelinedRequests then
+      ctx.channel.config.setAutoRead(true)
+
+  /** Drains this connection for a graceful shutdown: closes it now if idle, else after its last response. */
+  def drain(): Unit =
+    if inFlight == 0 && receiving == null then ctx.close()
+
+  override def userEventTriggered(ctx: ChannelHandlerContext, event: Any): Unit = event match
+    case _: IdleStateEvent => if inFlight == 0 && receiving == null then ctx.close()
+    case other => ctx.fireUserEventTriggered(other)
+
+  override def channelInactive(ctx: ChannelHandlerContext): Unit =
+    discardBody()
+    ctx.fireChannelInactive()
+
+  override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
+    // Mostly clients going away mid-request: nothing anyone can act on.
+    log.debug("Closing a connection after an error", cause)
+    discardBody()
+    ctx.close()
+
+private[netty] object HttpHandler:
+  private val log = LoggerFactory.getLogger(classOf[HttpHandler])
+  private val EmptyBody = new Array[Byte](0)
+
+  final class Ready(val response: ServerResponse, val keepAlive: Boolean, val head: Boolean, val version: HttpVersion)
+
+  /**
+   * The Netty response for a ready one. Always HTTP/1.1 (RFC 9110 §6.2: the highest minor version we conform to).
+   * The body array is wrapped, not copied; Content-Length comes from it, also for HEAD, whose body is not sent.
+   */
+  def toNetty(ready: Ready): FullHttpResponse =
+    val r = ready.response
+    val bytes = r.body
+    val length = if bytes == null then 0 else bytes.nn.length
+    val content = if length == 0 || ready.head then Unpooled.EMPTY_BUFFER else Unpooled.wrappedBuffer(bytes.nn)
+    val response = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status), content)
+    val headers = response.headers
+    var i = 0
+    while i < r.headerCount do
+      headers.add(r.headerName(i), r.headerValue(i))
+      i += 1
+    val status = r.status
+    if status >= 200 && status != 204 && status != 304 then headers.set(HttpHeaderNames.CONTENT_LENGTH, length)
+    else headers.remove(HttpHeaderNames.CONTENT_LENGTH)
+    if !ready.keepAlive then headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
+    else if ready.version == HttpVersion.HTTP_1_0 then
+      headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE)
+    response
