@@ -1,0 +1,196 @@
+package rapier.testkit
+
+import rapier.*
+import rapier.server.*
+
+import java.util.concurrent.{CountDownLatch, TimeUnit}
+import scala.concurrent.duration.*
+import scala.concurrent.{Await, ExecutionContext, Future, Promise}
+
+/** HTTP/1.1 connections: persistence, pipelining, limits, malformed requests, load, shutdown. */
+trait ConnectionTests extends ServerTestSupport:
+  private given ExecutionContext = ExecutionContext.global
+
+  private val hello = endpoint.get.in("hello").out(stringBody).serverLogicSuccess(_ => Future.successful("hello"))
+
+  /** Answers after `ms` milliseconds, on another thread. */
+  private val slow = endpoint.get.in("slow" / path[Int]("ms")).out(stringBody).serverLogicSuccess { ms =>
+    Future { Thread.sleep(ms); s"slept $ms" }
+  }
+
+  test("a connection serves request after request"):
+    withServer(hello) { t =>
+      val c = t.raw()
+      try
+        for _ <- 1 to 5 do
+          c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+          val r = c.readResponse()
+          assertEquals(r.body, "hello")
+          assertEquals(r.header("Connection"), None)
+        assert(!c.closedByServer(200))
+      finally c.close()
+    }
+
+  test("Connection: close is honoured and announced"):
+    withServer(hello) { t =>
+      val c = t.raw()
+      try
+        c.send("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        val r = c.readResponse()
+        assertEquals(r.body, "hello")
+        assertEquals(r.header("Connection"), Some("close"))
+        assert(c.closedByServer())
+      finally c.close()
+    }
+
+  test("HTTP/1.0 closes unless asked to keep alive"):
+    withServer(hello) { t =>
+      val c1 = t.raw()
+      try
+        c1.send("GET /hello HTTP/1.0\r\n\r\n")
+        assertEquals(c1.readResponse().body, "hello")
+        assert(c1.closedByServer())
+      finally c1.close()
+      val c2 = t.raw()
+      try
+        c2.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        val r = c2.readResponse()
+        assertEquals(r.header("Connection"), Some("keep-alive"))
+        c2.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        assertEquals(c2.readResponse().body, "hello")
+      finally c2.close()
+    }
+
+  test("pipelined requests are answered in order, even when the first finishes last"):
+    withServer(slow, hello) { t =>
+      val c = t.raw()
+      try
+        c.send(
+          "GET /slow/300 HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n" +
+            "GET /slow/10 HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
+        assertEquals(c.readResponse().body, "slept 300")
+        assertEquals(c.readResponse().body, "hello")
+        assertEquals(c.readResponse().body, "slept 10")
+        assertEquals(c.readResponse().status, 404)
+      finally c.close()
+    }
+
+  test("many pipelined requests on one connection all get answers"):
+    withServer(hello) { t =>
+      val c = t.raw()
+      try
+        c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n" * 200)
+        for _ <- 1 to 200 do assertEquals(c.readResponse().body, "hello")
+      finally c.close()
+    }
+
+  test("a request line over the limit is a 414"):
+    withServerConfig(TestServerConfig(maxInitialLineLength = 1024))(hello) { t =>
+      val r = t.rawExchange(s"GET /hello?x=${"a" * 2000} HTTP/1.1\r\nHost: x\r\n\r\n")
+      assertEquals(r.status, 414)
+      assertEquals(r.header("Connection"), Some("close"))
+    }
+
+  test("a header section over the limit is a 431"):
+    withServerConfig(TestServerConfig(maxHeaderSize = 1024))(hello) { t =>
+      val headers = (1 to 40).map(i => s"X-H$i: ${"v" * 40}\r\n").mkString
+      assertEquals(t.rawExchange(s"GET /hello HTTP/1.1\r\nHost: x\r\n$headers\r\n").status, 431)
+    }
+
+  test("a malformed request is a 400 and the connection closes"):
+    withServer(hello) { t =>
+      val c = t.raw()
+      try
+        c.send("THIS IS NOT HTTP\r\n\r\n")
+        assertEquals(c.readResponse().status, 400)
+        assert(c.closedByServer())
+      finally c.close()
+    }
+
+  test("a malformed request after a good one still gets the good one answered first"):
+    withServer(slow) { t =>
+      val c = t.raw()
+      try
+        c.send("GET /slow/100 HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nContent-Length: nope\r\n\r\n")
+        assertEquals(c.readResponse().body, "slept 100")
+        assertEquals(c.readResponse().status, 400)
+      finally c.close()
+    }
+
+  test("concurrent clients are all served"):
+    withServer(hello, slow) { t =>
+      val all = (1 to 64).map(i => Future(if i % 8 == 0 then t.get("/slow/50").body else t.get("/hello").body))
+      val results = Await.result(Future.sequence(all), 30.seconds)
+      assertEquals(results.count(_ == "hello"), 56)
+      assertEquals(results.count(_ == "slept 50"), 8)
+    }
+
+  test("a client that disconnects mid-request leaves the server healthy"):
+    withServer(hello, slow) { t =>
+      for _ <- 1 to 20 do
+        val c = t.raw()
+        c.send("POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\npartial")
+        c.close()
+      val c = t.raw()
+      c.send("GET /slow/200 HTTP/1.1\r\nHost: x\r\n\r\n")
+      c.close()
+      assertEquals(t.get("/hello").body, "hello")
+    }
+
+  test("an idle connection is closed after the idle timeout"):
+    withServerConfig(TestServerConfig(idleTimeout = 300.millis))(hello) { t =>
+      val c = t.raw()
+      try
+        c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        assertEquals(c.readResponse().body, "hello")
+        assert(c.closedByServer(3000))
+      finally c.close()
+    }
+
+  test("a request in progress is not cut by the idle timeout"):
+    withServerConfig(TestServerConfig(idleTimeout = 200.millis))(slow) { t =>
+      val c = t.raw()
+      try
+        c.send("GET /slow/700 HTTP/1.1\r\nHost: x\r\n\r\n")
+        assertEquals(c.readResponse().body, "slept 700")
+      finally c.close()
+    }
+
+  test("stopping lets requests in progress finish, closing their connections afterwards"):
+    val started = CountDownLatch(1)
+    val release = Promise[String]()
+    val held = endpoint.get.in("held").out(stringBody).serverLogicSuccess { _ =>
+      started.countDown()
+      release.future
+    }
+    withServer(held, hello) { t =>
+      val idle = t.raw()
+      idle.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+      assertEquals(idle.readResponse().body, "hello")
+      val busy = t.raw()
+      busy.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
+      assert(started.await(5, TimeUnit.SECONDS))
+      val stopping = Future(t.stop())
+      Thread.sleep(200)
+      assert(idle.closedByServer(2000), "an idle connection closes at once")
+      assert(!stopping.isCompleted, "stop waits for the request in progress")
+      release.success("done")
+      val r = busy.readResponse()
+      assertEquals(r.body, "done")
+      assertEquals(r.header("Connection"), Some("close"))
+      Await.result(stopping, 10.seconds)
+      intercept[java.io.IOException](t.raw())
+    }
+
+  test("stopping does not wait past the shutdown timeout"):
+    val never = endpoint.get.in("never").out(stringBody).serverLogicSuccess(_ => Promise[String]().future)
+    withServerConfig(TestServerConfig(shutdownTimeout = 300.millis))(never) { t =>
+      val c = t.raw()
+      c.send("GET /never HTTP/1.1\r\nHost: x\r\n\r\n")
+      Thread.sleep(100)
+      val start = System.nanoTime()
+      t.stop()
+      assert((System.nanoTime() - start).nanos < 5.seconds)
+      assert(c.closedByServer(2000))
+    }

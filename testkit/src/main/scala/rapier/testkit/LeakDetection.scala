@@ -1,0 +1,52 @@
+package rapier.testkit
+
+import io.netty.buffer.{ByteBufAllocator, PooledByteBufAllocator, UnpooledByteBufAllocator}
+import io.netty.util.{ResourceLeakDetector, ResourceLeakDetectorFactory}
+
+import java.util.concurrent.ConcurrentLinkedQueue
+import scala.jdk.CollectionConverters.*
+
+/**
+ * Makes Netty's leak reports count: every leak the detector finds is recorded, so a suite can fail on it.
+ *
+ * Install it before the first Netty buffer is created (the test kit does, when a suite is constructed); run tests
+ * with `-Dio.netty.leakDetection.level=paranoid` so that every buffer is tracked.
+ */
+object LeakDetection:
+  private val leaks = ConcurrentLinkedQueue[String]()
+  @volatile private var installed = false
+
+  /** Installs the recording detector; later calls do nothing. */
+  def install(): Unit = synchronized {
+    if !installed then
+      installed = true
+      ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(Factory)
+  }
+
+  /** Collects garbage, lets the detector look at what was collected, and returns every leak recorded so far. */
+  def leaksSoFar(): List[String] =
+    // The detector checks for collected, unreleased buffers whenever it tracks a new one.
+    for _ <- 1 to 3 do
+      System.gc()
+      Thread.sleep(50)
+      for _ <- 1 to 64 do
+        PooledByteBufAllocator.DEFAULT.buffer(16).release()
+        UnpooledByteBufAllocator.DEFAULT.buffer(16).release()
+        ByteBufAllocator.DEFAULT.directBuffer(16).release()
+    leaks.asScala.toList
+
+  /** Forgets the leaks recorded so far (for the detector's own test). */
+  def clear(): Unit = leaks.clear()
+
+  private object Factory extends ResourceLeakDetectorFactory:
+    override def newResourceLeakDetector[T](resource: Class[T], samplingInterval: Int, maxActive: Long) =
+      Recording[T](resource, samplingInterval)
+
+  private final class Recording[T](resource: Class[T], samplingInterval: Int)
+      extends ResourceLeakDetector[T](resource, samplingInterval):
+    // Report even when Netty's own logger is quiet.
+    override protected def needReport(): Boolean = true
+    override protected def reportTracedLeak(resourceType: String, records: String): Unit =
+      leaks.add(s"LEAK of $resourceType:$records")
+    override protected def reportUntracedLeak(resourceType: String): Unit =
+      leaks.add(s"LEAK of $resourceType (no records: run with -Dio.netty.leakDetection.level=paranoid)")

@@ -1,0 +1,66 @@
+package rapier.testkit
+
+import rapier.server.ServerEndpoint
+
+import scala.concurrent.Future
+import scala.concurrent.duration.*
+
+/**
+ * The base of the shared server test kit: starts the backend under test for each test, over real sockets, and
+ * fails the suite if Netty reports a leaked buffer.
+ *
+ * A backend may declare tests it can't pass, each with its reason, in `unsupported`: they are reported as ignored,
+ * never silently dropped.
+ */
+abstract class ServerTestSupport extends munit.FunSuite:
+  LeakDetection.install()
+
+  /** The backend under test. */
+  def server: TestServer
+
+  /** Tests this backend can't pass, by name, with the reason. */
+  def unsupported: Map[String, String] = Map.empty
+
+  override def munitTimeout: Duration = 90.seconds
+
+  override def munitTests(): Seq[Test] =
+    super.munitTests().map { t =>
+      unsupported.get(t.name) match
+        case Some(reason) => t.withName(s"${t.name} (unsupported on ${server.name}: $reason)").tag(munit.Ignore)
+        case None => t
+    }
+
+  /** Runs `body` against a server with `endpoints` and the default test configuration. */
+  def withServer[T](endpoints: ServerEndpoint[Future]*)(body: Target => T): T =
+    withServerConfig(TestServerConfig())(endpoints*)(body)
+
+  /** Runs `body` against a server with `endpoints` and `config`; the server stops afterwards, whatever happens. */
+  def withServerConfig[T](config: TestServerConfig)(endpoints: ServerEndpoint[Future]*)(body: Target => T): T =
+    val running = server.start(endpoints.toList, config)
+    try body(Target(running))
+    finally running.stop()
+
+  override def afterAll(): Unit =
+    super.afterAll()
+    val leaks = LeakDetection.leaksSoFar()
+    if leaks.nonEmpty then fail(s"Netty reported ${leaks.size} leak(s):\n${leaks.mkString("\n")}")
+
+/** A running server as a test sees it: a client for it, raw connections to it, and a way to stop it early. */
+final class Target(running: RunningServer):
+  val port: Int = running.port
+  private val client = TestClient(port)
+
+  def get(path: String, headers: (String, String)*): TestResponse = client.get(path, headers*)
+  def send(method: String, path: String, body: Array[Byte] | String | Null, headers: (String, String)*): TestResponse =
+    client.send(method, path, body, headers*)
+  def post(path: String, body: Array[Byte] | String, headers: (String, String)*): TestResponse =
+    client.send("POST", path, body, headers*)
+
+  /** A new raw connection. */
+  def raw(): RawHttp = RawHttp(port)
+
+  /** Sends `request` on a new raw connection and reads one response. */
+  def rawExchange(request: String): TestResponse = RawHttp.exchange(port, request)
+
+  /** Stops the server now (the test kit's own stop afterwards does nothing more). */
+  def stop(): Unit = running.stop()

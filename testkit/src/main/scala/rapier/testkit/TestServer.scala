@@ -1,0 +1,33 @@
+package rapier.testkit
+
+import rapier.server.{ServerEndpoint, ServerOptions}
+
+import scala.concurrent.Future
+import scala.concurrent.duration.*
+
+/**
+ * What the shared test kit needs from a backend: start a server on a free port with some endpoints and limits. A
+ * backend's test suite implements this in a few lines.
+ */
+trait TestServer:
+  /** The backend's name, for test names and messages. */
+  def name: String
+
+  def start(endpoints: List[ServerEndpoint[Future]], config: TestServerConfig): RunningServer
+
+/** A started server. */
+trait RunningServer:
+  def port: Int
+
+  /** Stops gracefully, as the backend does in production. */
+  def stop(): Unit
+
+/** The limits and options a test asks for; backends map them onto their own options. */
+final case class TestServerConfig(
+    serverOptions: ServerOptions = ServerOptions.default.withoutRequestLog,
+    maxBodySize: Long = 10L * 1024 * 1024,
+    maxInitialLineLength: Int = 4096,
+    maxHeaderSize: Int = 8192,
+    idleTimeout: Duration = 30.seconds,
+    shutdownTimeout: FiniteDuration = 5.seconds
+)
