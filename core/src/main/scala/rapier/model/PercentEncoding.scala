@@ -29,23 +29,24 @@ object PercentEncoding:
   /** Decodes the whole of `s`, or returns null when it is not validly encoded. */
   def decodeOrNull(s: String, plusIsSpace: Boolean): String | Null = decodeOrNull(s, 0, s.length, plusIsSpace)
 
+  /**
+   * One pass over text with escapes: escapes become their bytes, raw characters their UTF-8 bytes, and the bytes
+   * are then decoded strictly. At most 3 bytes per character (a surrogate pair, 2 characters, makes 4).
+   */
   private def decodeEscaped(s: String, from: Int, to: Int, plusIsSpace: Boolean): String | Null =
-    val bytes = new Array[Byte](to - from)
+    val bytes = new Array[Byte](3 * (to - from))
     var n = 0
     var i = from
-    var ok = true
-    while ok && i < to do
+    while i < to do
       val c = s.charAt(i)
       if c == '%' then
-        if i + 2 < to then
-          val hi = hex(s.charAt(i + 1))
-          val lo = hex(s.charAt(i + 2))
-          if hi < 0 || lo < 0 then ok = false
-          else
-            bytes(n) = ((hi << 4) | lo).toByte
-            n += 1
-            i += 3
-        else ok = false
+        if i + 2 >= to then return null
+        val hi = hex(s.charAt(i + 1))
+        val lo = hex(s.charAt(i + 2))
+        if hi < 0 || lo < 0 then return null
+        bytes(n) = ((hi << 4) | lo).toByte
+        n += 1
+        i += 3
       else if c == '+' && plusIsSpace then
         bytes(n) = ' '.toByte
         n += 1
@@ -55,15 +56,31 @@ object PercentEncoding:
         n += 1
         i += 1
       else
-        // A raw non-ASCII character: keep the text as given, re-encoded as UTF-8 among the decoded bytes.
-        return decodeMixed(s, from, to, plusIsSpace)
-    if !ok then null else utf8OrNull(bytes, n)
+        val codePoint =
+          if Character.isHighSurrogate(c) && i + 1 < to && Character.isLowSurrogate(s.charAt(i + 1)) then
+            Character.toCodePoint(c, s.charAt(i + 1))
+          else if Character.isSurrogate(c) then return null
+          else c.toInt
+        n = putUtf8(bytes, n, codePoint)
+        i += Character.charCount(codePoint)
+    utf8OrNull(bytes, n)
 
-  /** The rare case of raw non-ASCII characters mixed with escapes: decode through a wider buffer. */
-  private def decodeMixed(s: String, from: Int, to: Int, plusIsSpace: Boolean): String | Null =
-    val raw = s.substring(from, to).getBytes(StandardCharsets.UTF_8)
-    val ascii = new String(raw, StandardCharsets.ISO_8859_1)
-    decodeEscaped(ascii, 0, ascii.length, plusIsSpace)
+  private def putUtf8(bytes: Array[Byte], at: Int, cp: Int): Int =
+    if cp < 0x800 then
+      bytes(at) = (0xc0 | (cp >> 6)).toByte
+      bytes(at + 1) = (0x80 | (cp & 0x3f)).toByte
+      at + 2
+    else if cp < 0x10000 then
+      bytes(at) = (0xe0 | (cp >> 12)).toByte
+      bytes(at + 1) = (0x80 | ((cp >> 6) & 0x3f)).toByte
+      bytes(at + 2) = (0x80 | (cp & 0x3f)).toByte
+      at + 3
+    else
+      bytes(at) = (0xf0 | (cp >> 18)).toByte
+      bytes(at + 1) = (0x80 | ((cp >> 12) & 0x3f)).toByte
+      bytes(at + 2) = (0x80 | ((cp >> 6) & 0x3f)).toByte
+      bytes(at + 3) = (0x80 | (cp & 0x3f)).toByte
+      at + 4
 
   private def hex(c: Char): Int =
     if c >= '0' && c <= '9' then c - '0'
