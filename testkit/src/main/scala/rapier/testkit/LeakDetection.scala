@@ -23,16 +23,24 @@ object LeakDetection:
       ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(Factory)
   }
 
-  /** Collects garbage, lets the detector look at what was collected, and returns every leak recorded so far. */
+  /**
+   * Collects garbage, lets the detector look at what was collected, and returns every leak recorded so far.
+   * Rounds of collection repeat until one finds nothing new, since a collected buffer is queued for the detector
+   * asynchronously.
+   */
   def leaksSoFar(): List[String] =
-    // The detector checks for collected, unreleased buffers whenever it tracks a new one.
-    for _ <- 1 to 3 do
+    var before = -1
+    var round = 0
+    while round < 10 && (round < 3 || leaks.size != before) do
+      before = leaks.size
       System.gc()
       Thread.sleep(50)
+      // The detector checks for collected, unreleased buffers whenever it tracks a new one.
       for _ <- 1 to 64 do
         PooledByteBufAllocator.DEFAULT.buffer(16).release()
         UnpooledByteBufAllocator.DEFAULT.buffer(16).release()
         ByteBufAllocator.DEFAULT.directBuffer(16).release()
+      round += 1
     leaks.asScala.toList
 
   /** Forgets the leaks recorded so far (for the detector's own test). */

@@ -1,0 +1,62 @@
+package rapier.testkit
+
+import rapier.model.Header
+import rapier.server.*
+
+import java.net.InetSocketAddress
+import java.nio.charset.StandardCharsets
+import scala.concurrent.duration.*
+import scala.concurrent.{Await, Future}
+
+/**
+ * Serves endpoints in memory, with no network: to test logic and endpoint definitions quickly, exactly as a server
+ * would run them (routing, decoding, interceptors, encoding).
+ *
+ * {{{
+ * val stub = StubServer(List(helloServer))
+ * val response = stub.send(StubRequest.get("/hello?name=Ada"))
+ * }}}
+ */
+final class StubServer[F[_]](endpoints: List[ServerEndpoint[F]], options: ServerOptions)(using Monad[F]):
+  private val interpreter = ServerInterpreter(endpoints, StubRequest.body[F], options)
+
+  def send(request: StubRequest): F[ServerResponse] = interpreter(request)
+
+object StubServer:
+  /** A stub server with the default options, without the request log. */
+  def apply[F[_]: Monad](endpoints: List[ServerEndpoint[F]]): StubServer[F] =
+    new StubServer(endpoints, ServerOptions.default.withoutRequestLog)
+
+  def apply[F[_]: Monad](endpoints: List[ServerEndpoint[F]], options: ServerOptions): StubServer[F] =
+    new StubServer(endpoints, options)
+
+  extension (stub: StubServer[Future])
+    /** Sends a request and waits for the response. */
+    def sendAndWait(request: StubRequest, timeout: FiniteDuration = 10.seconds): ServerResponse =
+      Await.result(stub.send(request), timeout)
+
+/** A request held in memory, for [[StubServer]]. */
+final case class StubRequest(
+    method: String = "GET",
+    uri: String = "/",
+    headerList: List[Header] = Nil,
+    body: Array[Byte] = Array.emptyByteArray,
+    protocol: String = "HTTP/1.1"
+) extends ServerRequest:
+  def header(name: String, value: String): StubRequest = copy(headerList = headerList :+ Header(name, value))
+  def withBody(text: String): StubRequest = copy(body = text.getBytes(StandardCharsets.UTF_8))
+  def withBody(bytes: Array[Byte]): StubRequest = copy(body = bytes)
+
+  def headerOrNull(name: String): String | Null = headerList.find(_.is(name)).map(_.value).orNull
+  def headerValues(name: String): List[String] = headerList.filter(_.is(name)).map(_.value)
+  def headers: List[Header] = headerList
+  def remoteAddress: InetSocketAddress | Null = null
+
+object StubRequest:
+  def get(uri: String): StubRequest = StubRequest("GET", uri)
+  def post(uri: String, body: String): StubRequest = StubRequest("POST", uri).withBody(body)
+
+  /** Stub bodies are always in memory. */
+  def body[F[_]](using m: Monad[F]): RequestBody[F] = new RequestBody[F]:
+    def bytesIfRead(request: ServerRequest): Array[Byte] | Null = request.asInstanceOf[StubRequest].body
+    def bytes(request: ServerRequest): F[Array[Byte]] = m.unit(request.asInstanceOf[StubRequest].body)
