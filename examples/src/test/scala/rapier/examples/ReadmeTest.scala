@@ -1,0 +1,24 @@
+package rapier.examples
+
+import rapier.testkit.{StubRequest, StubServer}
+
+import java.nio.file.{Files, Path}
+
+/** The README's example is this module's `readme/ReadmeExample.scala`, word for word, and does what the README says. */
+class ReadmeTest extends munit.FunSuite:
+  test("the README shows the example file as it is"):
+    val readme = Files.readString(Path.of("../README.md"))
+    val block = """(?s)## An example\n\n```scala\n(.*?)```""".r.findFirstMatchIn(readme).map(_.group(1)).getOrElse("")
+    val source = Files.readString(Path.of("src/main/scala/rapier/examples/readme/ReadmeExample.scala"))
+    assertEquals(source, s"package rapier.examples.readme\n\n$block")
+
+  test("the README example answers as the README says"):
+    val stub = StubServer(List(readme.served))
+    assertEquals(stub.sendAndWait(StubRequest.get("/books/1?lang=fr")).bodyText, "Dune (fr)")
+    val missing = stub.sendAndWait(StubRequest.get("/books/2"))
+    assertEquals((missing.status, missing.bodyText), (404, "no book 2"))
+    val bad = stub.sendAndWait(StubRequest.get("/books/x"))
+    assertEquals(bad.status, 400)
+    assert(bad.bodyText.contains("path parameter 'id'") && !bad.bodyText.contains("x'"), bad.bodyText)
+    val wrongMethod = stub.sendAndWait(StubRequest.post("/books/1", ""))
+    assertEquals((wrongMethod.status, wrongMethod.header("Allow")), (405, Some("GET, HEAD")))
