@@ -95,7 +95,7 @@ lazy val examples = (project in file("examples"))
   )
 
 lazy val bench = (project in file("bench"))
-  .dependsOn(netty)
+  .dependsOn(netty, testkit)
   .enablePlugins(JmhPlugin)
   .settings(
     name := "rapier-bench",

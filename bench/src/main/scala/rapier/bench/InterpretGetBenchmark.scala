@@ -1,0 +1,45 @@
+package rapier.bench
+
+import org.openjdk.jmh.annotations.*
+import rapier.*
+import rapier.server.*
+import rapier.testkit.{StubRequest, StubServer}
+
+import java.util.concurrent.TimeUnit
+import scala.concurrent.Future
+
+/**
+ * One GET through the whole interpreter, with no network: routing, decoding `{id}`, the logic, encoding the body.
+ * The endpoint is the perf suite's SimpleGet, among 1 or 128 endpoints; direct style and `Future`.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Array(Mode.AverageTime))
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+class InterpretGetBenchmark:
+  @Param(Array("1", "128"))
+  var endpoints: Int = 0
+
+  private var direct: StubServer[Identity] = null
+  private var future: StubServer[Future] = null
+  private var request: StubRequest = null
+
+  private def get(i: Int) = endpoint.get.in(s"path$i" / path[Int]("id")).out(stringBody)
+
+  @Setup
+  def setup(): Unit =
+    val options = ServerOptions.default.withoutRequestLog
+    direct = StubServer(
+      (0 until endpoints).toList.map(i => get(i).serverLogicSuccess[Identity](id => s"ok $id")),
+      options
+    )
+    future = StubServer(
+      (0 until endpoints).toList.map(i => get(i).serverLogicSuccess[Future](id => Future.successful(s"ok $id"))),
+      options
+    )
+    request = StubRequest("GET", s"/path${endpoints - 1}/4")
+
+  @Benchmark
+  def directStyle(): ServerResponse = direct.send(request)
+
+  @Benchmark
+  def futures(): Future[ServerResponse] = future.send(request)
