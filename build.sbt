@@ -78,7 +78,8 @@ lazy val testkit = (project in file("testkit"))
     libraryDependencies ++= Seq(
       munit,
       "io.netty" % "netty-common" % versions.netty,
-      "io.netty" % "netty-buffer" % versions.netty
+      "io.netty" % "netty-buffer" % versions.netty,
+      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
     )
   )
 
