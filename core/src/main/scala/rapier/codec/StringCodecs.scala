@@ -13,14 +13,10 @@ import scala.deriving.Mirror
 trait StringCodecs:
   given string: Codec[String, String] = Codec.id(summon[Schema[String]])
 
-  given int: Codec[String, Int] =
-    integral("an integer", Int.MinValue, Int.MaxValue, summon[Schema[Int]])(_.toInt)(_.toString)
-  given long: Codec[String, Long] =
-    integral("an integer", Long.MinValue, Long.MaxValue, summon[Schema[Long]])(identity)(_.toString)
-  given short: Codec[String, Short] =
-    integral("an integer", Short.MinValue, Short.MaxValue, summon[Schema[Short]])(_.toShort)(_.toString)
-  given byte: Codec[String, Byte] =
-    integral("an integer", Byte.MinValue, Byte.MaxValue, summon[Schema[Byte]])(_.toByte)(_.toString)
+  given int: Codec[String, Int] = IntegralCodec(Int.MinValue, Int.MaxValue, _.toInt, summon[Schema[Int]])
+  given long: Codec[String, Long] = IntegralCodec(Long.MinValue, Long.MaxValue, identity, summon[Schema[Long]])
+  given short: Codec[String, Short] = IntegralCodec(Short.MinValue, Short.MaxValue, _.toShort, summon[Schema[Short]])
+  given byte: Codec[String, Byte] = IntegralCodec(Byte.MinValue, Byte.MaxValue, _.toByte, summon[Schema[Byte]])
 
   given boolean: Codec[String, Boolean] = Codec(summon[Schema[Boolean]]) { (s: String) =>
     if s.equalsIgnoreCase("true") then DecodeResult.Value(true)
@@ -58,30 +54,6 @@ trait StringCodecs:
   /** A codec from a parser that throws on bad input; the exception is kept as the cause, for logs. */
   def fromParser[H](expected: String, schema: Schema[H])(parse: String => H)(render: H => String): Codec[String, H] =
     Codec(schema)((s: String) => DecodeResult.attempt(expected)(parse(s)))(render)
-
-  /**
-   * Integers are checked by hand before parsing, so the common bad inputs (words, empty strings) cost no exception.
-   */
-  private def integral[T](kind: String, min: Long, max: Long, schema: Schema[T])(narrow: Long => T)(
-      render: T => String
-  ): Codec[String, T] =
-    val expected = s"$kind between $min and $max"
-    Codec(schema) { (s: String) =>
-      val n = s.length
-      val start = if n > 0 && (s.charAt(0) == '-' || s.charAt(0) == '+') then 1 else 0
-      var i = start
-      var ok = n > start && n - start <= 19
-      while ok && i < n do
-        val c = s.charAt(i)
-        ok = c >= '0' && c <= '9'
-        i += 1
-      if !ok then DecodeResult.Error(expected)
-      else
-        try
-          val v = java.lang.Long.parseLong(s)
-          if v < min || v > max then DecodeResult.Error(expected) else DecodeResult.Value(narrow(v))
-        catch case e: NumberFormatException => DecodeResult.Error(expected, Some(e))
-    }(render)
 
   private def finite[T](parse: String => T)(s: String): T =
     val v = parse(s)

@@ -2,7 +2,7 @@ package rapier.server
 
 /** Handles one request: what interceptors wrap. */
 trait Handler[F[_]]:
-  def apply(ctx: RequestContext): F[ServerResponse]
+  def apply(request: ServerRequest): F[ServerResponse]
 
 /**
  * What a chain of handlers serves: one endpoint, or every request that no endpoint takes. Interceptors see it when

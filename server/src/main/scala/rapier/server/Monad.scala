@@ -33,38 +33,43 @@ object Monad:
   /**
    * Continuations run on the thread that completes a future (`parasitic`): they are the interpreter's own short
    * steps, never user code that could block. A future that is already complete is continued at once, without
-   * scheduling anything — the common case of logic that answers immediately.
+   * scheduling anything — the common case of logic that answers immediately — and what the interpreter produces
+   * then is a [[internal.Done]], which a backend reads without allocating.
    */
   given future: Monad[Future] with
     private val sameThread = ExecutionContext.parasitic
 
-    def unit[A](a: A): Future[A] = Future.successful(a)
+    def unit[A](a: A): Future[A] = internal.Done(a)
 
     def map[A, B](fa: Future[A])(f: A => B): Future[B] =
-      if fa.isCompleted then
-        fa.value.get match
-          case Success(a) =>
-            try Future.successful(f(a))
-            catch case NonFatal(e) => Future.failed(e)
-          case Failure(_) => fa.asInstanceOf[Future[B]]
-      else fa.map(f)(using sameThread)
+      fa match
+        case done: internal.Done[A] => attempt(internal.Done(f(done.get)))
+        case _ if fa.isCompleted =>
+          fa.value.get match
+            case Success(a) => attempt(internal.Done(f(a)))
+            case Failure(_) => fa.asInstanceOf[Future[B]]
+        case _ => fa.map(f)(using sameThread)
 
     def flatMap[A, B](fa: Future[A])(f: A => Future[B]): Future[B] =
-      if fa.isCompleted then
-        fa.value.get match
-          case Success(a) =>
-            try f(a)
-            catch case NonFatal(e) => Future.failed(e)
-          case Failure(_) => fa.asInstanceOf[Future[B]]
-      else fa.flatMap(f)(using sameThread)
+      fa match
+        case done: internal.Done[A] => attempt(f(done.get))
+        case _ if fa.isCompleted =>
+          fa.value.get match
+            case Success(a) => attempt(f(a))
+            case Failure(_) => fa.asInstanceOf[Future[B]]
+        case _ => fa.flatMap(f)(using sameThread)
 
     def error[A](e: Throwable): Future[A] = Future.failed(e)
 
     def handleError[A](fa: Future[A])(h: Throwable => Future[A]): Future[A] =
-      if fa.isCompleted then
-        fa.value.get match
-          case Success(_) => fa
-          case Failure(e) =>
-            try h(e)
-            catch case NonFatal(e2) => Future.failed(e2)
-      else fa.recoverWith { case NonFatal(e) => h(e) }(using sameThread)
+      fa match
+        case _: internal.Done[A] => fa
+        case _ if fa.isCompleted =>
+          fa.value.get match
+            case Success(_) => fa
+            case Failure(e) => attempt(h(e))
+        case _ => fa.recoverWith { case NonFatal(e) => h(e) }(using sameThread)
+
+    private inline def attempt[B](inline fb: Future[B]): Future[B] =
+      try fb
+      catch case NonFatal(e) => Future.failed(e)

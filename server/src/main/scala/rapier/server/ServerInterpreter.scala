@@ -46,9 +46,7 @@ final class ServerInterpreter[F[_]](
     builder.build()
 
   private val rejected: Handler[F] =
-    Interceptor.compose(options.chain, Route.Rejected, ctx => m.unit(options.rejectHandler(ctx.rejection)))
-
-  private val captureSlots = trie.captureSlots
+    Interceptor.compose(options.chain, Route.Rejected, request => m.unit(options.rejectHandler(request.rejection)))
 
   /** The endpoints served, in order. */
   val serverEndpoints: List[ServerEndpoint[F]] = endpoints
@@ -58,22 +56,21 @@ final class ServerInterpreter[F[_]](
     val target = request.uri
     val start = RequestTarget.pathStart(target)
     if start < 0 then
-      val ctx = RequestContext(request, 0, 0, ServerInterpreter.noCaptures)
-      ctx.rejection = Rejection.InvalidTarget
-      rejected(ctx)
+      request.begin(0, 0)
+      request.rejection = Rejection.InvalidTarget
+      rejected(request)
     else
       val end = RequestTarget.pathEnd(target, start)
-      val ctx = RequestContext(request, start, end, new Array[Int](captureSlots))
+      request.begin(start, end)
       // 2. walk the trie, by path and method
-      val handler = trie.find(target, start, end, request.method, ctx.captures)
+      val handler = trie.find(target, start, end, request.method.name, request)
       // 3. run the endpoint's chain, or the rejection chain
-      if handler != null then handler.nn(ctx)
+      if handler != null then handler.nn(request)
       else
         val allowed = trie.allowedMethods(target, start, end)
-        ctx.rejection =
+        request.rejection =
           if allowed.isEmpty then Rejection.NotFound else Rejection.MethodNotAllowed(allowed.map(Method.unsafe))
-        rejected(ctx)
+        rejected(request)
 
 object ServerInterpreter:
   private val log = LoggerFactory.getLogger(classOf[ServerInterpreter[?]])
-  private val noCaptures = new Array[Int](0)

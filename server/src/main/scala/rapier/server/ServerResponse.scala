@@ -17,11 +17,22 @@ final class ServerResponse private[rapier] (
     private var headerSize: Int,
     private var bodyBytes: Array[Byte] | Null
 ):
+  // True while `headerArray` is an endpoint's precomputed headers, shared by its responses: copied before a change.
+  private var sharedHeaders = false
+
   def status: Int = statusCode
   def body: Array[Byte] | Null = bodyBytes
   def headerCount: Int = headerSize
   def headerName(i: Int): String = headerArray(2 * i)
   def headerValue(i: Int): String = headerArray(2 * i + 1)
+
+  /** Whether a header is present (without allocating, unlike `header`). */
+  def hasHeader(name: String): Boolean =
+    var i = 0
+    while i < headerSize do
+      if headerArray(2 * i).equalsIgnoreCase(name) then return true
+      i += 1
+    false
 
   /** The first value of a header. */
   def header(name: String): Option[String] =
@@ -55,6 +66,7 @@ final class ServerResponse private[rapier] (
   private[rapier] def setBody(bytes: Array[Byte] | Null): Unit = bodyBytes = bytes
 
   private[rapier] def addHeader(name: String, value: String): Unit =
+    if sharedHeaders then own(2)
     if 2 * headerSize == headerArray.length then
       headerArray = java.util.Arrays.copyOf(headerArray, 2 * headerArray.length + 4)
     headerArray(2 * headerSize) = name
@@ -63,6 +75,7 @@ final class ServerResponse private[rapier] (
 
   /** Replaces every value of a header by one (for a header the endpoint sets explicitly). */
   private[rapier] def setHeader(name: String, value: String): Unit =
+    if sharedHeaders then own(2)
     var i = 0
     var found = false
     while i < headerSize do
@@ -74,6 +87,11 @@ final class ServerResponse private[rapier] (
           i += 1
       else i += 1
     if !found then addHeader(name, value)
+
+  /** Takes a copy of shared headers, with room for `extra` more entries. */
+  private def own(extra: Int): Unit =
+    headerArray = java.util.Arrays.copyOf(headerArray, 2 * headerSize + 2 * extra)
+    sharedHeaders = false
 
   private def removeHeaderAt(i: Int): Unit =
     System.arraycopy(headerArray, 2 * i + 2, headerArray, 2 * i, 2 * (headerSize - i - 1))
@@ -102,3 +120,12 @@ object ServerResponse:
 
   private[rapier] def empty(status: Int, expectedHeaders: Int): ServerResponse =
     new ServerResponse(status, new Array[String](2 * math.max(expectedHeaders, 1)), 0, null)
+
+  /**
+   * A response starting with `headers`, an endpoint's precomputed names and values, shared rather than copied:
+   * most responses never add to them.
+   */
+  private[rapier] def sharing(status: Int, headers: Array[String]): ServerResponse =
+    val r = new ServerResponse(status, headers, headers.length / 2, null)
+    r.sharedHeaders = true
+    r

@@ -174,7 +174,7 @@ trait FailureTests extends ServerTestSupport:
         val label = route match
           case Route.ToEndpoint(_, l) => l
           case Route.Rejected => "rejected"
-        ctx => m.map(next(ctx))(_.withHeader("X-Route", label))
+        request => m.map(next(request))(_.withHeader("X-Route", label))
     val config = TestServerConfig(serverOptions = ServerOptions.default.withoutRequestLog.withInterceptor(stamp))
     val a = endpoint.get.in("a" / path[Int]("n")).serverLogicSuccess(_ => Future.successful(()))
     withServerConfig(config)(a) { t =>

@@ -35,6 +35,20 @@ trait InputTests extends ServerTestSupport:
       assert(!r.body.contains("notanumber"), r.body)
     }
 
+  test("numeric path parameters: signs, encodings, limits and validators"):
+    val e = endpoint.get.in("n" / path[Long]("id").validate(Validator.min(-5L))).out(stringBody)
+    withServer(ok(e)(_.toString)) { t =>
+      assertEquals(t.get("/n/9223372036854775807").body, "9223372036854775807")
+      assertEquals(t.get("/n/+7").body, "7")
+      assertEquals(t.get("/n/-5").body, "-5")
+      assertEquals(t.get("/n/%34%32").body, "42")
+      assertEquals(t.get("/n/9223372036854775808").status, 400)
+      assertEquals(t.get("/n/12a").status, 400)
+      val tooSmall = t.get("/n/-6")
+      assertEquals(tooSmall.status, 400)
+      assertEquals(tooSmall.body, "Invalid request: path parameter 'id' is invalid: must be at least -5")
+    }
+
   test("path captures are percent-decoded, unicode included"):
     withServer(ok(endpoint.get.in("echo" / path[String]("text")).out(stringBody))(identity)) { t =>
       assertEquals(t.get("/echo/hello%20world").body, "hello world")

@@ -1,6 +1,6 @@
 package rapier.testkit
 
-import rapier.model.Header
+import rapier.model.{Header, Method}
 import rapier.server.*
 
 import java.net.InetSocketAddress
@@ -20,7 +20,8 @@ import scala.concurrent.{Await, Future}
 final class StubServer[F[_]](endpoints: List[ServerEndpoint[F]], options: ServerOptions)(using Monad[F]):
   private val interpreter = ServerInterpreter(endpoints, StubRequest.body[F], options)
 
-  def send(request: StubRequest): F[ServerResponse] = interpreter(request)
+  /** Serves a copy of `request`, so that one request value can be sent any number of times, also concurrently. */
+  def send(request: StubRequest): F[ServerResponse] = interpreter(request.copy())
 
 object StubServer:
   /** A stub server with the default options, without the request log. */
@@ -37,7 +38,7 @@ object StubServer:
 
 /** A request held in memory, for [[StubServer]]. */
 final case class StubRequest(
-    method: String = "GET",
+    methodName: String = "GET",
     uri: String = "/",
     headerList: List[Header] = Nil,
     body: Array[Byte] = Array.emptyByteArray,
@@ -47,10 +48,11 @@ final case class StubRequest(
   def withBody(text: String): StubRequest = copy(body = text.getBytes(StandardCharsets.UTF_8))
   def withBody(bytes: Array[Byte]): StubRequest = copy(body = bytes)
 
+  def method: Method = Method(methodName)
   def headerOrNull(name: String): String | Null = headerList.find(_.is(name)).map(_.value).orNull
   def headerValues(name: String): List[String] = headerList.filter(_.is(name)).map(_.value)
   def headers: List[Header] = headerList
-  def remoteAddress: InetSocketAddress | Null = null
+  def remoteAddressOrNull: InetSocketAddress | Null = null
 
 object StubRequest:
   def get(uri: String): StubRequest = StubRequest("GET", uri)

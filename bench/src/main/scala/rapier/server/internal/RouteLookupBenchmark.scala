@@ -19,7 +19,7 @@ class RouteLookupBenchmark:
 
   private var trie: PathTrie[String] = null
   private var target: String = null
-  private var captures: Array[Int] = null
+  private var request: rapier.server.ServerRequest = null
 
   @Setup
   def setup(): Unit =
@@ -27,7 +27,7 @@ class RouteLookupBenchmark:
     for i <- 0 until endpoints do builder.add(List(PathPart.Fixed(s"path$i"), PathPart.Capture), Some("GET"), s"e$i")
     trie = builder.build()
     target = s"/path${endpoints - 1}/4"
-    captures = new Array[Int](trie.captureSlots)
+    request = rapier.testkit.StubRequest("GET", target)
 
   @Benchmark
-  def lookup(): String | Null = trie.find(target, 0, target.length, "GET", captures)
+  def lookup(): String | Null = trie.find(target, 0, target.length, "GET", request)

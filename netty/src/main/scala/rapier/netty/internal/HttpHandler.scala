@@ -8,6 +8,7 @@ import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
+import rapier.server.internal.Done
 import rapier.server.{ServerInterpreter, ServerResponse}
 
 import scala.concurrent.{ExecutionContext, Future}
@@ -178,13 +179,15 @@ private[netty] final class HttpHandler(
     val result =
       try interpreter(NettyRequest(request, body, ctx.channel))
       catch case NonFatal(e) => Future.failed(e)
-    if result.isCompleted then completed(sequence, result.value.get, keepAlive, head, version)
-    else
-      result.onComplete { outcome =>
-        // Completed elsewhere: hop back to this connection's event loop, which owns its state.
-        if ctx.executor.inEventLoop then completed(sequence, outcome, keepAlive, head, version)
-        else ctx.executor.execute(() => completed(sequence, outcome, keepAlive, head, version))
-      }(using ExecutionContext.parasitic)
+    result match
+      // The interpreter's own completed futures are read as they are: no `Some(Success(...))` per request.
+      case done: Done[ServerResponse] @unchecked => respond(sequence, done.get, keepAlive, head, version)
+      case _ =>
+        result.onComplete { outcome =>
+          // Completed elsewhere: hop back to this connection's event loop, which owns its state.
+          if ctx.executor.inEventLoop then completed(sequence, outcome, keepAlive, head, version)
+          else ctx.executor.execute(() => completed(sequence, outcome, keepAlive, head, version))
+        }(using ExecutionContext.parasitic)
     if inFlight >= options.maxPipelinedRequests then ctx.channel.config.setAutoRead(false)
 
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
@@ -213,22 +216,33 @@ private[netty] final class HttpHandler(
       case Failure(e) =>
         log.error("The interpreter failed to produce a response", e)
         ServerResponse.text(StatusCode.InternalServerError, "Internal Server Error")
-    val ready = Ready(response, keepAlive && !connections.draining, head, version)
+    respond(sequence, response, keepAlive, head, version)
+
+  private def respond(
+      sequence: Int,
+      response: ServerResponse,
+      keepAlive: Boolean,
+      head: Boolean,
+      version: HttpVersion
+  ): Unit =
+    val persistent = keepAlive && !connections.draining
     if sequence != nextToWrite then
+      // Ready before its turn: only then is it worth an object to wait in.
       if waiting == null then waiting = java.util.HashMap()
-      waiting.nn.put(sequence, ready)
+      waiting.nn.put(sequence, Ready(response, persistent, head, version))
     else
-      write(ready)
+      write(response, persistent, head, version)
       nextToWrite += 1
       // Responses that were ready early, now in turn.
       while waiting != null && !waiting.nn.isEmpty && waiting.nn.containsKey(nextToWrite) do
-        write(waiting.nn.remove(nextToWrite))
+        val ready = waiting.nn.remove(nextToWrite)
+        write(ready.response, ready.keepAlive, ready.head, ready.version)
         nextToWrite += 1
 
-  private def write(ready: Ready): Unit =
+  private def write(response: ServerResponse, keepAlive: Boolean, head: Boolean, version: HttpVersion): Unit =
     inFlight -= 1
-    val future = ctx.write(toNetty(ready))
-    val last = !ready.keepAlive || (connections.draining && inFlight == 0 && receiving == null)
+    val future = ctx.write(toNetty(response, keepAlive, head, version))
+    val last = !keepAlive || (connections.draining && inFlight == 0 && receiving == null)
     if last then
       closing = true
       future.addListener(ChannelFutureListener.CLOSE)
@@ -265,11 +279,10 @@ private[netty] object HttpHandler:
    * The Netty response for a ready one. Always HTTP/1.1 (RFC 9110 §6.2: the highest minor version we conform to).
    * The body array is wrapped, not copied; Content-Length comes from it, also for HEAD, whose body is not sent.
    */
-  def toNetty(ready: Ready): FullHttpResponse =
-    val r = ready.response
+  def toNetty(r: ServerResponse, keepAlive: Boolean, head: Boolean, version: HttpVersion): FullHttpResponse =
     val bytes = r.body
     val length = if bytes == null then 0 else bytes.nn.length
-    val content = if length == 0 || ready.head then Unpooled.EMPTY_BUFFER else Unpooled.wrappedBuffer(bytes.nn)
+    val content = if length == 0 || head then Unpooled.EMPTY_BUFFER else Unpooled.wrappedBuffer(bytes.nn)
     val response = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status), content)
     val headers = response.headers
     var i = 0
@@ -279,7 +292,7 @@ private[netty] object HttpHandler:
     val status = r.status
     if status >= 200 && status != 204 && status != 304 then headers.set(HttpHeaderNames.CONTENT_LENGTH, length)
     else headers.remove(HttpHeaderNames.CONTENT_LENGTH)
-    if !ready.keepAlive then headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
-    else if ready.version == HttpVersion.HTTP_1_0 then
+    if !keepAlive then headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
+    else if version == HttpVersion.HTTP_1_0 then
       headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE)
     response

@@ -2,7 +2,7 @@ package rapier.netty.internal
 
 import io.netty.channel.Channel
 import io.netty.handler.codec.http.HttpRequest
-import rapier.model.Header
+import rapier.model.{Header, Method}
 import rapier.server.{RequestBody, ServerRequest}
 
 import java.net.InetSocketAddress
@@ -17,7 +17,7 @@ private[netty] final class NettyRequest(request: HttpRequest, val body: Array[By
     extends ServerRequest:
   // Netty hands over its shared HttpMethod constants, whose names are interned literals: routing compares them by
   // reference.
-  def method: String = request.method.name
+  def method: Method = Method.unsafe(request.method.name)
   def uri: String = request.uri
   def protocol: String = request.protocolVersion.text
 
@@ -29,7 +29,7 @@ private[netty] final class NettyRequest(request: HttpRequest, val body: Array[By
 
   def headers: List[Header] = request.headers.iteratorAsString.asScala.map(e => Header(e.getKey, e.getValue)).toList
 
-  def remoteAddress: InetSocketAddress | Null = channel.remoteAddress match
+  def remoteAddressOrNull: InetSocketAddress | Null = channel.remoteAddress match
     case a: InetSocketAddress => a
     case _ => null
 

@@ -9,7 +9,7 @@ import rapier.server.{Handler, Monad, Route}
  * {{{
  * object Timing extends Interceptor:
  *   def apply[F[_]](route: Route, next: Handler[F])(using m: Monad[F]): Handler[F] =
- *     ctx => { val start = System.nanoTime(); m.map(next(ctx))(r => { record(route, System.nanoTime() - start); r }) }
+ *     request => { val start = System.nanoTime(); m.map(next(request))(r => { record(route, System.nanoTime() - start); r }) }
  * }}}
  */
 trait Interceptor:

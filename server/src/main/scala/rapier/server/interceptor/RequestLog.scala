@@ -17,13 +17,13 @@ final class RequestLog(logger: Logger, level: Level) extends Interceptor:
     val label = route match
       case Route.ToEndpoint(_, l) => l
       case Route.Rejected => null
-    ctx =>
-      if !logger.isEnabledForLevel(level) then next(ctx)
+    request =>
+      if !logger.isEnabledForLevel(level) then next(request)
       else
         val start = System.nanoTime()
-        m.map(next(ctx)) { response =>
+        m.map(next(request)) { response =>
           val what =
-            if label != null then label else s"${ctx.request.method} ${Tokens.printable(ctx.request.uri)}"
+            if label != null then label else s"${request.method.name} ${Tokens.printable(request.uri)}"
           write(s"$what ${response.status} ${RequestLog.millis(System.nanoTime() - start)}")
           response
         }

@@ -37,28 +37,28 @@ private[server] final class EndpointHandler[F[_]](
     case Left(e) => encode(ce.errorOutput, e, StatusCode.BadRequest.code)
   private val encodeOutput: Any => ServerResponse = o => encode(ce.output, o, StatusCode.Ok.code)
 
-  def apply(ctx: RequestContext): F[ServerResponse] =
+  def apply(request: ServerRequest): F[ServerResponse] =
     // 1. decode the security inputs
     val plan = ce.security
     val slots = if plan.needsSlots then plan.newSlots() else null
-    plan.decodeHead(ctx, slots) match
+    plan.decodeHead(request, slots) match
       case f: Failed => m.unit(failure(f, security = true))
       case head =>
         (if plan.needsSlots then plan.assemble(slots.nn) else head) match
           case f: Failed => m.unit(failure(f, security = true))
-          case s if securityLogic == null => afterSecurity(ctx, ())
+          case s if securityLogic == null => afterSecurity(request, ())
           case s =>
             // 2. run the security logic
             m.flatMap(securityLogic.nn(s)) {
-              case Right(principal) => afterSecurity(ctx, principal)
+              case Right(principal) => afterSecurity(request, principal)
               case Left(e) => m.unit(encode(ce.errorOutput, e, StatusCode.BadRequest.code))
             }
 
-  private def afterSecurity(ctx: RequestContext, principal: Any): F[ServerResponse] =
+  private def afterSecurity(request: ServerRequest, principal: Any): F[ServerResponse] =
     val plan = ce.input
     val slots = if plan.needsSlots then plan.newSlots() else null
     // 3. decode the other inputs, except the body
-    plan.decodeHead(ctx, slots) match
+    plan.decodeHead(request, slots) match
       case f: Failed => m.unit(failure(f, security = false))
       case head if !plan.hasBody =>
         (if plan.needsSlots then plan.assemble(slots.nn) else head) match
@@ -66,17 +66,17 @@ private[server] final class EndpointHandler[F[_]](
           case input => run(principal, input)
       case _ =>
         // 4. read and decode the body; a backend that holds it already saves a round through F
-        body.bytesIfRead(ctx.request) match
-          case bytes: Array[Byte] => withBody(ctx, principal, slots, bytes)
+        body.bytesIfRead(request) match
+          case bytes: Array[Byte] => withBody(request, principal, slots, bytes)
           case null =>
-            m.handleError(m.flatMap(body.bytes(ctx.request))(bytes => withBody(ctx, principal, slots, bytes))) {
+            m.handleError(m.flatMap(body.bytes(request))(bytes => withBody(request, principal, slots, bytes))) {
               case e: BodyTooLargeException =>
                 m.unit(ServerResponse.text(StatusCode.ContentTooLarge, s"The body is larger than ${e.limit} bytes"))
               case e => m.error(e)
             }
 
-  private def withBody(ctx: RequestContext, principal: Any, slots: Array[Any] | Null, bytes: Array[Byte]) =
-    ce.input.decodeBody(ctx, slots, bytes) match
+  private def withBody(request: ServerRequest, principal: Any, slots: Array[Any] | Null, bytes: Array[Byte]) =
+    ce.input.decodeBody(request, slots, bytes) match
       case f: Failed => m.unit(failure(f, security = false))
       case input => run(principal, input)
 
@@ -86,7 +86,7 @@ private[server] final class EndpointHandler[F[_]](
     case ServerLogic.SuccessOnly(f) => m.map(f(principal, input))(encodeOutput)
 
   private def encode(plan: OutputPlan, value: Any, defaultStatus: Int): ServerResponse =
-    val response = ServerResponse.empty(0, plan.expectedHeaders)
+    val response = plan.newResponse()
     plan.write(value, response)
     if response.status == 0 then response.setStatus(defaultStatus)
     response

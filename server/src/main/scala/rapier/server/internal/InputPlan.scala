@@ -33,10 +33,10 @@ private[server] final class InputPlan private (
    * Decodes every input but the body. Without slots and without a body, returns the value (or `Failed`); otherwise
    * fills `slots` and returns `Failed`, or null when all decoded.
    */
-  def decodeHead(ctx: rapier.server.RequestContext, slots: Array[Any] | Null): Any =
+  def decodeHead(request: rapier.server.ServerRequest, slots: Array[Any] | Null): Any =
     if !needsSlots then
       root match
-        case Slot(i) if i != bodySlot => leaves(i).nn.decode(ctx)
+        case Slot(i) if i != bodySlot => leaves(i).nn.decode(request)
         case Slot(_) => null
         case _ => ()
     else
@@ -46,7 +46,7 @@ private[server] final class InputPlan private (
       while i >= 0 do
         val leaf = leaves(i)
         if leaf != null then
-          val v = leaf.decode(ctx)
+          val v = leaf.decode(request)
           s(i) = v
           v match
             case f: Failed => failures = f.failures ++ failures
@@ -55,8 +55,8 @@ private[server] final class InputPlan private (
       if failures.isEmpty then null else new Failed(failures)
 
   /** Decodes the body from its bytes, then assembles the value; returns it, or `Failed`. */
-  def decodeBody(ctx: rapier.server.RequestContext, slots: Array[Any] | Null, bytes: Array[Byte]): Any =
-    val v = body.nn.decode(ctx, bytes)
+  def decodeBody(request: rapier.server.ServerRequest, slots: Array[Any] | Null, bytes: Array[Byte]): Any =
+    val v = body.nn.decode(request, bytes)
     if !needsSlots then v
     else
       slots.nn(bodySlot) = v
@@ -166,7 +166,7 @@ private[server] object InputPlan:
 
     private def decoder(leaf: EndpointInput.Basic[?]): LeafDecoder = leaf match
       case EndpointInput.PathCapture(name, codec, _) =>
-        LeafDecoder.PathSegment(InputRef(InputSource.Path, name), captures.next, codec.asInstanceOf[Codec[String, Any]])
+        LeafDecoder.pathSegment(InputRef(InputSource.Path, name), captures.next, codec.asInstanceOf[Codec[String, Any]])
           .tap(_ => captures.next += 1)
       case EndpointInput.PathsCapture(codec, _) =>
         LeafDecoder.PathRest(

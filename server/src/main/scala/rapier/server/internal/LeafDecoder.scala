@@ -1,9 +1,9 @@
 package rapier.server.internal
 
 import rapier.*
-import rapier.codec.{OptionalValue, SingleValue}
+import rapier.codec.{OptionalValue, RangeDecoder, SingleValue}
 import rapier.model.{Cookie, HeaderNames, MediaType}
-import rapier.server.RequestContext
+import rapier.server.ServerRequest
 import rapier.server.interceptor.{InputFailure, InputRef, InputSource}
 
 import java.nio.charset.{Charset, StandardCharsets}
@@ -25,25 +25,59 @@ private[server] object Failed:
 /** Reads and decodes one basic input of a request. Built once per endpoint, when the server starts. */
 private[server] abstract class LeafDecoder(val ref: InputRef):
   /** The value, or `Failed`. */
-  def decode(ctx: RequestContext): Any
+  def decode(request: ServerRequest): Any
 
 private[server] object LeafDecoder:
   private val malformedQuery = DecodeResult.Error("a query string of name=value pairs, percent-encoded as UTF-8")
   private val malformedPath = DecodeResult.Error("a path segment percent-encoded as UTF-8")
 
   final class PathSegment(ref: InputRef, k: Int, codec: Codec[String, Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = ctx.captureOrNull(k) match
+    def decode(request: ServerRequest): Any = request.captureOrNull(k) match
       case null => Failed(ref, malformedPath)
       case s: String => Failed.unwrap(ref, codec.decode(s))
 
+  /**
+   * A path segment decoded where it lies in the request target, when it needs no percent-decoding: for numeric
+   * ids, no string is made and no `DecodeResult` wraps the value.
+   */
+  final class PathSegmentInPlace(ref: InputRef, k: Int, codec: Codec[String, Any] & RangeDecoder)
+      extends LeafDecoder(ref):
+    private val copying = PathSegment(ref, k, codec)
+    private val validator = codec.schema.validator
+
+    def decode(request: ServerRequest): Any =
+      val target = request.uri
+      val from = request.captureStart(k)
+      val to = request.captureEnd(k)
+      if escaped(target, from, to) then copying.decode(request)
+      else
+        codec.rawDecodeRange(target, from, to) match
+          case failure: DecodeResult.Failure => Failed(ref, failure)
+          case v if validator.isPass => v
+          case v =>
+            val errors = validator(v)
+            if errors.isEmpty then v else Failed(ref, DecodeResult.InvalidValue(errors))
+
+  private def escaped(s: String, from: Int, to: Int): Boolean =
+    var i = from
+    while i < to do
+      if s.charAt(i) == '%' then return true
+      i += 1
+    false
+
+  /** Picks the decoder for a path segment: in place for codecs that can decode a range. */
+  def pathSegment(ref: InputRef, k: Int, codec: Codec[String, Any]): LeafDecoder = codec match
+    case inPlace: RangeDecoder => PathSegmentInPlace(ref, k, inPlace.asInstanceOf[Codec[String, Any] & RangeDecoder])
+    case _ => PathSegment(ref, k, codec)
+
   final class PathRest(ref: InputRef, k: Int, codec: Codec[List[String], Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = ctx.segmentsOrNull(k) match
+    def decode(request: ServerRequest): Any = request.segmentsOrNull(k) match
       case null => Failed(ref, malformedPath)
       case segments: List[String] => Failed.unwrap(ref, codec.decode(segments))
 
   /** A query parameter: exactly one value, read without building a list. */
   final class QuerySingle(ref: InputRef, name: String, inner: Codec[String, Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = ctx.queryOrNull match
+    def decode(request: ServerRequest): Any = request.queryOrNull match
       case null => Failed(ref, malformedQuery)
       case q: rapier.model.QueryParams =>
         q.firstOrNull(name) match
@@ -54,7 +88,7 @@ private[server] object LeafDecoder:
 
   /** A query parameter: at most one value. */
   final class QueryOptional(ref: InputRef, name: String, inner: Codec[String, Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = ctx.queryOrNull match
+    def decode(request: ServerRequest): Any = request.queryOrNull match
       case null => Failed(ref, malformedQuery)
       case q: rapier.model.QueryParams =>
         q.firstOrNull(name) match
@@ -68,12 +102,12 @@ private[server] object LeafDecoder:
                 case failure: DecodeResult.Failure => Failed(ref, failure)
 
   final class QueryValues(ref: InputRef, name: String, codec: Codec[List[String], Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = ctx.queryOrNull match
+    def decode(request: ServerRequest): Any = request.queryOrNull match
       case null => Failed(ref, malformedQuery)
       case q: rapier.model.QueryParams => Failed.unwrap(ref, codec.decode(q.getAll(name)))
 
   final class AllQuery(ref: InputRef, codec: Codec[rapier.model.QueryParams, Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = ctx.queryOrNull match
+    def decode(request: ServerRequest): Any = request.queryOrNull match
       case null => Failed(ref, malformedQuery)
       case q: rapier.model.QueryParams => Failed.unwrap(ref, codec.decode(q))
 
@@ -82,36 +116,36 @@ private[server] object LeafDecoder:
    * one comma-separated value that no single-value codec accepts.
    */
   final class HeaderSingle(ref: InputRef, name: String, inner: Codec[String, Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = ctx.request.headerOrNull(name) match
+    def decode(request: ServerRequest): Any = request.headerOrNull(name) match
       case null => Failed(ref, DecodeResult.Missing)
       case v: String =>
-        val all = ctx.request.headerValues(name)
+        val all = request.headerValues(name)
         if all.lengthCompare(1) > 0 then Failed(ref, DecodeResult.Multiple(all.length))
         else Failed.unwrap(ref, inner.decode(v))
 
   final class HeaderValues(ref: InputRef, name: String, codec: Codec[List[String], Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = Failed.unwrap(ref, codec.decode(ctx.request.headerValues(name)))
+    def decode(request: ServerRequest): Any = Failed.unwrap(ref, codec.decode(request.headerValues(name)))
 
   final class FixedHeader(ref: InputRef, name: String, value: String) extends LeafDecoder(ref):
     private val mismatch = DecodeResult.Mismatch(s"'$value'")
-    def decode(ctx: RequestContext): Any = ctx.request.headerValues(name) match
+    def decode(request: ServerRequest): Any = request.headerValues(name) match
       case Nil => Failed(ref, DecodeResult.Missing)
       case v :: Nil if v.trim == value => ()
       case _ => Failed(ref, mismatch)
 
   final class AllHeaders(ref: InputRef, codec: Codec[List[rapier.model.Header], Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = Failed.unwrap(ref, codec.decode(ctx.request.headers))
+    def decode(request: ServerRequest): Any = Failed.unwrap(ref, codec.decode(request.headers))
 
   final class CookieValue(ref: InputRef, name: String, codec: Codec[Option[String], Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any =
+    def decode(request: ServerRequest): Any =
       val values =
-        ctx.request.headerValues(HeaderNames.Cookie).iterator.flatMap(Cookie.parseHeader).filter(_.name == name)
+        request.headerValues(HeaderNames.Cookie).iterator.flatMap(Cookie.parseHeader).filter(_.name == name)
       val found = values.toList
       if found.lengthCompare(1) > 0 then Failed(ref, DecodeResult.Multiple(found.length))
       else Failed.unwrap(ref, codec.decode(found.headOption.map(_.value)))
 
   final class Extract(ref: InputRef, f: rapier.model.RequestView => DecodeResult[Any]) extends LeafDecoder(ref):
-    def decode(ctx: RequestContext): Any = Failed.unwrap(ref, f(ctx))
+    def decode(request: ServerRequest): Any = Failed.unwrap(ref, f(request))
 
   /** Picks the decoder for a query parameter or header: the codecs derived for one value get the list-free paths. */
   def query(ref: InputRef, name: String, codec: Codec[List[String], Any]): LeafDecoder = codec match
@@ -137,8 +171,8 @@ private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, A
     DecodeResult.Mismatch(if required == null then "" else required.nn.copy(charset = None).render)
   private val invalidText = DecodeResult.Error("text in the declared charset")
 
-  def decode(ctx: RequestContext, bytes: Array[Byte]): Any =
-    val contentType = ctx.request.headerOrNull(HeaderNames.ContentType)
+  def decode(request: ServerRequest, bytes: Array[Byte]): Any =
+    val contentType = request.headerOrNull(HeaderNames.ContentType)
     if required != null && (contentType == null || !required.nn.matchesContentType(contentType)) then
       Failed(contentTypeRef, wrongType)
     else

@@ -16,6 +16,22 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
   /** How many headers the response will usually carry: the response's header array is allocated at this size. */
   val expectedHeaders: Int = writers.count(_.addsHeader)
 
+  /** The body writers of this plan, including those under mappings (not those of `oneOf` variants). */
+  private[internal] val bodies: List[OutputPlan.Body] = writers.toList.flatMap {
+    case b: OutputPlan.Body => List(b)
+    case m: OutputPlan.Mapped => m.inner.bodies
+    case _ => Nil
+  }
+
+  // When a body's Content-Type is the only header, every response shares one precomputed header array.
+  private val presetHeaders: Array[String] | Null =
+    if expectedHeaders == 1 && bodies.size == 1 then Array(HeaderNames.ContentType, bodies.head.contentType) else null
+
+  /** A new response for this plan to write into. */
+  def newResponse(): ServerResponse =
+    if presetHeaders != null then ServerResponse.sharing(0, presetHeaders.nn)
+    else ServerResponse.empty(0, expectedHeaders)
+
   /** Writes every output of `value` into `response`. */
   def write(value: Any, response: ServerResponse): Unit =
     var i = 0
@@ -68,7 +84,7 @@ private[server] object OutputPlan:
   final class Body(offset: Int, raw: RawBodyType[?], codec: Codec[Any, Any]) extends Writer(offset, 1):
     override def addsHeader = true
     // Computed once: the Content-Type of every response this body writes.
-    private val contentType: String = raw match
+    val contentType: String = raw match
       case RawBodyType.StringBody(charset) if codec.mediaType.charset.isEmpty =>
         codec.mediaType.charset(charset).render
       case _ => codec.mediaType.render
@@ -79,7 +95,7 @@ private[server] object OutputPlan:
           val s = codec.encode(v).asInstanceOf[String]
           if charset == StandardCharsets.UTF_8 then s.getBytes(StandardCharsets.UTF_8) else s.getBytes(charset)
       r.setBody(bytes)
-      if r.header(HeaderNames.ContentType).isEmpty then r.addHeader(HeaderNames.ContentType, contentType)
+      if !r.hasHeader(HeaderNames.ContentType) then r.addHeader(HeaderNames.ContentType, contentType)
 
   final class Variant(val appliesTo: Any => Boolean, val status: Int, val plan: OutputPlan)
 
@@ -96,7 +112,7 @@ private[server] object OutputPlan:
         i += 1
       throw IllegalStateException(s"no oneOf variant applies to a value of ${v.getClass.getName}")
 
-  final class Mapped(offset: Int, width: Int, g: Any => Any, inner: OutputPlan) extends Writer(offset, width):
+  final class Mapped(offset: Int, width: Int, g: Any => Any, val inner: OutputPlan) extends Writer(offset, width):
     override def addsHeader = inner.expectedHeaders > 0
     def write(v: Any, r: ServerResponse): Unit = inner.write(g(v), r)
 

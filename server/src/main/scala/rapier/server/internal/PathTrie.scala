@@ -1,6 +1,7 @@
 package rapier.server.internal
 
 import rapier.model.PercentEncoding
+import rapier.server.ServerRequest
 
 import scala.collection.mutable
 
@@ -18,16 +19,16 @@ private[server] enum PathPart:
  * `/a/{rest*}` both get their requests. Segments are compared as ranges of the request target: no substring is
  * made unless a segment is percent-encoded.
  */
-private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E], val captureSlots: Int):
+private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E], val maxCaptures: Int):
   import PathTrie.*
 
   /**
    * The endpoint for `method` at the path `target[from, to)`, or null. `from` is the path's leading `/` (or `to`,
-   * for an empty path). The ranges of captured segments go into `captures` as start/end pairs, in path order; the
+   * for an empty path). The ranges of captured segments go to `request`, in path order; the
    * rest of a path is one range.
    */
-  def find(target: String, from: Int, to: Int, method: String, captures: Array[Int]): E | Null =
-    walk(root, target, firstSegment(from, to), to, method, captures, 0)
+  def find(target: String, from: Int, to: Int, method: String, request: ServerRequest): E | Null =
+    walk(root, target, firstSegment(from, to), to, method, request, 0)
 
   /** The methods that some endpoint accepts at this path, in the order an `Allow` header lists them. */
   def allowedMethods(target: String, from: Int, to: Int): List[String] =
@@ -40,15 +41,14 @@ private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E
   /** The index of the `/` before the next segment, or `to` when there are none (`/` and the empty path). */
   private def firstSegment(from: Int, to: Int): Int = if to - from <= 1 then to else from
 
-  private def walk(node: Node[E], t: String, i: Int, to: Int, method: String, captures: Array[Int], k: Int): E | Null =
+  private def walk(node: Node[E], t: String, i: Int, to: Int, method: String, request: ServerRequest, k: Int): E |
+    Null =
     if i >= to then
       val here = node.methods.find(method)
       if here != null then here
       else if node.rest != null then
         val e = node.rest.methods.find(method)
-        if e != null then
-          captures(2 * k) = to
-          captures(2 * k + 1) = to
+        if e != null then request.capture(k, to, to, maxCaptures)
         e
       else null
     else
@@ -60,23 +60,20 @@ private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E
         end += 1
       // 1. a fixed segment
       val child = fixedChild(node, t, start, end, escaped)
-      val viaFixed = if child == null then null else walk(child, t, end, to, method, captures, k)
+      val viaFixed = if child == null then null else walk(child, t, end, to, method, request, k)
       if viaFixed != null then viaFixed
       else
         // 2. a capture, which never takes an empty segment
         val viaCapture =
           if node.capture == null || end == start then null
-          else walk(node.capture, t, end, to, method, captures, k + 1)
+          else walk(node.capture, t, end, to, method, request, k + 1)
         if viaCapture != null then
-          captures(2 * k) = start
-          captures(2 * k + 1) = end
+          request.capture(k, start, end, maxCaptures)
           viaCapture
         else if node.rest != null then
           // 3. the rest of the path
           val e = node.rest.methods.find(method)
-          if e != null then
-            captures(2 * k) = start
-            captures(2 * k + 1) = to
+          if e != null then request.capture(k, start, to, maxCaptures)
           e
         else null
 
@@ -173,7 +170,7 @@ private[server] object PathTrie:
             case null => node.any = endpoint; None
             case existing => Some(existing.asInstanceOf[E])
 
-    def build(): PathTrie[E] = new PathTrie(freeze(root), 2 * math.max(maxCaptures, 1))
+    def build(): PathTrie[E] = new PathTrie(freeze(root), maxCaptures)
 
     private def freeze(d: Draft): Node[E] =
       Node(

@@ -9,13 +9,15 @@ class PathTrieTest extends munit.FunSuite:
     b.build()
 
   private def find(t: PathTrie[String], method: String, path: String): Option[(String, List[String])] =
-    val captures = new Array[Int](t.captureSlots)
+    val request = PathTrieTest.Request()
     val end = path.indexOf('?') match
       case -1 => path.length
       case i => i
-    Option(t.find(path, 0, end, method, captures)).map { found =>
+    Option(t.find(path, 0, end, method, request)).map { found =>
       val n = found.count(_ == '#')
-      found.takeWhile(_ != '#') -> (0 until n).map(k => path.substring(captures(2 * k), captures(2 * k + 1))).toList
+      found.takeWhile(_ != '#') -> (0 until n).map(k =>
+        path.substring(request.captureStart(k), request.captureEnd(k))
+      ).toList
     }
 
   private val books = trie(
@@ -82,6 +84,17 @@ class PathTrieTest extends munit.FunSuite:
     assertEquals(b.add(List(Fixed("u"), Capture), Some("PUT"), "third"), None)
     assertEquals(b.add(List(Fixed("u"), Capture), None, "any"), None)
     assertEquals(b.add(List(Fixed("u"), Capture), None, "any2"), Some("any"))
+
+object PathTrieTest:
+  /** Only somewhere for the trie to write captures. */
+  final class Request extends rapier.server.ServerRequest:
+    def method = rapier.model.Method.GET
+    def uri = ""
+    def protocol = "HTTP/1.1"
+    def headerOrNull(name: String) = null
+    def headerValues(name: String) = Nil
+    def headers = Nil
+    def remoteAddressOrNull = null
 
 class SegmentTableTest extends munit.FunSuite:
   test("small tables are scanned, large ones hashed; both find keys by range"):
