@@ -107,18 +107,7 @@ private final class LeanHandler extends io.netty.channel.ChannelInboundHandlerAd
       if request.method == HttpMethod.GET && uri.startsWith("/path0/") then s"ok ${uri.substring(7).toInt}"
       else if request.method == HttpMethod.POST && uri == "/pathBytes0" then s"ok ${filled}"
       else null
-    val response =
-      if text == null then DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NOT_FOUND)
-      else
-        val r = DefaultFullHttpResponse(
-          HttpVersion.HTTP_1_1,
-          HttpResponseStatus.OK,
-          Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8))
-        )
-        r.headers.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8")
-        r
-    HttpUtil.setContentLength(response, response.content.readableBytes)
-    ctx.writeAndFlush(response)
+    HandWritten.respond(ctx, text)
 
 /**
  * The plain Netty handler for the same two endpoints: aggregated requests, a manual route on the path, the body
@@ -134,13 +123,18 @@ private final class VanillaHandler extends SimpleChannelInboundHandler[FullHttpR
         request.content.readBytes(bytes)
         s"ok ${bytes.length}"
       else null
+    HandWritten.respond(ctx, text)
+
+/** What both hand-written handlers answer: the text as `text/plain`, or 404 for null. */
+private object HandWritten:
+  def respond(ctx: ChannelHandlerContext, text: String | Null): Unit =
     val response =
       if text == null then DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NOT_FOUND)
       else
         val r = DefaultFullHttpResponse(
           HttpVersion.HTTP_1_1,
           HttpResponseStatus.OK,
-          Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8))
+          Unpooled.wrappedBuffer(text.nn.getBytes(StandardCharsets.UTF_8))
         )
         r.headers.set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=UTF-8")
         r
