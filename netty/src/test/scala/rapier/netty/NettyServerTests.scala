@@ -5,12 +5,16 @@ import rapier.testkit.*
 
 import scala.concurrent.Future
 
-/** The shared server test kit, on Netty. */
+/** The shared server test kit, on Netty with its native transport (epoll, here). */
 class NettyServerTests extends ServerTests:
-  def server: TestServer = NettyTestServer
+  def server: TestServer = NettyTestServer(NettyTransport.Auto)
 
-object NettyTestServer extends TestServer:
-  def name = "netty"
+/** The shared server test kit, on Netty with Java NIO, the transport used where epoll is not available. */
+class NettyNioServerTests extends ServerTests:
+  def server: TestServer = NettyTestServer(NettyTransport.Nio)
+
+final class NettyTestServer(transport: NettyTransport) extends TestServer:
+  def name = s"netty (${transport.toString.toLowerCase})"
 
   def start(endpoints: List[ServerEndpoint[Future]], config: TestServerConfig): RunningServer =
     val options = NettyServerOptions()
@@ -22,6 +26,7 @@ object NettyTestServer extends TestServer:
       .withIdleTimeout(config.idleTimeout)
       .withShutdownTimeout(config.shutdownTimeout)
       .withServerOptions(config.serverOptions)
+      .withTransport(transport)
     val binding = NettyServer(endpoints, options).start()
     new RunningServer:
       def port: Int = binding.port
