@@ -18,6 +18,10 @@ val versions = new {
   val slf4j = "2.0.17"
   val munit = "1.3.0"
   val munitScalacheck = "1.3.0"
+  val jsoniter = "2.38.17"
+  // The peer in the performance suite, with the versions it brings (Netty 4.1, jsoniter 2.33).
+  val tapir = "1.11.15"
+  val tapirJsoniter = "2.33.2"
 }
 
 val munit = "org.scalameta" %% "munit" % versions.munit
@@ -35,7 +39,7 @@ val testSettings = Seq(
 )
 
 lazy val root = (project in file("."))
-  .aggregate(core, server, netty, testkit, examples, bench)
+  .aggregate(core, server, netty, testkit, examples, bench, perfCommon, perf, perfTapir)
   .settings(name := "rapier", publish / skip := true)
 
 lazy val core = (project in file("core"))
@@ -103,3 +107,54 @@ lazy val bench = (project in file("bench"))
     publish / skip := true,
     libraryDependencies += "org.slf4j" % "slf4j-nop" % versions.slf4j
   )
+
+// The performance suite. perfCommon is plain JDK code both server sides share; perf holds the runner and the servers on
+// Rapier's Netty; perfTapir holds Tapir's servers on the Netty version Tapir brings, with a vanilla twin on that same
+// version. The vanilla Netty handler is one source, compiled on both sides.
+lazy val perfCommon = (project in file("perf-suite/common"))
+  .settings(testSettings)
+  .settings(name := "rapier-perf-common", publish / skip := true)
+
+val vanillaNettySources = Compile / unmanagedSourceDirectories +=
+  (LocalRootProject / baseDirectory).value / "perf-suite" / "vanilla-netty"
+
+lazy val perf = (project in file("perf-suite/rapier"))
+  .dependsOn(perfCommon, netty, testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-perf",
+    publish / skip := true,
+    vanillaNettySources,
+    libraryDependencies ++= Seq(
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % versions.jsoniter,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
+      "org.slf4j" % "slf4j-nop" % versions.slf4j
+    )
+  )
+
+lazy val perfTapir = (project in file("perf-suite/tapir"))
+  .dependsOn(perfCommon)
+  .settings(
+    name := "rapier-perf-tapir",
+    publish / skip := true,
+    vanillaNettySources,
+    // Tapir's own choices, not Rapier's: its Netty (4.1) and its jsoniter.
+    libraryDependencies ++= Seq(
+      "com.softwaremill.sttp.tapir" %% "tapir-netty-server" % versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-jsoniter-scala" % versions.tapir,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.tapirJsoniter % Provided,
+      "org.slf4j" % "slf4j-nop" % versions.slf4j
+    )
+  )
+
+/** Compiles the suite's two sides and writes their run-time classpaths where ./perf reads them. */
+lazy val perfStage = taskKey[Unit]("Compile the performance suite and write its classpaths for ./perf")
+perfStage := {
+  val out = (LocalRootProject / target).value / "perf"
+  IO.createDirectory(out)
+  val rapierCp = (perf / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator)
+  val tapirCp = (perfTapir / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator)
+  IO.write(out / "classpath-rapier.txt", rapierCp)
+  IO.write(out / "classpath-tapir.txt", tapirCp)
+  streams.value.log.info(s"perf classpaths written to $out")
+}

@@ -1,0 +1,48 @@
+package rapier.perf.common
+
+/**
+ * What every server in the suite serves, whatever it is built on, so that they can be compared. For each route
+ * number `n` (0 only, or 0 to 127 for the Multi variants):
+ *
+ *   - `GET /path{n}/{id}`: `id` an Int; answers `ok {id}` as `text/plain`
+ *   - `POST /path{n}`: a text body; answers `ok {length in characters}`
+ *   - `POST /pathBytes{n}`: a binary body; answers `ok {length in bytes}`
+ *   - `POST /pathJson{n}`: a JSON [[Order]]; answers the same order, decoded and encoded again, as `application/json`
+ *
+ * Anything else is a 404; a body larger than [[MaxBodySize]] a 413.
+ */
+object PerfApi:
+  val TextPlain = "text/plain; charset=UTF-8"
+  val Json = "application/json"
+
+  /** Large enough for the 5 MB scenarios, the same for every server. */
+  val MaxBodySize: Int = 16 * 1024 * 1024
+
+  def ok(value: Int): String = s"ok $value"
+
+/** The JSON document of the PostJson scenario: an order with a few hundred lines, about 64 KB. */
+final case class Order(id: Long, customer: Customer, lines: List[OrderLine], notes: String, createdAt: String)
+final case class Customer(id: Long, name: String, email: String, tags: List[String])
+final case class OrderLine(sku: String, description: String, quantity: Int, unitPrice: Double, discounted: Boolean)
+
+object Order:
+  /** The same document every time: deterministic content, `size` lines. */
+  def sample(size: Int): Order =
+    Order(
+      id = 90210L,
+      customer = Customer(42L, "Ada Lovelace", "ada@example.com", List("vip", "early-adopter", "analytical-engine")),
+      lines = List.tabulate(size) { i =>
+        OrderLine(
+          sku = f"SKU-$i%06d",
+          description = s"Item $i: a part of the difference engine, brass, numbered ${i * 7919 % 10007}",
+          quantity = 1 + i % 9,
+          unitPrice = (i % 500) * 1.25 + 0.99,
+          discounted = i % 3 == 0
+        )
+      },
+      notes = "Deliver to the Royal Society. " * 8,
+      createdAt = "2024-01-31T12:00:00Z"
+    )
+
+  /** About 64 KB once encoded. */
+  val LinesFor64KB = 434

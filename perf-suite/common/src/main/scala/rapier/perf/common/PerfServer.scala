@@ -1,0 +1,24 @@
+package rapier.perf.common
+
+/**
+ * A server of the suite, started by [[ServerMain]] in a JVM of its own. Implementations have a public no-argument
+ * constructor: the launcher instantiates them by class name.
+ */
+trait PerfServer:
+  /** Starts serving and returns the port bound (the one asked for, or a free one for 0). */
+  def start(config: ServerConfig): Int
+
+  /** Stops serving. */
+  def stop(): Unit
+
+/**
+ * How to start a server of the suite.
+ *
+ * @param routes
+ *   1, or 128 for the Multi variants (`/path0` to `/path127`)
+ * @param requestLog
+ *   the library's request log on, with its logger configured to write nothing (the seeds' "(i)" variant)
+ * @param threads
+ *   event loop threads: every server gets the same number, one per CPU it is pinned to
+ */
+final case class ServerConfig(port: Int, routes: Int, requestLog: Boolean, threads: Int)

@@ -1,0 +1,48 @@
+package rapier.perf.common
+
+/**
+ * The entry point of a server JVM:
+ * {{{
+ * java -cp ... rapier.perf.common.ServerMain <PerfServer class> --port P --routes R --log true|false --threads T
+ * }}}
+ * Starts the server and its [[ControlServer]], then prints one line the runner waits for:
+ * `RAPIER_PERF_READY port=<port> control=<port> pid=<pid>`. Stops on SIGTERM (or when its input closes).
+ */
+object ServerMain:
+  val ReadyPrefix = "RAPIER_PERF_READY"
+
+  def main(args: Array[String]): Unit =
+    if args.isEmpty then fail("usage: ServerMain <PerfServer class> --port P --routes R --log true|false --threads T")
+    val className = args.head
+    val flags = args.tail.grouped(2).collect { case Array(k, v) => k -> v }.toMap
+    def int(name: String, default: Int) =
+      flags.get(name).map(v => v.toIntOption.getOrElse(fail(s"$name must be a number, not '$v'"))).getOrElse(default)
+    val config = ServerConfig(
+      port = int("--port", 0),
+      routes = int("--routes", 1),
+      requestLog = flags.get("--log").contains("true"),
+      threads = int("--threads", Runtime.getRuntime.availableProcessors)
+    )
+    val server =
+      try Class.forName(className).getDeclaredConstructor().newInstance().asInstanceOf[PerfServer]
+      catch case e: ReflectiveOperationException => fail(s"cannot create the server $className: $e")
+    val port = server.start(config)
+    val control = ControlServer()
+    Runtime.getRuntime.addShutdownHook(Thread(
+      () =>
+        server.stop();
+        control.stop()
+      ,
+      "perf-server-stop"
+    ))
+    println(s"$ReadyPrefix port=$port control=${control.port} pid=${ProcessHandle.current.pid}")
+    System.out.flush()
+    // Foreground mode (./perf serve) keeps running until Ctrl-C; under the runner, closing our input stops us too.
+    if flags.get("--stop-on-eof").contains("true") then
+      while System.in.read() != -1 do ()
+      System.exit(0)
+    else Thread.currentThread.join()
+
+  private def fail(message: String): Nothing =
+    System.err.println(message)
+    sys.exit(2)

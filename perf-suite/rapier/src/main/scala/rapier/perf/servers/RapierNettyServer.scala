@@ -1,0 +1,56 @@
+package rapier.perf.servers
+
+import com.github.plokhotnyuk.jsoniter_scala.core.{JsonReaderException, readFromArray, writeToArray}
+import rapier.*
+import rapier.model.MediaType
+import rapier.netty.{NettyServer, NettyServerOptions}
+import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
+import rapier.perf.vanilla.PayloadCodecs.given
+import rapier.server.*
+
+import scala.concurrent.Future
+
+/**
+ * The suite's endpoints on Rapier's Netty server, written as a user would, with the server's defaults except for the
+ * request log, which the Rapier variant turns off and the RapierLog variant keeps (at its default level, DEBUG, with
+ * a logger that writes nothing).
+ */
+final class RapierNettyServer extends PerfServer:
+  private var binding: NettyServer.Binding | Null = null
+
+  def start(config: ServerConfig): Int =
+    val options = NettyServerOptions()
+      .withHost("0.0.0.0")
+      .withPort(config.port)
+      .withEventLoopThreads(config.threads)
+      .withMaxBodySize(PerfApi.MaxBodySize)
+      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
+    val started = NettyServer((0 until config.routes).toList.flatMap(RapierNettyServer.endpoints), options).start()
+    binding = started
+    started.port
+
+  def stop(): Unit = if binding != null then binding.nn.stop()
+
+object RapierNettyServer:
+  /** JSON as a user writes it today: a body codec over bytes, with jsoniter reading and writing them directly. */
+  private val orderJson: EndpointIO.Body[Array[Byte], Order] =
+    val codec = Codec[Array[Byte], Order](Schema(SchemaType.SProduct(Nil)), MediaType.ApplicationJson) { bytes =>
+      try DecodeResult.Value(readFromArray[Order](bytes))
+      catch case e: JsonReaderException => DecodeResult.Error("a JSON order", Some(e))
+    }(writeToArray(_))
+    EndpointIO.Body(RawBodyType.ByteArrayBody, codec)
+
+  def endpoints(n: Int): List[ServerEndpoint[Future]] = List(
+    endpoint.get.in(s"path$n" / path[Int]("id")).out(stringBody).serverLogicSuccess(id =>
+      Future.successful(PerfApi.ok(id))
+    ),
+    endpoint.post.in(s"path$n").in(stringBody).out(stringBody).serverLogicSuccess(s =>
+      Future.successful(PerfApi.ok(s.length))
+    ),
+    endpoint.post
+      .in(s"pathBytes$n")
+      .in(byteArrayBody)
+      .out(stringBody)
+      .serverLogicSuccess(b => Future.successful(PerfApi.ok(b.length))),
+    endpoint.post.in(s"pathJson$n").in(orderJson).out(orderJson).serverLogicSuccess(Future.successful)
+  )

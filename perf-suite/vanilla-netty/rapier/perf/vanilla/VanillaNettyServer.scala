@@ -1,0 +1,159 @@
+package rapier.perf.vanilla
+
+import io.netty.bootstrap.ServerBootstrap
+import io.netty.buffer.Unpooled
+import io.netty.channel.*
+import io.netty.handler.codec.http.*
+import io.netty.util.ReferenceCountUtil
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+
+import java.nio.charset.StandardCharsets
+
+/**
+ * The suite's endpoints written directly on Netty: the fastest honest code one would write by hand. Requests are not
+ * aggregated; a body is copied once, into an array of its Content-Length; routes are a hash map on the first path
+ * segment; responses are flushed once per read burst. The same source is compiled against each Netty version the
+ * suite uses (see `EventLoops`), so each version has the same vanilla twin.
+ */
+final class VanillaNettyServer extends PerfServer:
+  private var groups: EventLoops.Groups = null
+  private var channel: Channel = null
+
+  def start(config: ServerConfig): Int =
+    val routes = Routes(config.routes)
+    groups = EventLoops.create(config.threads)
+    channel = ServerBootstrap()
+      .group(groups.boss, groups.workers)
+      .channel(groups.serverChannel)
+      .option(ChannelOption.SO_BACKLOG, Integer.valueOf(1024))
+      .childOption(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
+      .childHandler(new ChannelInitializer[Channel]:
+        override def initChannel(ch: Channel): Unit =
+          ch.pipeline.addLast(
+            HttpServerCodec(
+              HttpDecoderConfig().setMaxInitialLineLength(8192).setMaxHeaderSize(16384).setMaxChunkSize(65536)
+            )
+          )
+          ch.pipeline.addLast(VanillaHandler(routes)))
+      .bind("0.0.0.0", config.port)
+      .sync()
+      .channel()
+    channel.localAddress.asInstanceOf[java.net.InetSocketAddress].getPort
+
+  def stop(): Unit =
+    if channel != null then channel.close().syncUninterruptibly()
+    if groups != null then groups.shutdown()
+
+/** Route table: the first path segment (`path3`, `pathBytes3`, `pathJson3`) to what it serves. */
+private final class Routes(count: Int):
+  private val table = java.util.HashMap[String, Integer]()
+  for n <- 0 until count do
+    table.put(s"path$n", Routes.Text)
+    table.put(s"pathBytes$n", Routes.Bytes)
+    table.put(s"pathJson$n", Routes.Json)
+
+  /** The kind of the route whose first segment is `segment`, or -1. */
+  def kind(segment: String): Int =
+    val k = table.get(segment)
+    if k == null then -1 else k.intValue
+
+private object Routes:
+  val Text = 0
+  val Bytes = 1
+  val Json = 2
+
+/** One per connection: reads a request, copies its body once, answers. */
+private final class VanillaHandler(routes: Routes) extends ChannelInboundHandlerAdapter:
+  private var request: HttpRequest = null
+  private var body: Array[Byte] = null
+  private var filled = 0
+  private var flushPending = false
+
+  override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit = msg match
+    case r: HttpRequest =>
+      request = r
+      val length = HttpUtil.getContentLength(r, 0L)
+      if length > PerfApi.MaxBodySize then
+        respond(ctx, HttpResponseStatus.valueOf(413), "too large", PerfApi.TextPlain, close = true)
+        request = null
+      else
+        body = if length > 0 then new Array[Byte](length.toInt) else Array.emptyByteArray
+        filled = 0
+      r match
+        case c: HttpContent => onContent(ctx, c)
+        case _ =>
+    case c: HttpContent => onContent(ctx, c)
+    case other => ReferenceCountUtil.release(other)
+
+  private def onContent(ctx: ChannelHandlerContext, content: HttpContent): Unit =
+    try
+      if request != null then
+        val n = content.content.readableBytes
+        if n > 0 && filled + n <= body.length then
+          content.content.getBytes(content.content.readerIndex, body, filled, n)
+          filled += n
+        if content.isInstanceOf[LastHttpContent] then
+          val r = request
+          request = null
+          serve(ctx, r)
+    finally content.release()
+
+  override def channelReadComplete(ctx: ChannelHandlerContext): Unit =
+    if flushPending then
+      flushPending = false
+      ctx.flush()
+
+  private def serve(ctx: ChannelHandlerContext, r: HttpRequest): Unit =
+    val keepAlive = HttpUtil.isKeepAlive(r)
+    val uri = r.uri
+    val queryAt = uri.indexOf('?')
+    val path = if queryAt < 0 then uri else uri.substring(0, queryAt)
+    val second = path.indexOf('/', 1)
+    val first = if second < 0 then path.substring(1) else path.substring(1, second)
+    val kind = routes.kind(first)
+    val get = r.method == HttpMethod.GET
+    val post = r.method == HttpMethod.POST
+    if kind == Routes.Text && get && second > 0 then
+      val id = path.substring(second + 1).toIntOption
+      id match
+        case Some(i) => respond(ctx, HttpResponseStatus.OK, PerfApi.ok(i), PerfApi.TextPlain, !keepAlive)
+        case None => respond(ctx, HttpResponseStatus.BAD_REQUEST, "bad id", PerfApi.TextPlain, !keepAlive)
+    else if second >= 0 then respond(ctx, HttpResponseStatus.NOT_FOUND, "not found", PerfApi.TextPlain, !keepAlive)
+    else if kind == Routes.Text && post then
+      val text = new String(body, 0, filled, StandardCharsets.UTF_8)
+      respond(ctx, HttpResponseStatus.OK, PerfApi.ok(text.length), PerfApi.TextPlain, !keepAlive)
+    else if kind == Routes.Bytes && post then
+      respond(ctx, HttpResponseStatus.OK, PerfApi.ok(filled), PerfApi.TextPlain, !keepAlive)
+    else if kind == Routes.Json && post then
+      PayloadCodecs.echo(body, filled) match
+        case Some(json) => respondBytes(ctx, HttpResponseStatus.OK, json, PerfApi.Json, !keepAlive)
+        case None => respond(ctx, HttpResponseStatus.BAD_REQUEST, "bad json", PerfApi.TextPlain, !keepAlive)
+    else respond(ctx, HttpResponseStatus.NOT_FOUND, "not found", PerfApi.TextPlain, !keepAlive)
+
+  private def respond(
+      ctx: ChannelHandlerContext,
+      status: HttpResponseStatus,
+      text: String,
+      contentType: String,
+      close: Boolean
+  ): Unit =
+    respondBytes(ctx, status, text.getBytes(StandardCharsets.UTF_8), contentType, close)
+
+  private def respondBytes(
+      ctx: ChannelHandlerContext,
+      status: HttpResponseStatus,
+      bytes: Array[Byte],
+      contentType: String,
+      close: Boolean
+  ): Unit =
+    val response = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes))
+    response.headers.set(HttpHeaderNames.CONTENT_TYPE, contentType)
+    response.headers.set(HttpHeaderNames.CONTENT_LENGTH, bytes.length)
+    if close then
+      response.headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
+      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE)
+    else
+      ctx.write(response)
+      flushPending = true
+
+  override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = ctx.close()
