@@ -1,0 +1,179 @@
+package rapier.perf
+
+import java.nio.file.{Path, Paths}
+
+/** What `./perf` was asked to do. */
+enum Command:
+  case Run(options: RunOptions)
+  case ListCatalogue
+  case Serve(server: String, port: Int)
+  case Render(results: Path)
+  case Help
+
+/** Options of a run; see [[Cli.usage]]. */
+final case class RunOptions(
+    servers: List[String] = List("netty.*"),
+    scenarios: List[String] = List("SimpleGet", "SimpleGetMultiRoute", "PostBytes"),
+    users: List[Int] = List(64),
+    durationSeconds: Int = 5,
+    warmupSeconds: Int = 5,
+    rounds: Int = 1,
+    out: Option[Path] = None,
+    target: Option[(String, Int)] = None,
+    jvmOptions: List[String] = List("-Xms1g", "-Xmx1g"),
+    serverCpus: Option[String] = None,
+    loadCpus: Option[String] = None,
+    baseline: Option[Path] = None,
+    maxRegression: Double = 10.0,
+    quick: Boolean = false
+)
+
+object Cli:
+  val usage: String =
+    """|Usage: ./perf [options]              run the suite and write a report
+       |       ./perf --list                 list the servers and scenarios
+       |       ./perf serve NAME [--port P]  run one server in the foreground (to profile it by hand)
+       |       ./perf report RESULTS.json    write report.html and results.csv again beside a results.json
+       |
+       |Options (lists are comma-separated; names accept * and ? wildcards):
+       |  -s, --servers LIST       servers to run (default netty.*); each one's vanilla twin is added for ratios
+       |  -m, --scenarios LIST     scenarios, or * for all (default SimpleGet,SimpleGetMultiRoute,PostBytes)
+       |  -u, --users LIST         concurrent connections, one run each (default 64)
+       |  -d, --duration SECONDS   measured time of each run (default 5)
+       |      --warmup SECONDS     warm-up before each run, discarded (default 5); it goes on, one second at
+       |                           a time up to 4x as long, until throughput is stable within 5%
+       |  -r, --repeat ROUNDS      rounds, interleaved: every test once, then again (default 1)
+       |      --out DIR            where the report goes (default perf-results/<date-time>)
+       |      --target HOST:PORT   load a server that is already running instead of starting the catalogue's
+       |      --jvm-opts "OPTS"    JVM options of the servers (default "-Xms1g -Xmx1g")
+       |      --server-cpus LIST   CPUs the servers are pinned to (default: the first half)
+       |      --load-cpus LIST     CPUs wrk is pinned to (default: the second half)
+       |      --baseline FILE      results.json of an earlier run: fail if a ratio to vanilla regressed
+       |      --max-regression P   how many percent a ratio may drop against the baseline (default 10)
+       |      --quick              a smoke run of every server and scenario: 2 s runs, 1 s warm-up, 16 users
+       |  -h, --help               this text
+       |""".stripMargin
+
+  /** The command, or a message saying what is wrong with the arguments. */
+  def parse(args: List[String]): Either[String, Command] = args match
+    case Nil => Right(Command.Run(RunOptions()))
+    case ("-h" | "--help") :: _ => Right(Command.Help)
+    case "--list" :: Nil => Right(Command.ListCatalogue)
+    case "serve" :: name :: rest => serve(name, rest)
+    case "serve" :: Nil => Left("serve needs a server name (see ./perf --list)")
+    case "report" :: file :: Nil => Right(Command.Render(Paths.get(file)))
+    case "report" :: _ => Left("report needs one results.json file")
+    case _ => run(args, RunOptions(), Set.empty)
+
+  private def serve(name: String, rest: List[String]): Either[String, Command] =
+    if Catalogue.byName(name).isEmpty then Left(s"unknown server '$name' (see ./perf --list)")
+    else
+      rest match
+        case Nil => Right(Command.Serve(name, 8080))
+        case ("--port" | "-p") :: p :: Nil => port(p).map(Command.Serve(name, _))
+        case other => Left(s"serve takes only --port P, not: ${other.mkString(" ")}")
+
+  /** `explicit` holds the options set explicitly, which `--quick` leaves as they are. */
+  private def run(args: List[String], o: RunOptions, explicit: Set[String]): Either[String, Command] = args match
+    case Nil =>
+      val options = if o.quick then quickDefaults(o, explicit) else o
+      validate(options).map(Command.Run(_))
+    case flag :: tail if flag == "--quick" => run(tail, o.copy(quick = true), explicit)
+    case flag :: value :: tail if valued.contains(flag) =>
+      set(flag, value, o).flatMap(run(tail, _, explicit + canonical(flag)))
+    case flag :: Nil if valued.contains(flag) => Left(s"$flag needs a value")
+    case other :: _ => Left(s"unknown option '$other' (see ./perf --help)")
+
+  private val valued = Set(
+    "-s",
+    "--servers",
+    "-m",
+    "--scenarios",
+    "-u",
+    "--users",
+    "-d",
+    "--duration",
+    "--warmup",
+    "-r",
+    "--repeat",
+    "--out",
+    "--target",
+    "--jvm-opts",
+    "--server-cpus",
+    "--load-cpus",
+    "--baseline",
+    "--max-regression"
+  )
+
+  private def canonical(flag: String): String = flag match
+    case "-s" => "--servers"
+    case "-m" => "--scenarios"
+    case "-u" => "--users"
+    case "-d" => "--duration"
+    case "-r" => "--repeat"
+    case other => other
+
+  /** `--quick` changes only what was not given explicitly. */
+  private def quickDefaults(o: RunOptions, explicit: Set[String]): RunOptions =
+    def unless[T](flag: String, quick: T, current: T) = if explicit.contains(flag) then current else quick
+    o.copy(
+      servers = unless("--servers", List("*"), o.servers),
+      scenarios = unless("--scenarios", List("*"), o.scenarios),
+      users = unless("--users", List(16), o.users),
+      durationSeconds = unless("--duration", 2, o.durationSeconds),
+      warmupSeconds = unless("--warmup", 1, o.warmupSeconds)
+    )
+
+  private def set(flag: String, value: String, o: RunOptions): Either[String, RunOptions] = flag match
+    case "-s" | "--servers" => list(flag, value).map(v => o.copy(servers = v))
+    case "-m" | "--scenarios" => list(flag, value).map(v => o.copy(scenarios = v))
+    case "-u" | "--users" => list(flag, value).flatMap(ints(flag, _, 1, 100000)).map(v => o.copy(users = v))
+    case "-d" | "--duration" => int(flag, value, 1, 86400).map(v => o.copy(durationSeconds = v))
+    case "--warmup" => int(flag, value, 0, 3600).map(v => o.copy(warmupSeconds = v))
+    case "-r" | "--repeat" => int(flag, value, 1, 1000).map(v => o.copy(rounds = v))
+    case "--out" => Right(o.copy(out = Some(Paths.get(value))))
+    case "--target" => target(value).map(t => o.copy(target = Some(t)))
+    case "--jvm-opts" => Right(o.copy(jvmOptions = value.trim.split("\\s+").toList.filter(_.nonEmpty)))
+    case "--server-cpus" => cpus(flag, value).map(v => o.copy(serverCpus = Some(v)))
+    case "--load-cpus" => cpus(flag, value).map(v => o.copy(loadCpus = Some(v)))
+    case "--baseline" => Right(o.copy(baseline = Some(Paths.get(value))))
+    case "--max-regression" =>
+      value.toDoubleOption.filter(p => p >= 0 && p <= 100).toRight(
+        s"--max-regression must be a percentage, not '$value'"
+      )
+        .map(p => o.copy(maxRegression = p))
+
+  private def list(flag: String, value: String): Either[String, List[String]] =
+    val items = value.split(',').map(_.trim).filter(_.nonEmpty).toList
+    if items.isEmpty then Left(s"$flag needs at least one value") else Right(items)
+
+  private def int(flag: String, value: String, min: Int, max: Int): Either[String, Int] =
+    value.toIntOption.filter(v => v >= min && v <= max).toRight(
+      s"$flag must be a whole number from $min to $max, not '$value'"
+    )
+
+  private def ints(flag: String, values: List[String], min: Int, max: Int): Either[String, List[Int]] =
+    values.foldRight(Right(Nil): Either[String, List[Int]])((v, acc) =>
+      acc.flatMap(rest => int(flag, v, min, max).map(_ :: rest))
+    )
+
+  private def port(value: String): Either[String, Int] =
+    value.toIntOption.filter(p => p > 0 && p < 65536).toRight(s"a port is from 1 to 65535, not '$value'")
+
+  private def target(value: String): Either[String, (String, Int)] =
+    value.lastIndexOf(':') match
+      case i if i > 0 => port(value.substring(i + 1)).map(p => (value.substring(0, i), p))
+      case _ => Left(s"--target must be HOST:PORT, not '$value'")
+
+  private def cpus(flag: String, value: String): Either[String, String] =
+    if value.matches("""\d+(-\d+)?(,\d+(-\d+)?)*""") then Right(value)
+    else Left(s"$flag must be a CPU list such as 0 or 0-3 or 0,2, not '$value'")
+
+  private def validate(o: RunOptions): Either[String, RunOptions] =
+    val unknownServers = o.servers.filterNot(p => Catalogue.servers.exists(s => Glob.matches(p, s.name)))
+    val unknownScenarios = o.scenarios.filterNot(p => Scenarios.all.exists(s => Glob.matches(p, s.name)))
+    if o.target.isEmpty && unknownServers.nonEmpty then
+      Left(s"no server matches ${unknownServers.mkString(", ")} (see ./perf --list)")
+    else if unknownScenarios.nonEmpty then
+      Left(s"no scenario matches ${unknownScenarios.mkString(", ")} (see ./perf --list)")
+    else Right(o)

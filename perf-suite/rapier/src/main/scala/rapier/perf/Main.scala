@@ -1,0 +1,133 @@
+package rapier.perf
+
+import rapier.perf.report.{Baseline, Csv, Html, Terminal}
+
+import java.nio.file.{Files, Paths}
+import java.time.LocalDateTime
+import java.time.format.DateTimeFormatter
+
+/** `./perf`: the performance suite. See [[Cli.usage]]. */
+object Main:
+  def main(args: Array[String]): Unit = sys.exit(run(args.toList))
+
+  /** Runs a command and returns the exit code: 0 done, 2 bad arguments or setup, 3 regression against a baseline. */
+  def run(args: List[String]): Int = Cli.parse(args) match
+    case Left(message) =>
+      System.err.println(s"perf: $message\n")
+      System.err.println(Cli.usage)
+      2
+    case Right(Command.Help) =>
+      println(Cli.usage)
+      0
+    case Right(Command.ListCatalogue) =>
+      println("Servers:")
+      Catalogue.servers.foreach(s =>
+        println(f"  ${s.name}%-26s ${s.description}${s.twin.fold("")(t => s" (compared with $t)")}")
+      )
+      println("\nScenarios:")
+      Scenarios.all.foreach(s => println(f"  ${s.name}%-20s ${s.description}"))
+      0
+    case Right(Command.Serve(name, port)) => serve(name, port)
+    case Right(Command.Render(file)) => render(file)
+    case Right(Command.Run(options)) => runSuite(options, args)
+
+  /**
+   * The class path of each side: files the build wrote, named by ./perf in system properties; the runner's own
+   * class path for Rapier's side when run otherwise (from tests, or sbt).
+   */
+  private def classpaths: Map[Side, String] =
+    def fromProperty(name: String) = Option(System.getProperty(name)).flatMap(f => Runner.classpathFrom(Paths.get(f)))
+    val rapier = fromProperty("rapier.perf.classpath.rapier").getOrElse(System.getProperty("java.class.path"))
+    Map(Side.Rapier -> rapier) ++ fromProperty("rapier.perf.classpath.tapir").map(Side.Tapir -> _)
+
+  private def serve(name: String, port: Int): Int =
+    val spec = Catalogue.byName(name).get
+    classpaths.get(spec.side) match
+      case None =>
+        System.err.println(s"perf: the ${spec.side} side of the suite is not built; run it through ./perf")
+        2
+      case Some(cp) =>
+        val java = ProcessHandle.current.info.command.orElse("java")
+        val command = ServerProcess.command(
+          java,
+          RunOptions().jvmOptions,
+          cp,
+          spec,
+          port,
+          Runtime.getRuntime.availableProcessors,
+          None,
+          stopOnEof = false
+        )
+        println(s"Starting ${spec.name}: ${spec.description}. Ctrl-C stops it.")
+        ProcessBuilder(command*).inheritIO().start().waitFor()
+
+  /** The reports of an earlier run, written again from its rows (summaries recomputed). */
+  private def render(file: java.nio.file.Path): Int =
+    if !Files.isRegularFile(file) then
+      System.err.println(s"perf: no such file: $file")
+      2
+    else
+      RunResults.fromJson(Files.readAllBytes(file)) match
+        case Left(why) =>
+          System.err.println(s"perf: $why")
+          2
+        case Right(old) =>
+          val summaries = RunResults.summarize(old.rows, name => Catalogue.byName(name).flatMap(_.twin))
+          val dir = Option(file.toAbsolutePath.getParent).getOrElse(Paths.get("."))
+          write(dir, old.copy(summaries = summaries))
+          println(Terminal.summary(summaries))
+          println(s"\nReport: ${dir.resolve("report.html")}")
+          0
+
+  private def write(out: java.nio.file.Path, results: RunResults): Unit =
+    Files.write(out.resolve("results.json"), RunResults.toJson(results))
+    Files.writeString(out.resolve("results.csv"), Csv.render(results.rows))
+    Files.writeString(out.resolve("report.html"), Html.render(results))
+
+  private def runSuite(o: RunOptions, args: List[String]): Int =
+    if Wrk.version.isEmpty then
+      System.err.println("perf: wrk is not installed (on Debian or Ubuntu: apt-get install wrk)")
+      return 2
+    val out = o.out.getOrElse(Paths.get(
+      "perf-results",
+      LocalDateTime.now.format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"))
+    ))
+    Files.createDirectories(out)
+    val runner = Runner(o, out, classpaths, line => System.err.println(line))
+    if !runner.pinned then
+      System.err.println("perf: note: servers and wrk are not pinned to separate CPUs (needs Linux, taskset, 2+ CPUs)")
+    val started = Runner.now()
+    val rows = runner.run()
+    val summaries = RunResults.summarize(rows, name => runner.servers.find(_.name == name).flatMap(_.twin))
+    val meta = Meta(
+      started,
+      Runner.now(),
+      ("./perf" :: args).mkString(" "),
+      runner.machine,
+      o.durationSeconds,
+      o.warmupSeconds,
+      o.rounds,
+      o.users,
+      o.jvmOptions,
+      o.target.map((h, p) => s"$h:$p")
+    )
+    val results = RunResults(meta, rows, summaries)
+    write(out, results)
+    println(Terminal.summary(summaries))
+    println(s"\nReport: ${out.resolve("report.html").toAbsolutePath}")
+    o.baseline match
+      case None => 0
+      case Some(file) =>
+        RunResults.fromJson(Files.readAllBytes(file)) match
+          case Left(why) =>
+            System.err.println(s"perf: cannot use the baseline $file: $why")
+            2
+          case Right(base) =>
+            val (regressions, compared) = Baseline.compare(base.summaries, summaries, o.maxRegression)
+            if regressions.isEmpty then
+              println(s"Baseline: $compared ratio(s) compared with $file, none dropped more than ${o.maxRegression}%.")
+              0
+            else
+              println(s"Baseline: ${regressions.size} of $compared ratio(s) dropped more than ${o.maxRegression}%:")
+              regressions.foreach(r => println(s"  REGRESSION $r"))
+              3

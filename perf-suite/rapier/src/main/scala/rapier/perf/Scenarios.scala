@@ -1,0 +1,117 @@
+package rapier.perf
+
+import com.github.plokhotnyuk.jsoniter_scala.core.{readFromArray, writeToArray}
+import rapier.perf.common.{Order, PerfApi}
+import rapier.perf.vanilla.PayloadCodecs.given
+
+import java.nio.charset.StandardCharsets
+
+/**
+ * One kind of request the load generator repeats, and how to tell a right answer from a wrong one.
+ *
+ * @param routes
+ *   how many routes a server must have to serve it (128: only the Multi variants)
+ */
+final case class Scenario(
+    name: String,
+    method: String,
+    path: String,
+    body: Option[Array[Byte]],
+    contentType: Option[String],
+    routes: Int,
+    description: String,
+    check: Array[Byte] => Option[String]
+):
+  def servable(server: ServerSpec): Boolean = server.routes >= routes
+
+object Scenarios:
+  private def expectText(expected: String): Array[Byte] => Option[String] = bytes =>
+    val text = new String(bytes, StandardCharsets.UTF_8)
+    if text == expected then None else Some(s"expected '$expected', got '${text.take(80)}'")
+
+  /** Text of `size` ASCII characters (so that characters and bytes count alike). */
+  private def text(size: Int): Array[Byte] =
+    val alphabet = "abcdefghijklmnopqrstuvwxyz0123456789 ".getBytes(StandardCharsets.US_ASCII)
+    Array.tabulate(size)(i => alphabet(i * 7 % alphabet.length))
+
+  /** Bytes of every value, in a fixed pseudo-random order. */
+  private def bytes(size: Int): Array[Byte] =
+    val random = java.util.Random(20240131L)
+    val b = new Array[Byte](size)
+    random.nextBytes(b)
+    b
+
+  private val order = Order.sample(Order.LinesFor64KB)
+  private val orderJson = writeToArray(order)
+
+  private val fiveMB = 5 * 1024 * 1024
+
+  val all: List[Scenario] = List(
+    Scenario("SimpleGet", "GET", "/path0/4", None, None, 1, "GET /path0/4", expectText(PerfApi.ok(4))),
+    Scenario(
+      "SimpleGetMultiRoute",
+      "GET",
+      "/path127/4",
+      None,
+      None,
+      128,
+      "GET /path127/4 on a server with 128 routes",
+      expectText(PerfApi.ok(4))
+    ),
+    Scenario(
+      "PostBytes",
+      "POST",
+      "/pathBytes0",
+      Some(bytes(256)),
+      Some("application/octet-stream"),
+      1,
+      "POST /pathBytes0 with 256 bytes",
+      expectText(PerfApi.ok(256))
+    ),
+    Scenario(
+      "PostString",
+      "POST",
+      "/path0",
+      Some(text(256)),
+      Some(PerfApi.TextPlain),
+      1,
+      "POST /path0 with 256 characters",
+      expectText(PerfApi.ok(256))
+    ),
+    Scenario(
+      "PostLongBytes",
+      "POST",
+      "/pathBytes0",
+      Some(bytes(fiveMB)),
+      Some("application/octet-stream"),
+      1,
+      "POST /pathBytes0 with 5 MB",
+      expectText(PerfApi.ok(fiveMB))
+    ),
+    Scenario(
+      "PostLongString",
+      "POST",
+      "/path0",
+      Some(text(fiveMB)),
+      Some(PerfApi.TextPlain),
+      1,
+      "POST /path0 with 5 MB of text",
+      expectText(PerfApi.ok(fiveMB))
+    ),
+    Scenario(
+      "PostJson",
+      "POST",
+      "/pathJson0",
+      Some(orderJson),
+      Some(PerfApi.Json),
+      1,
+      s"POST /pathJson0 with a ${orderJson.length / 1024} KB JSON order, decoded and encoded back",
+      answer =>
+        try if readFromArray[Order](answer) == order then None else Some("the order came back changed")
+        catch case e: Exception => Some(s"not an order: ${e.getMessage.take(80)}")
+    )
+  )
+
+  def byName(name: String): Option[Scenario] = all.find(_.name == name)
+
+  def select(patterns: List[String]): List[Scenario] = all.filter(s => patterns.exists(p => Glob.matches(p, s.name)))

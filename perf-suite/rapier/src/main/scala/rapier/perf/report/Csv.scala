@@ -1,0 +1,78 @@
+package rapier.perf.report
+
+import rapier.perf.Row
+
+/** `results.csv`: one row per server × scenario × users × round. */
+object Csv:
+  val header: List[String] = List(
+    "round",
+    "server",
+    "implementation",
+    "scenario",
+    "users",
+    "status",
+    "requests",
+    "duration_s",
+    "throughput_rps",
+    "p50_ms",
+    "p75_ms",
+    "p90_ms",
+    "p99_ms",
+    "p99_9_ms",
+    "p99_99_ms",
+    "max_ms",
+    "errors",
+    "server_cpu_utilization",
+    "load_cpu_utilization",
+    "load_bound",
+    "cpu_ms_per_1000",
+    "allocated_bytes_per_request",
+    "gc_count",
+    "gc_time_ms",
+    "peak_rss_mib",
+    "warmup_s",
+    "note"
+  )
+
+  def render(rows: List[Row]): String = (header :: rows.map(line)).map(_.map(field).mkString(",")).mkString(
+    "",
+    "\n",
+    "\n"
+  )
+
+  private def line(r: Row): List[String] =
+    def d(o: Option[Double]) = o.fold("")(v => f"$v%.4f")
+    val l = r.latencyMs
+    List(
+      r.round.toString,
+      r.server,
+      r.implementation,
+      r.scenario,
+      r.users.toString,
+      r.status,
+      r.requests.toString,
+      f"${r.durationSeconds}%.3f",
+      f"${r.throughput}%.1f",
+      d(l.map(_.p50)),
+      d(l.map(_.p75)),
+      d(l.map(_.p90)),
+      d(l.map(_.p99)),
+      d(l.map(_.p999)),
+      d(l.map(_.p9999)),
+      d(l.map(_.max)),
+      r.errors.toString,
+      d(r.serverCpuUtilization),
+      d(r.loadCpuUtilization),
+      r.loadBound.toString,
+      d(r.cpuMsPer1000),
+      d(r.allocatedBytesPerRequest),
+      r.gcCount.fold("")(_.toString),
+      r.gcTimeMs.fold("")(_.toString),
+      d(r.peakRssMiB),
+      r.warmupSeconds.toString,
+      r.note
+    )
+
+  /** RFC 4180 quoting, only where needed. */
+  private def field(s: String): String =
+    if s.exists(c => c == ',' || c == '"' || c == '\n' || c == '\r') then "\"" + s.replace("\"", "\"\"") + "\"" else s

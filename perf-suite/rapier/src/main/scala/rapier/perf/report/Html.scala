@@ -1,0 +1,326 @@
+package rapier.perf.report
+
+import rapier.perf.*
+import rapier.perf.report.Svg.{Bar, Series, escape}
+
+/** `report.html`: one self-contained page (no network), charts as inline SVG, every figure in a table. */
+object Html:
+  private val palette = Map(
+    "Vanilla" -> List("#4b5563", "#9ca3af", "#6b7280", "#d1d5db"),
+    "Rapier" -> List("#0f766e", "#14b8a6", "#115e59", "#5eead4"),
+    "Tapir" -> List("#c2410c", "#fb923c", "#9a3412", "#fdba74")
+  )
+
+  /** A color per server, by implementation, in catalogue order. */
+  private def colors(summaries: List[Summary]): Map[String, String] =
+    summaries.map(s => (s.implementation, s.server)).distinct.groupBy(_._1).toList.flatMap { (impl, servers) =>
+      val shades = palette.getOrElse(impl, List("#7c3aed", "#a78bfa"))
+      servers.map(_._2).zipWithIndex.map((server, i) => server -> shades(i % shades.size))
+    }.toMap
+
+  private def fmt(d: Double, digits: Int = 0): String = s"%,.${digits}f".format(d)
+
+  def render(results: RunResults): String =
+    val s = results.summaries
+    val color = colors(s)
+    val scenarios = s.map(_.scenario).distinct
+    val users = s.map(_.users).distinct
+    val m = results.meta
+    val sections = List.newBuilder[String]
+    sections += machine(m)
+    sections += notes(results)
+    sections += overview(s, users, scenarios)
+    sections += section(
+      "overhead",
+      "Throughput relative to the bare server",
+      "Each library's throughput divided by that of the hand-written server on the same Netty version, round by " +
+        "round; the bar is the mean, the whiskers the lowest and highest round. 100% is the bare server.",
+      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
+        val rows =
+          s.filter(x => x.users == u && x.scenario == sc && x.twin.isDefined && x.status != Status.NotApplicable)
+        chartBlock(s"$sc · $u users", Svg.bars(rows.map(ratioBar(_, color)), Some(1.0 -> "bare server")))
+      }.mkString
+    )
+    sections += section(
+      "efficiency",
+      "CPU efficiency relative to the bare server",
+      "The bare server's CPU time per request divided by the library's, round by round: the throughput ratio both " +
+        "would show with the server's CPU saturated. On a shared machine this is the steadier of the two figures, " +
+        "since a server that waited on the network shows less throughput without costing less.",
+      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
+        val rows =
+          s.filter(x => x.users == u && x.scenario == sc && x.twin.isDefined && x.status != Status.NotApplicable)
+        chartBlock(s"$sc · $u users", Svg.bars(rows.map(cpuRatioBar(_, color)), Some(1.0 -> "bare server")))
+      }.mkString
+    )
+    sections += section(
+      "throughput",
+      "Throughput",
+      "Requests per second; whiskers: lowest and highest round.",
+      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
+        val rows = s.filter(x => x.users == u && x.scenario == sc && x.status != Status.NotApplicable)
+        chartBlock(s"$sc · $u users", Svg.bars(rows.map(throughputBar(_, color))))
+      }.mkString
+    )
+    sections += section(
+      "latency",
+      "Latency",
+      "Percentiles as wrk recorded them, mean over rounds, logarithmic scale.",
+      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
+        val rows = s.filter(x => x.users == u && x.scenario == sc && x.latencyMs.isDefined)
+        val series = rows.map { r =>
+          val l = r.latencyMs.get
+          Series(r.server, color(r.server), List(l.p50, l.p75, l.p90, l.p99, l.p999, l.p9999))
+        }
+        chartBlock(s"$sc · $u users", Svg.lines(List("p50", "p75", "p90", "p99", "p99.9", "p99.99"), series, "ms"))
+      }.mkString
+    )
+    sections += section(
+      "cost",
+      "Cost per request",
+      "Server CPU time per 1,000 requests (from /proc), bytes the server allocated per request (from its threads' " +
+        "allocation counters), and the server's peak resident memory.",
+      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
+        val rows = s.filter(x => x.users == u && x.scenario == sc && x.status != Status.NotApplicable)
+        def metric(f: Summary => Option[Double], unit: String, digits: Int) =
+          Svg.bars(rows.map { r =>
+            f(r) match
+              case Some(v) => Bar(r.server, v, v, v, color(r.server), s"${fmt(v, digits)} $unit")
+              case None =>
+                Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "not measured" else r.status))
+          })
+        s"""<div class="trio"><h3>${escape(s"$sc · $u users")}</h3>
+           |<div><h4>CPU ms per 1,000 requests</h4>${metric(_.cpuMsPer1000, "ms", 1)}</div>
+           |<div><h4>Bytes allocated per request</h4>${metric(_.allocatedBytesPerRequest, "B", 0)}</div>
+           |<div><h4>Peak RSS</h4>${metric(_.peakRssMiB, "MiB", 0)}</div></div>""".stripMargin
+      }.mkString
+    )
+    sections += section("figures", "Every figure", "Means over valid rounds.", summaryTable(s))
+    sections += s"""<section id="runs"><details><summary>Every run (${results.rows.size})</summary>${rowTable(
+        results.rows
+      )}</details></section>"""
+    sections += method(m)
+    page(m, sections.result().mkString("\n"))
+
+  /** Every library server against every scenario, as a grid of ratios to the bare server: the run at a glance. */
+  private def overview(s: List[Summary], users: List[Int], scenarios: List[String]): String =
+    val servers = s.filter(_.twin.isDefined).map(_.server).distinct
+    def cell(x: Option[Summary]): String = x match
+      case Some(r) if r.ratio.isDefined =>
+        val v = r.ratio.get.mean
+        val cpu = r.cpuRatio.fold("")(c => f"<small>CPU ${c.mean * 100}%.0f%%</small>")
+        s"""<td class="${shade(v)}">${f"${v * 100}%.0f%%"}$cpu</td>"""
+      case Some(r) => s"""<td class="na">${escape(r.status)}</td>"""
+      case None => """<td class="na">–</td>"""
+    val tables = users.map { u =>
+      val head = scenarios.map(sc => s"<th>${escape(sc)}</th>").mkString
+      val rows = servers.map { server =>
+        val cells =
+          scenarios.map(sc => cell(s.find(x => x.server == server && x.scenario == sc && x.users == u))).mkString
+        s"<tr><th>${escape(server)}</th>$cells</tr>"
+      }.mkString
+      s"""<h3>$u users</h3><div class="scroll"><table class="grid"><thead><tr><th>server</th>$head</tr></thead><tbody>$rows</tbody></table></div>"""
+    }
+    section(
+      "overview",
+      "Overview",
+      "Throughput of each library as a percentage of the bare server on the same Netty version (mean over rounds), " +
+        "with the CPU-efficiency ratio beneath. Green is 90% and above, amber 60–90%, red below.",
+      tables.mkString
+    )
+
+  private def shade(ratio: Double): String = if ratio >= 0.9 then "good" else if ratio >= 0.6 then "fair" else "poor"
+
+  private def ratioBar(r: Summary, color: Map[String, String]): Bar = r.ratio match
+    case Some(x) =>
+      Bar(r.server, x.mean, x.min, x.max, color(r.server), f"${x.mean * 100}%.0f%% of ${r.twin.getOrElse("")}")
+    case None => Bar(
+        r.server,
+        0,
+        0,
+        0,
+        "",
+        "",
+        Some(if r.status == Status.Ok then "no valid vanilla run to compare" else r.status)
+      )
+
+  private def cpuRatioBar(r: Summary, color: Map[String, String]): Bar = r.cpuRatio match
+    case Some(x) =>
+      Bar(r.server, x.mean, x.min, x.max, color(r.server), f"${x.mean * 100}%.0f%% of ${r.twin.getOrElse("")}")
+    case None =>
+      Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "no CPU figures to compare" else r.status))
+
+  private def throughputBar(r: Summary, color: Map[String, String]): Bar = r.throughput match
+    case Some(t) => Bar(r.server, t.mean, t.min, t.max, color(r.server), s"${fmt(t.mean)} req/s")
+    case None => Bar(r.server, 0, 0, 0, "", "", Some(r.status))
+
+  private def chartBlock(title: String, svg: String): String =
+    s"""<figure><figcaption>${escape(title)}</figcaption>$svg</figure>"""
+
+  private def section(id: String, title: String, intro: String, body: String): String =
+    s"""<section id="$id"><h2>${escape(title)}</h2><p class="intro">${escape(intro)}</p>$body</section>"""
+
+  private def machine(m: Meta): String =
+    val f = m.machine
+    val items = List(
+      "CPUs" -> s"${f.cpus} × ${f.cpuModel}",
+      "Memory" -> f"${f.memoryGiB}%.1f GiB",
+      "OS" -> s"${f.os}, kernel ${f.kernel}",
+      "JDK" -> f.jdk,
+      "Load generator" -> f.wrk,
+      "Pinning" ->
+        (if f.pinned then s"servers on CPU ${f.serverCpus}, wrk on CPU ${f.loadCpus}" else "none (see the notes)"),
+      "Runs" ->
+        s"${m.rounds} round(s) × ${m.durationSeconds} s measured after ${m.warmupSeconds} s of warm-up, ${m.users.mkString(", ")} users",
+      "Server JVM" -> (if m.jvmOptions.isEmpty then "defaults" else m.jvmOptions.mkString(" ")),
+      "Command" -> m.command,
+      "When" -> s"${m.started} to ${m.finished}"
+    )
+    s"""<section id="machine" class="card"><dl>${items.map((k, v) =>
+        s"<dt>${escape(k)}</dt><dd>${escape(v)}</dd>"
+      ).mkString}</dl></section>"""
+
+  private def notes(results: RunResults): String =
+    val problems = results.rows.filter(r => r.status == Status.Invalid || r.status == Status.Failed)
+    val bound = results.rows.filter(_.loadBound)
+    val items = List.newBuilder[String]
+    if !results.meta.machine.pinned then
+      items += "Servers and load generator were not pinned to separate CPUs: they competed for the same ones."
+    problems.foreach(r =>
+      items += s"${r.server} · ${r.scenario} · ${r.users} users · round ${r.round}: ${r.status} — ${r.note}"
+    )
+    val idle = results.rows.filter(r => r.valid && r.note.nonEmpty && !r.loadBound)
+    (bound ++ idle).foreach(r =>
+      items += s"${r.server} · ${r.scenario} · ${r.users} users · round ${r.round}: ${r.note}"
+    )
+    val all = items.result()
+    if all.isEmpty then """<section id="notes" class="ok">Every run answered correctly and without errors.</section>"""
+    else
+      s"""<section id="notes" class="warn"><h2>Notes</h2><ul>${all.map(i =>
+          s"<li>${escape(i)}</li>"
+        ).mkString}</ul><p>Invalid and failed runs count in no mean and no ratio.</p></section>"""
+
+  private def opt(d: Option[Double], digits: Int = 0) = d.fold("–")(fmt(_, digits))
+
+  private def summaryTable(s: List[Summary]): String =
+    val head = List(
+      "server",
+      "scenario",
+      "users",
+      "status",
+      "req/s",
+      "min",
+      "max",
+      "vs vanilla",
+      "CPU vs vanilla",
+      "p50 ms",
+      "p99 ms",
+      "p99.99 ms",
+      "CPU ms/1k",
+      "B/req",
+      "RSS MiB",
+      "GCs/run"
+    )
+    val rows = s.map { r =>
+      val l = r.latencyMs
+      List(
+        r.server,
+        r.scenario,
+        r.users.toString,
+        s"${r.status} (${r.validRounds}/${r.rounds})",
+        opt(r.throughput.map(_.mean)),
+        opt(r.throughput.map(_.min)),
+        opt(r.throughput.map(_.max)),
+        r.ratio.fold("–")(x => f"${x.mean * 100}%.1f%%"),
+        r.cpuRatio.fold("–")(x => f"${x.mean * 100}%.1f%%"),
+        opt(l.map(_.p50), 3),
+        opt(l.map(_.p99), 3),
+        opt(l.map(_.p9999), 3),
+        opt(r.cpuMsPer1000, 1),
+        opt(r.allocatedBytesPerRequest),
+        opt(r.peakRssMiB),
+        opt(r.gcCountPerRun, 1)
+      )
+    }
+    table(head, rows)
+
+  private def rowTable(rows: List[Row]): String =
+    val head = List(
+      "round",
+      "server",
+      "scenario",
+      "users",
+      "status",
+      "warm-up s",
+      "req/s",
+      "p99 ms",
+      "errors",
+      "server CPU",
+      "wrk CPU",
+      "B/req",
+      "note"
+    )
+    table(
+      head,
+      rows.map { r =>
+        List(
+          r.round.toString,
+          r.server,
+          r.scenario,
+          r.users.toString,
+          r.status,
+          r.warmupSeconds.toString,
+          fmt(r.throughput),
+          opt(r.latencyMs.map(_.p99), 3),
+          r.errors.toString,
+          opt(r.serverCpuUtilization.map(_ * 100)) + "%",
+          opt(r.loadCpuUtilization.map(_ * 100)) + "%",
+          opt(r.allocatedBytesPerRequest),
+          r.note
+        )
+      }
+    )
+
+  private def table(head: List[String], rows: List[List[String]]): String =
+    s"""<div class="scroll"><table><thead><tr>${head.map(h =>
+        s"<th>${escape(h)}</th>"
+      ).mkString}</tr></thead><tbody>""" +
+      rows.map(r => s"<tr>${r.map(c => s"<td>${escape(c)}</td>").mkString}</tr>").mkString + "</tbody></table></div>"
+
+  private def method(m: Meta): String =
+    s"""<section id="method"><h2>How this was measured</h2><ul>
+       |<li>Each server runs in a fresh JVM per test, pinned to its own CPUs; wrk, the load generator, runs pinned to the others. A run where wrk's CPUs were saturated while the server's were not is flagged: it measured the load generator.</li>
+       |<li>Closed model: each of the ${m.users.mkString("/")} connections sends its next request when the previous one has been answered.</li>
+       |<li>Before loading a server, one request checks its answer; a wrong answer, or any socket error or non-2xx status during a run, makes the run invalid, and invalid runs count in no mean.</li>
+       |<li>Each test is warmed up for at least ${m.warmupSeconds} s, then in one-second steps until two in a row agree within 5% (the JIT compiler shares the server's CPU, and a larger stack compiles for longer); the warm-up is discarded, and each run's is in the table of runs. Then ${m.durationSeconds} s are measured. Rounds are interleaved — every test once, then again — so that drift of the machine hits all servers alike; ratios are taken within a round.</li>
+       |<li>“Vanilla” is the same endpoints written by hand on Netty, as fast as one honestly can: no aggregation, a body copied once, routes in a hash map, one flush per read burst. Each library is compared with the vanilla server on the Netty version it runs on.</li>
+       |</ul></section>""".stripMargin
+
+  private def page(m: Meta, body: String): String =
+    s"""<!doctype html>
+       |<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+       |<title>Performance report · ${escape(m.started)}</title>
+       |<style>
+       |body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;background:#f8fafc;margin:0;padding:24px 32px;line-height:1.45}
+       |main{max-width:1240px;margin:0 auto}h1{font-size:26px;margin:0 0 4px}h2{font-size:20px;margin:32px 0 6px;border-bottom:2px solid #e5e7eb;padding-bottom:4px}
+       |h3{font-size:15px;margin:16px 0 4px}h4{font-size:13px;margin:8px 0 0;color:#4b5563;font-weight:600}.sub{color:#6b7280;margin:0 0 16px}
+       |.card{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 18px}dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 18px;margin:0}
+       |dt{color:#6b7280}dd{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px;word-break:break-all}
+       |.intro{color:#4b5563;margin:0 0 8px;max-width:900px}figure{background:#fff;border:1px solid #e5e7eb;border-radius:8px;margin:10px 0;padding:8px 12px}
+       |figcaption{font-weight:600;margin-bottom:4px}.trio{background:#fff;border:1px solid #e5e7eb;border-radius:8px;margin:10px 0;padding:8px 12px}
+       |#notes{margin:16px 0;padding:10px 16px;border-radius:8px}#notes.ok{background:#ecfdf5;border:1px solid #a7f3d0;color:#065f46}
+       |#notes.warn{background:#fef2f2;border:1px solid #fecaca}#notes.warn h2{border:0;margin-top:0;color:#991b1b}
+       |.scroll{overflow-x:auto}table{border-collapse:collapse;font-size:13px;background:#fff;min-width:100%}
+       |th,td{padding:4px 8px;border-bottom:1px solid #e5e7eb;text-align:right;white-space:nowrap}th{background:#f3f4f6;position:sticky;top:0}
+       |td:nth-child(-n+2),th:nth-child(-n+2){text-align:left}tbody tr:nth-child(even){background:#f9fafb}details summary{cursor:pointer;font-weight:600;margin:24px 0 8px}
+       |table.grid td{text-align:center;font-weight:600;font-size:15px;min-width:96px}table.grid td small{display:block;font-weight:400;font-size:11px;opacity:.8}
+       |table.grid td.good{background:#d1fae5;color:#065f46}table.grid td.fair{background:#fef3c7;color:#92400e}table.grid td.poor{background:#fee2e2;color:#991b1b}
+       |table.grid td.na{color:#9ca3af;font-weight:400}table.grid tbody tr:nth-child(even) td.na{background:#f9fafb}
+       |</style></head><body><main>
+       |<h1>Performance report</h1>
+       |<p class="sub">${escape(
+        s"${m.machine.cpus} CPUs · ${m.users.mkString(", ")} users · ${m.rounds} round(s) of ${m.durationSeconds} s · ${m.started}"
+      )}</p>
+       |$body
+       |</main></body></html>
+       |""".stripMargin

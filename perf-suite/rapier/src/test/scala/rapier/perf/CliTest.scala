@@ -1,0 +1,120 @@
+package rapier.perf
+
+import java.nio.file.Paths
+
+class CliTest extends munit.FunSuite:
+  private def run(args: String*): RunOptions = Cli.parse(args.toList) match
+    case Right(Command.Run(o)) => o
+    case other => fail(s"not a run: $other")
+
+  private def error(args: String*): String = Cli.parse(args.toList) match
+    case Left(message) => message
+    case other => fail(s"accepted: $other")
+
+  test("no arguments: a short suite on Netty"):
+    val o = run()
+    assertEquals(o.servers, List("netty.*"))
+    assertEquals(o.users, List(64))
+    assertEquals(o.warmupSeconds, 5)
+
+  test("every option, short and long"):
+    val o = run(
+      "-s",
+      "netty.*,*.Vanilla",
+      "-m",
+      "*",
+      "-u",
+      "1,128",
+      "-d",
+      "12",
+      "--warmup",
+      "7",
+      "-r",
+      "3",
+      "--out",
+      "x",
+      "--jvm-opts",
+      "-Xmx2g  -XX:+UseParallelGC",
+      "--server-cpus",
+      "0-1",
+      "--load-cpus",
+      "2,3",
+      "--baseline",
+      "b.json",
+      "--max-regression",
+      "7.5"
+    )
+    assertEquals(o.servers, List("netty.*", "*.Vanilla"))
+    assertEquals(o.scenarios, List("*"))
+    assertEquals(o.users, List(1, 128))
+    assertEquals((o.durationSeconds, o.warmupSeconds, o.rounds), (12, 7, 3))
+    assertEquals(o.out, Some(Paths.get("x")))
+    assertEquals(o.jvmOptions, List("-Xmx2g", "-XX:+UseParallelGC"))
+    assertEquals((o.serverCpus, o.loadCpus), (Some("0-1"), Some("2,3")))
+    assertEquals((o.baseline, o.maxRegression), (Some(Paths.get("b.json")), 7.5))
+    assertEquals(run("--servers", "netty.Vanilla", "--scenarios", "PostJson", "--users", "8").users, List(8))
+
+  test("a target instead of the catalogue"):
+    assertEquals(run("--target", "example.org:8080").target, Some(("example.org", 8080)))
+    assertEquals(run("--target", "[::1]:9000").target, Some(("[::1]", 9000)))
+
+  test("--quick shortens what was not given explicitly"):
+    val q = run("--quick")
+    assertEquals(
+      (q.servers, q.scenarios, q.users, q.durationSeconds, q.warmupSeconds),
+      (List("*"), List("*"), List(16), 2, 1)
+    )
+    val explicit = run("--quick", "-m", "SimpleGet,SimpleGetMultiRoute,PostBytes", "-d", "5")
+    assertEquals(explicit.scenarios, List("SimpleGet", "SimpleGetMultiRoute", "PostBytes"))
+    assertEquals(explicit.durationSeconds, 5)
+    assertEquals(explicit.servers, List("*"))
+
+  test("the other commands"):
+    assertEquals(Cli.parse(List("--list")), Right(Command.ListCatalogue))
+    assertEquals(Cli.parse(List("--help")), Right(Command.Help))
+    assertEquals(Cli.parse(List("serve", "netty.Vanilla")), Right(Command.Serve("netty.Vanilla", 8080)))
+    assertEquals(
+      Cli.parse(List("serve", "netty.Vanilla", "--port", "9001")),
+      Right(Command.Serve("netty.Vanilla", 9001))
+    )
+    assertEquals(Cli.parse(List("report", "r.json")), Right(Command.Render(Paths.get("r.json"))))
+
+  test("mistakes are named precisely"):
+    assertEquals(error("--bogus"), "unknown option '--bogus' (see ./perf --help)")
+    assertEquals(error("-u", "0"), "-u must be a whole number from 1 to 100000, not '0'")
+    assertEquals(error("-u", "8,x"), "-u must be a whole number from 1 to 100000, not 'x'")
+    assertEquals(error("-d"), "-d needs a value")
+    assertEquals(error("-s", "tomcat.*"), "no server matches tomcat.* (see ./perf --list)")
+    assertEquals(error("-m", "Nope"), "no scenario matches Nope (see ./perf --list)")
+    assertEquals(error("--target", "host"), "--target must be HOST:PORT, not 'host'")
+    assertEquals(error("--target", "host:99999"), "a port is from 1 to 65535, not '99999'")
+    assertEquals(error("--server-cpus", "zero"), "--server-cpus must be a CPU list such as 0 or 0-3 or 0,2, not 'zero'")
+    assertEquals(error("--max-regression", "-1"), "--max-regression must be a percentage, not '-1'")
+    assertEquals(error("serve", "nope"), "unknown server 'nope' (see ./perf --list)")
+    assertEquals(error("serve", "netty.Vanilla", "--port", "0"), "a port is from 1 to 65535, not '0'")
+    assertEquals(error("report"), "report needs one results.json file")
+
+class CatalogueTest extends munit.FunSuite:
+  test("globs match names, dots and all"):
+    assert(Glob.matches("netty.*", "netty.future.Rapier"))
+    assert(!Glob.matches("netty.*", "netty41.Vanilla"))
+    assert(Glob.matches("*.Vanilla", "netty41.Vanilla"))
+    assert(Glob.matches("netty.future.Rapier*", "netty.future.RapierMulti"))
+    assert(Glob.matches("netty4?.Vanilla", "netty41.Vanilla"))
+    assert(!Glob.matches("Simple", "SimpleGet"))
+
+  test("selecting a library server brings its vanilla twin"):
+    assertEquals(
+      Catalogue.select(List("netty.future.Tapir")).map(_.name),
+      List("netty41.Vanilla", "netty.future.Tapir")
+    )
+    assertEquals(Catalogue.select(List("*.Vanilla")).map(_.name), List("netty.Vanilla", "netty41.Vanilla"))
+
+  test("every twin exists, on the same side, with the same number of routes"):
+    for s <- Catalogue.servers; t <- s.twin do
+      val twin = Catalogue.byName(t).getOrElse(fail(s"$t is not in the catalogue"))
+      assertEquals((twin.side, twin.routes, twin.isVanilla), (s.side, s.routes, true), s.name)
+
+  test("the multi-route scenario is for servers with 128 routes only"):
+    val multi = Scenarios.byName("SimpleGetMultiRoute").get
+    assertEquals(Catalogue.servers.filter(multi.servable).map(_.name).map(_.contains("Multi")).distinct, List(true))

@@ -1,0 +1,126 @@
+package rapier.perf
+
+import rapier.perf.report.Html
+
+import java.nio.file.{Files, Path}
+import scala.concurrent.duration.*
+import scala.util.Try
+
+/** The HTML report: what it contains, and that a real browser renders its charts. */
+class ReportTest extends munit.FunSuite:
+  override def munitTimeout: Duration = 3.minutes
+
+  private def row(server: String, impl: String, scenario: String, round: Int, throughput: Double) =
+    Row(
+      round,
+      server,
+      impl,
+      scenario,
+      64,
+      Status.Ok,
+      "",
+      1000,
+      10,
+      throughput,
+      Some(LatencyMs(0.5, 0.6, 0.8, 1.5, 3, 9, 12)),
+      0,
+      Some(0.99),
+      Some(0.6),
+      false,
+      Some(9.0),
+      Some(1400),
+      Some(2L),
+      Some(5L),
+      Some(380),
+      6
+    )
+
+  private val sample: RunResults =
+    val servers = List(
+      ("netty.Vanilla", "Vanilla", 100000.0),
+      ("netty.future.Rapier", "Rapier", 95000.0),
+      ("netty41.Vanilla", "Vanilla", 110000.0),
+      ("netty.future.Tapir<x>", "Tapir", 30000.0)
+    )
+    val rows =
+      for
+        round <- List(1, 2)
+        scenario <- List("SimpleGet", "PostBytes")
+        (s, impl, t) <- servers
+      yield row(s, impl, scenario, round, t * (1 + round / 100.0))
+    val twins = Map("netty.future.Rapier" -> "netty.Vanilla", "netty.future.Tapir<x>" -> "netty41.Vanilla")
+    val facts = MachineFacts(2, "AMD EPYC", 23.5, "Linux amd64", "6.1", "OpenJDK 17", "wrk 4.1.0", "0", "1", true)
+    RunResults(
+      Meta(
+        "2026-11-22T10:00:00Z",
+        "2026-11-22T10:10:00Z",
+        "./perf -r 2",
+        facts,
+        10,
+        5,
+        2,
+        List(64),
+        List("-Xmx1g"),
+        None
+      ),
+      rows,
+      RunResults.summarize(rows, twins.get)
+    )
+
+  test("the report holds every section, and escapes what it prints"):
+    val html = Html.render(sample)
+    for id <- List(
+        "machine",
+        "notes",
+        "overview",
+        "overhead",
+        "efficiency",
+        "throughput",
+        "latency",
+        "cost",
+        "figures",
+        "runs",
+        "method"
+      )
+    do
+      assert(html.contains(s"""id="$id""""), id)
+    assert(html.contains("netty.future.Tapir&lt;x&gt;") && !html.contains("Tapir<x>"))
+    assert(html.contains("95%"), "Rapier's ratio to its twin")
+    assert(!html.contains("http://") || html.contains("http://www.w3.org/2000/svg"), "no external resources")
+
+  private lazy val chromium: Option[String] =
+    List("chromium", "chromium-browser", "google-chrome").find(b =>
+      Try(ProcessBuilder(b, "--version").start().waitFor() == 0).getOrElse(false)
+    )
+
+  private def browse(file: Path, args: String*): String =
+    val profile = Files.createTempDirectory("chromium-profile")
+    val command = List(
+      chromium.get,
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      s"--user-data-dir=$profile"
+    ) ++
+      args ++ List(file.toUri.toString)
+    val p = ProcessBuilder(command*).redirectError(ProcessBuilder.Redirect.DISCARD).start()
+    val out = String(p.getInputStream.readAllBytes())
+    p.waitFor()
+    out
+
+  test("in headless Chromium, the charts and tables are in the page, and it can be drawn"):
+    assume(chromium.isDefined, "chromium is not installed (apt-get install chromium); .ci/run installs it for CI")
+    val dir = Files.createTempDirectory("perf-report")
+    val file = Files.writeString(dir.resolve("report.html"), Html.render(sample))
+    val dom = browse(file, "--dump-dom")
+    assert("<svg".r.findAllIn(dom).size >= 10, "charts in the DOM")
+    assert("<rect".r.findAllIn(dom).size >= 16, "bars in the DOM")
+    assert(dom.contains("<table class=\"grid\">") && dom.contains("netty.future.Rapier"), "overview in the DOM")
+    val png = dir.resolve("report.png")
+    browse(file, "--window-size=1280,2400", s"--screenshot=$png")
+    assert(Files.size(png) > 20000, s"screenshot of ${Files.size(png)} bytes")
