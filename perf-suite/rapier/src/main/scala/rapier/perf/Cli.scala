@@ -20,7 +20,7 @@ final case class RunOptions(
     rounds: Int = 1,
     out: Option[Path] = None,
     target: Option[(String, Int)] = None,
-    jvmOptions: List[String] = List("-Xms1g", "-Xmx1g"),
+    jvmOptions: List[String] = List("-Xms2g", "-Xmx2g"),
     serverCpus: Option[String] = None,
     loadCpus: Option[String] = None,
     baseline: Option[Path] = None,
@@ -45,7 +45,7 @@ object Cli:
        |  -r, --repeat ROUNDS      rounds, interleaved: every test once, then again (default 1)
        |      --out DIR            where the report goes (default perf-results/<date-time>)
        |      --target HOST:PORT   load a server that is already running instead of starting the catalogue's
-       |      --jvm-opts "OPTS"    JVM options of the servers (default "-Xms1g -Xmx1g")
+       |      --jvm-opts "OPTS"    JVM options of the servers (default "-Xms2g -Xmx2g")
        |      --server-cpus LIST   CPUs the servers are pinned to (default: the first half)
        |      --load-cpus LIST     CPUs wrk is pinned to (default: the second half)
        |      --baseline FILE      results.json of an earlier run: fail if a ratio to vanilla regressed

@@ -94,10 +94,17 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
     )
       .redirectErrorStream(true).start().waitFor())
 
+  /** wrk's scripts go with the report; the request bodies they read (up to 5 MB) into a temporary directory. */
   private def writeScripts(): Map[String, Path] =
     val dir = Files.createDirectories(out.resolve("wrk"))
+    val bodies = Files.createTempDirectory("perf-bodies")
+    bodies.toFile.deleteOnExit()
     scenarios.map { s =>
-      val body = s.body.map(b => Files.write(dir.resolve(s"${s.name}.body"), b))
+      val body = s.body.map { b =>
+        val file = Files.write(bodies.resolve(s"${s.name}.body"), b)
+        file.toFile.deleteOnExit()
+        file
+      }
       s.name -> Files.writeString(dir.resolve(s"${s.name}.lua"), Wrk.script(s, body))
     }.toMap
 
