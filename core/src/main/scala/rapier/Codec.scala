@@ -36,15 +36,18 @@ trait Codec[L, H]:
   /** The media type of a body written with this codec (`text/plain` where there is no better one). */
   def mediaType: MediaType
 
-  /** Decodes and validates: a value breaking the schema's rules is an `InvalidValue` listing them all. */
+  /**
+   * Decodes and validates: a value breaking the schema's rules (its own, or those of values nested in it) is an
+   * `InvalidValue` listing them all.
+   */
   final def decode(raw: L): DecodeResult[H] =
     val result = rawDecode(raw)
-    val validator = schema.validator
-    if validator.isPass then result
+    val s = schema
+    if !s.hasRules then result
     else
       result match
         case DecodeResult.Value(v) =>
-          val errors = validator(v)
+          val errors = s.check(v)
           if errors.isEmpty then result else DecodeResult.InvalidValue(errors)
         case failure => failure
 

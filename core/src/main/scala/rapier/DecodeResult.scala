@@ -47,9 +47,44 @@ object DecodeResult:
   final case class Mismatch(expected: String) extends Failure:
     def describe = s"does not match: expected $expected"
 
+  /**
+   * The input is not well-formed, e.g. a JSON body with a syntax error: `reason` says what the parser expected,
+   * `position` where (in bytes from the start, when known). Neither ever quotes the input.
+   */
+  final case class Malformed(reason: String, position: Option[Long] = None) extends Failure:
+    def describe = s"is malformed: $reason${position.fold("")(p => s" at byte $p")}"
+
+  /** The input is larger than the server accepts (a part of a multipart body, say): answered with 413. */
+  final case class TooLarge(limit: Long) extends Failure:
+    def describe = s"is larger than the limit of $limit bytes"
+
   /** The input decoded, but breaks validation rules; every broken rule is listed. */
   final case class InvalidValue(errors: List[ValidationError]) extends Failure:
     def describe = errors.map(_.message).mkString("is invalid: ", "; ", "")
+
+  /**
+   * A failure as validation errors, so that the failures of a structure's parts (a form's fields, a multipart body's
+   * parts) can be reported together, each under its path: `required`, `single`, `format`, … as the rule.
+   */
+  def asValidationErrors(failure: Failure): List[ValidationError] = failure match
+    case InvalidValue(errors) => errors
+    case Missing => List(ValidationError("required", "present"))
+    case Multiple(_) => List(ValidationError("single", "given once"))
+    case Error(expected, _) => List(ValidationError("format", expected))
+    case Mismatch(expected) => List(ValidationError("const", expected))
+    case Malformed(reason, _) => List(ValidationError("syntax", reason))
+    case TooLarge(limit) => List(ValidationError("maxSize", s"at most $limit bytes"))
+
+  /** Adds a field's failure, if it failed, to `errors` under the field's name; returns the result as it is. */
+  def collectInto[T](
+      result: DecodeResult[T],
+      field: String,
+      errors: scala.collection.mutable.Builder[ValidationError, ?]
+  ): DecodeResult[T] =
+    result match
+      case failure: Failure => errors ++= asValidationErrors(failure).map(_.prependPath(field))
+      case _ =>
+    result
 
   /** `Value` when present, `Missing` otherwise. */
   def fromOption[T](o: Option[T]): DecodeResult[T] = o match

@@ -119,4 +119,14 @@ object Endpoint:
     case EndpointIO.Mapped(i, _, _) => methods(i)
     case _ => Nil
 
+  /** The authentication schemes an input tree reads, in order. */
+  def authSchemes(input: EndpointInput[?]): List[AuthScheme] = input match
+    case EndpointInput.Auth(scheme, _, _) => List(scheme)
+    case EndpointInput.AuthAlternatives(alternatives, _) => alternatives.map(_.scheme)
+    case EndpointInput.Pair(l, r, _, _) => authSchemes(l) ++ authSchemes(r)
+    case EndpointIO.Pair(l, r, _, _) => authSchemes(l) ++ authSchemes(r)
+    case EndpointInput.Mapped(i, _, _) => authSchemes(i)
+    case EndpointIO.Mapped(i, _, _) => authSchemes(i)
+    case _ => Nil
+
   private def methodOf(input: EndpointInput[?]): Option[Method] = methods(input).headOption

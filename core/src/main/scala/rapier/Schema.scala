@@ -2,10 +2,20 @@ package rapier
 
 import java.time.*
 import java.util.UUID
+import scala.compiletime.{constValueTuple, erasedValue, summonFrom, summonInline}
+import scala.deriving.Mirror
 
 /**
  * The shape of a value, for documentation and validation: its type (`SchemaType`), whether it may be absent, a
  * format hint (`int32`, `uuid`, `date-time`), a description, and the validator its values must satisfy.
+ *
+ * Validators nest: a product's fields, a collection's elements and an option's value carry their own, and
+ * [[check]] runs all of them, reporting each broken rule with the path to the value that broke it
+ * (`items[2].price`). Derive the schema of a case class, a sealed trait or an enum with `Schema.derived` (or
+ * `derives Schema`), then attach rules to fields with `modify`:
+ * {{{
+ * given Schema[Order] = Schema.derived[Order].modify(_.items.each.quantity)(_.validate(Validator.positive))
+ * }}}
  *
  * @tparam T
  *   the Scala type described; it ties the validator to the values it checks
@@ -27,6 +37,70 @@ final case class Schema[T](
   def name(n: Schema.Name): Schema[T] = copy(name = Some(n))
   def deprecated(d: Boolean = true): Schema[T] = copy(deprecated = d)
 
+  /**
+   * Whether checking a value can find anything: this schema or a nested one has a validator. Computed once; values
+   * of schemas without rules are never walked.
+   */
+  lazy val hasRules: Boolean = validator.canFail ||
+    (schemaType match
+      case SchemaType.SProduct(fields) => fields.exists(_.schema.hasRules)
+      case SchemaType.SArray(element) => element.hasRules
+      case SchemaType.SOption(element) => element.hasRules
+      case SchemaType.SCoproduct(alternatives, _, _) => alternatives.exists(_.hasRules)
+      case _ => false)
+
+  /** Every rule `value` breaks, this schema's and those of the values inside it, each with its path. */
+  def check(value: T): List[ValidationError] =
+    if !hasRules then Nil
+    else
+      val own = validator(value)
+      val nested = schemaType match
+        case SchemaType.SProduct(fields) =>
+          fields.flatMap(f => Schema.checkNested(f.schema, f.get(value), f.name))
+        case SchemaType.SArray(element) if element.hasRules =>
+          val errors = List.newBuilder[ValidationError]
+          var i = 0
+          Schema.elements(value).foreach { e =>
+            errors ++= Schema.checkNested(element, e, ValidationError.index(i))
+            i += 1
+          }
+          errors.result()
+        case SchemaType.SOption(element) =>
+          value match
+            case Some(v) => Schema.checkNested(element, v, null)
+            case _ => Nil
+        case SchemaType.SCoproduct(alternatives, _, alternativeOf) =>
+          alternatives.lift(alternativeOf(value)) match
+            case Some(alternative) => Schema.checkNested(alternative, value, null)
+            case None => Nil
+        case _ => Nil
+      own ++ nested
+
+  /**
+   * The schema with the one at `path` (field names, and `each` for the elements of a collection or the value of an
+   * option) changed by `f`. Prefer `modify(_.field.each.other)`, which the compiler checks.
+   */
+  def modifyAt(path: List[String])(f: Schema[Any] => Schema[Any]): Schema[T] = path match
+    case Nil => f(this.asInstanceOf[Schema[Any]]).asInstanceOf[Schema[T]]
+    case segment :: rest =>
+      def nowhere(what: String) = throw IllegalArgumentException(
+        s"can't modify ${(path).mkString(".")}: $what in ${name.fold(schemaType.kind)(_.shortName)}"
+      )
+      val changed = schemaType match
+        case SchemaType.SProduct(fields) if segment != "each" =>
+          if !fields.exists(_.name == segment) then nowhere(s"no field '$segment'")
+          SchemaType.SProduct(fields.map(fd =>
+            if fd.name == segment then fd.copy(schema = fd.schema.modifyAt(rest)(f)) else fd
+          ))
+        case SchemaType.SArray(element) if segment == "each" => SchemaType.SArray(element.modifyAt(rest)(f))
+        case SchemaType.SOption(element) if segment == "each" => SchemaType.SOption(element.modifyAt(rest)(f))
+        case _ => nowhere(s"no '$segment'")
+      copy(schemaType = changed)
+
+  /** The schema with the one of a field (or nested field, or `each` element) changed: `modify(_.items.each.price)`. */
+  inline def modify[U](inline path: T => U)(f: Schema[U] => Schema[U]): Schema[T] =
+    modifyAt(SchemaMacros.selectorPath(path))(f.asInstanceOf[Schema[Any] => Schema[Any]])
+
   /** The schema of a value that may be absent. */
   def asOption: Schema[Option[T]] =
     Schema(SchemaType.SOption(this), isOptional = true, validator = Validator.pass)
@@ -44,6 +118,85 @@ object Schema:
   /** A named schema, e.g. for a case class: documentation refers to it by name. */
   final case class Name(fullName: String, typeParameters: List[String] = Nil):
     def shortName: String = fullName.substring(fullName.lastIndexOf('.') + 1)
+
+  private def checkNested(schema: Schema[?], value: Any, segment: String | Null): List[ValidationError] =
+    if !schema.hasRules then Nil
+    else
+      val errors = schema.asInstanceOf[Schema[Any]].check(value)
+      if segment == null then errors else errors.map(_.prependPath(segment.nn))
+
+  private def elements(value: Any): Iterator[Any] = value match
+    case i: Iterable[?] => i.iterator
+    case a: Array[?] => a.iterator
+    case _ => Iterator.empty
+
+  /**
+   * The schema of a case class (a product of its fields' schemas), a sealed trait or enum (the alternatives' schemas;
+   * an enum of singleton cases is a string with its case names), derived from its `Mirror`. A field's schema is the
+   * given one for its type, or derived in turn; recursive types need their own `given` (a `lazy val`).
+   */
+  inline def derived[T](using m: Mirror.Of[T]): Schema[T] =
+    inline m match
+      case p: Mirror.ProductOf[T] =>
+        val labels = constValueTuple[p.MirroredElemLabels].toList.asInstanceOf[List[String]]
+        val schemas = fieldSchemas[p.MirroredElemTypes]
+        val fields = labels.zip(schemas).zipWithIndex.map { case ((label, schema), i) =>
+          SchemaField(label, schema, (v: Any) => v.asInstanceOf[Product].productElement(i))
+        }
+        Schema[T](SchemaType.SProduct(fields), name = Some(Name(SchemaMacros.typeName[T])))
+      case s: Mirror.SumOf[T] =>
+        singletons[s.MirroredElemTypes] match
+          case Some(values) =>
+            Schema[T](
+              SchemaType.SString,
+              name = Some(Name(SchemaMacros.typeName[T])),
+              validator = Validator.Enumeration(values.asInstanceOf[List[T]], _.toString, exhaustive = true)
+            )
+          case None =>
+            val alternatives = fieldSchemas[s.MirroredElemTypes]
+            Schema[T](
+              SchemaType.SCoproduct(alternatives, None, (v: Any) => s.ordinal(v.asInstanceOf[T])),
+              name = Some(Name(SchemaMacros.typeName[T]))
+            )
+
+  /** The values of the alternatives when all are singletons (enum cases without fields, case objects). */
+  private inline def singletons[Ts <: Tuple]: Option[List[Any]] =
+    inline erasedValue[Ts] match
+      case _: EmptyTuple => Some(Nil)
+      case _: (t *: ts) =>
+        valueOf[t] match
+          case Some(v) => singletons[ts].map(v :: _)
+          case None => None
+
+  private inline def valueOf[A]: Option[Any] =
+    summonFrom {
+      case v: ValueOf[A] => Some(v.value)
+      case _ => None
+    }
+
+  private inline def fieldSchemas[Ts <: Tuple]: List[Schema[?]] =
+    inline erasedValue[Ts] match
+      case _: EmptyTuple => Nil
+      case _: (t *: ts) => givenOrDerived[t] :: fieldSchemas[ts]
+
+  /**
+   * The given schema of `A`, or one derived: collections and options of derived types included, so that a
+   * `List[Line]` field needs no schema for `Line` in scope.
+   */
+  inline def givenOrDerived[A]: Schema[A] =
+    summonFrom {
+      case s: Schema[A] => s
+      case _ =>
+        inline erasedValue[A] match
+          case _: Option[e] => givenOrDerived[e].asOption.asInstanceOf[Schema[A]]
+          case _: List[e] => givenOrDerived[e].asIterable[List[e]].asInstanceOf[Schema[A]]
+          case _: Vector[e] => givenOrDerived[e].asIterable[Vector[e]].asInstanceOf[Schema[A]]
+          case _: Set[e] => givenOrDerived[e].asIterable[Set[e]].asInstanceOf[Schema[A]]
+          case _: Seq[e] => givenOrDerived[e].asIterable[Seq[e]].asInstanceOf[Schema[A]]
+          case _: Array[e] => Schema[A](SchemaType.SArray(givenOrDerived[e]))
+          case _: Map[String, v] => Schema[A](SchemaType.SOpenProduct(givenOrDerived[v]))
+          case _ => derived[A](using summonInline[Mirror.Of[A]])
+    }
 
   def string[T]: Schema[T] = Schema(SchemaType.SString)
   def binary[T]: Schema[T] = Schema(SchemaType.SBinary)
@@ -76,6 +229,22 @@ object Schema:
 
 /** What kind of value a schema describes. */
 enum SchemaType:
+  /** A word for this kind, for messages: `object`, `array`, `string`, … */
+  def kind: String = this match
+    case SString => "string"
+    case SInteger => "integer"
+    case SNumber => "number"
+    case SBoolean => "boolean"
+    case SBinary => "binary"
+    case SDate => "date"
+    case SDateTime => "date-time"
+    case _: SArray => "array"
+    case _: SOption => "optional value"
+    case _: SProduct => "object"
+    case _: SCoproduct => "one of several types"
+    case _: SOpenProduct => "map"
+    case _: SRef => "reference"
+
   case SString, SInteger, SNumber, SBoolean, SBinary, SDate, SDateTime
 
   /** A sequence of elements. */
@@ -87,8 +256,11 @@ enum SchemaType:
   /** A record with named fields. */
   case SProduct(fields: List[SchemaField])
 
-  /** One of several alternatives, told apart by `discriminator` when there is one. */
-  case SCoproduct(alternatives: List[Schema[?]], discriminator: Option[String])
+  /**
+   * One of several alternatives, told apart by `discriminator` when there is one; `alternativeOf` gives the index of
+   * the alternative a value belongs to (-1 when unknown), so that its rules can be checked.
+   */
+  case SCoproduct(alternatives: List[Schema[?]], discriminator: Option[String], alternativeOf: Any => Int = _ => -1)
 
   /** A map from string keys to values. */
   case SOpenProduct(values: Schema[?])
@@ -96,5 +268,5 @@ enum SchemaType:
   /** A reference to a named schema, for recursive types. */
   case SRef(name: Schema.Name)
 
-/** One field of a product schema. */
-final case class SchemaField(name: String, schema: Schema[?])
+/** One field of a product schema; `get` reads it from a value of the product, to check its rules. */
+final case class SchemaField(name: String, schema: Schema[?], get: Any => Any)

@@ -75,6 +75,28 @@ object EndpointInput:
     def description(d: String): Cookie[T] = copy(info = info.description(d))
     override def validate(v: Validator[T]): Cookie[T] = copy(codec = codec.validate(v))
 
+  /**
+   * Credentials of one scheme, read by `input` (the `Authorization` header for Basic and Bearer; the header, query
+   * parameter or cookie of an API key). Absent credentials are `Missing`, answered with 401 and the scheme's
+   * `WWW-Authenticate` challenge. Build with [[rapier.auth]].
+   */
+  final case class Auth[T](scheme: AuthScheme, input: EndpointInput[T], info: IOInfo = IOInfo.empty) extends Basic[T]:
+    def description(d: String): Auth[T] = copy(info = info.description(d))
+
+    /** The same credentials read as a `U`: still an authentication input, e.g. for `auth.firstOf`. */
+    override def map[U](f: T => U)(g: U => T): Auth[U] = Auth(scheme, input.map(f)(g), info)
+
+    override def mapDecode[U](f: T => DecodeResult[U])(g: U => T): Auth[U] = Auth(scheme, input.mapDecode(f)(g), info)
+
+    /** The realm named in the challenge (RFC 9110 §11.5). */
+    def realm(r: String): Auth[T] = copy(scheme = scheme.withRealm(r))
+
+  /**
+   * Several credential schemes, of which the request uses one: the first present is decoded (a malformed one is a
+   * failure, not a reason to try the next); none present is `Missing`, answered with every scheme's challenge.
+   */
+  final case class AuthAlternatives[T](alternatives: List[Auth[?]], info: IOInfo = IOInfo.empty) extends Basic[T]
+
   /** Anything else about the request, read by a function: the escape hatch. */
   final case class ExtractFromRequest[T](f: RequestView => DecodeResult[T], info: IOInfo = IOInfo.empty)
       extends Basic[T]:
@@ -173,6 +195,19 @@ object EndpointIO:
     def description(d: String): Body[R, T] = copy(info = info.description(d))
     def example(e: String): Body[R, T] = copy(info = info.example(e))
     override def validate(v: Validator[T]): Body[R, T] = copy(codec = codec.validate(v))
+
+  /**
+   * One body in several representations (JSON, text, …): a request's is read by the variant its `Content-Type`
+   * names (415 if none), a response's written in the one the request's `Accept` prefers, q-values considered (406
+   * if none is acceptable; the first variant when there is no `Accept`). The header is parsed only for endpoints
+   * with such a body.
+   */
+  final case class OneOfBody[T](variants: List[Body[?, T]], info: IOInfo = IOInfo.empty)
+      extends EndpointIO[T],
+        EndpointInput.Basic[T],
+        EndpointOutput.Basic[T]:
+    require(variants.nonEmpty, "oneOfBody needs at least one body")
+    def description(d: String): OneOfBody[T] = copy(info = info.description(d))
 
   /** Every value of one header, decoded by `codec`. */
   final case class Header[T](name: String, codec: Codec[List[String], T], info: IOInfo = IOInfo.empty)

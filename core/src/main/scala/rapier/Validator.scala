@@ -26,6 +26,17 @@ sealed trait Validator[T]:
     case Validator.Pass() => Validator.Pass()
     case _ => Validator.Contramapped(this, f)
 
+  /**
+   * Whether some value can break this validator; false for `pass`, and for an enumeration of every value of its
+   * type (a derived enum's schema lists its cases for documentation, but a decoded value is always one of them).
+   */
+  def canFail: Boolean = this match
+    case Validator.Pass() => false
+    case e: Validator.Enumeration[?] => !e.exhaustive
+    case Validator.All(vs) => vs.exists(_.canFail)
+    case Validator.Contramapped(inner, _) => inner.canFail
+    case _ => true
+
   /** Whether this validator accepts everything, so running it can be skipped. */
   def isPass: Boolean = this match
     case Validator.Pass() => true
@@ -85,7 +96,8 @@ object Validator:
     def check(v: C) = v.sizeCompare(value) <= 0
 
   /** One of a fixed set of values; `render` shows them in messages and documentation. */
-  final case class Enumeration[T](values: List[T], render: T => String) extends Primitive[T]:
+  final case class Enumeration[T](values: List[T], render: T => String, exhaustive: Boolean = false)
+      extends Primitive[T]:
     private val allowed = values.toSet
     def rule = "enum"
     def expected = values.map(render).mkString("one of: ", ", ", "")

@@ -102,6 +102,25 @@ def formBody[T](using form: FormCodec[T]): EndpointIO.Body[String, T] =
     Codec.formFields.andThen(form.fromFields).mediaType(MediaType.ApplicationXWwwFormUrlencoded)
   )
 
+/**
+ * One body in several representations, chosen by the request's `Accept` (responses) or `Content-Type` (requests):
+ * `oneOfBody(jsonBody[Book], plainBody[Book])`. The first is the default.
+ */
+def oneOfBody[T](first: EndpointIO.Body[?, T], others: EndpointIO.Body[?, T]*): EndpointIO.OneOfBody[T] =
+  EndpointIO.OneOfBody(first :: others.toList)
+
+/**
+ * A `multipart/form-data` body (RFC 7578): all parts as a [[Multipart]], or a case class deriving
+ * [[MultipartCodec]] whose fields name the parts. File parts read as `java.nio.file.Path` are written to temporary
+ * files, deleted once the request is answered. A request with another `Content-Type` is refused with 415.
+ */
+def multipartBody[T](using mc: MultipartCodec[T]): EndpointIO.Body[Multipart, T] =
+  multipartBodyWithLimits[T](MultipartLimits.default)
+
+/** A multipart body with limits on its parts. */
+def multipartBodyWithLimits[T](limits: MultipartLimits)(using mc: MultipartCodec[T]): EndpointIO.Body[Multipart, T] =
+  EndpointIO.Body(RawBodyType.MultipartBody(limits, mc.toDisk), mc.codec)
+
 /** No value. */
 val emptyOutput: EndpointIO[Unit] = EndpointIO.Empty
 

@@ -6,6 +6,8 @@ import rapier.model.QueryParams
 
 import java.nio.charset.Charset
 import scala.annotation.implicitNotFound
+import scala.compiletime.{constValueTuple, erasedValue, summonInline}
+import scala.deriving.Mirror
 
 /** Codecs for request and response bodies. */
 trait BodyCodecs:
@@ -33,12 +35,28 @@ trait BodyCodecs:
 
 /** How to read a `T` from the fields of a form body. */
 @implicitNotFound(
-  "No FormCodec[${T}]: form bodies decode into Map[String, String], Seq[(String, String)] or QueryParams; " +
-    "for another type, map one of these: FormCodec(FormCodec.map.fromFields.map(...)(...))"
+  "No FormCodec[${T}]: form bodies decode into Map[String, String], Seq[(String, String)], QueryParams, or a case " +
+    "class that derives one: `final case class Login(user: String, remember: Option[Boolean]) derives FormCodec`"
 )
 final case class FormCodec[T](fromFields: Codec[QueryParams, T])
 
 object FormCodec:
+  /**
+   * A case class from the fields of a form, one field per parameter, each read by the codec its type has for
+   * query parameters: `T` (exactly once), `Option[T]` (at most once), `List[T]` (any number). Every field that fails
+   * is reported, under its name (`body.year`); the schema is the product of the fields' schemas.
+   */
+  inline def derived[T](using m: Mirror.ProductOf[T]): FormCodec[T] =
+    val names = constValueTuple[m.MirroredElemLabels].toList.asInstanceOf[List[String]]
+    val codecs = fieldCodecs[m.MirroredElemTypes]
+    FormCodec(ProductForm[T](names.zip(codecs), values => m.fromProduct(Tuple.fromArray(values))))
+
+  private inline def fieldCodecs[Ts <: Tuple]: List[Codec[List[String], Any]] =
+    inline erasedValue[Ts] match
+      case _: EmptyTuple => Nil
+      case _: (t *: ts) =>
+        summonInline[Codec[List[String], t]].asInstanceOf[Codec[List[String], Any]] :: fieldCodecs[ts]
+
   /** Each field at most once. */
   given map: FormCodec[Map[String, String]] = FormCodec(
     Codec[QueryParams, Map[String, String]](Schema(SchemaType.SOpenProduct(summon[Schema[String]]))) { fields =>
@@ -59,3 +77,35 @@ object FormCodec:
 
   given queryParams: FormCodec[QueryParams] =
     FormCodec(Codec.id(Schema(SchemaType.SOpenProduct(summon[Schema[String]]))))
+
+/** The codec behind [[FormCodec.derived]]. */
+private final class ProductForm[T](fields: List[(String, Codec[List[String], Any])], make: Array[Any] => T)
+    extends Codec[QueryParams, T]:
+  private val fieldArray = fields.toArray
+
+  val schema: Schema[T] = Schema(
+    SchemaType.SProduct(fields.zipWithIndex.map { case ((name, codec), i) =>
+      SchemaField(name, codec.schema, (v: Any) => v.asInstanceOf[Product].productElement(i))
+    })
+  )
+
+  def mediaType: MediaType = MediaType.ApplicationXWwwFormUrlencoded
+
+  def rawDecode(raw: QueryParams): DecodeResult[T] =
+    val values = new Array[Any](fieldArray.length)
+    val errors = List.newBuilder[ValidationError]
+    var i = 0
+    while i < fieldArray.length do
+      val (name, codec) = fieldArray(i)
+      DecodeResult.collectInto(codec.decode(raw.getAll(name)), name, errors) match
+        case DecodeResult.Value(v) => values(i) = v
+        case _ =>
+      i += 1
+    val all = errors.result()
+    if all.isEmpty then DecodeResult.Value(make(values)) else DecodeResult.InvalidValue(all)
+
+  def encode(value: T): QueryParams =
+    val product = value.asInstanceOf[Product]
+    QueryParams(fieldArray.indices.flatMap(i =>
+      fieldArray(i)._2.encode(product.productElement(i)).map(fieldArray(i)._1 -> _)
+    )*)

@@ -21,7 +21,7 @@ trait MultiValueCodecs:
   given requiredCookie[T](using c: Codec[String, T]): Codec[Option[String], T] =
     Codec(c.schema, c.mediaType) { (raw: Option[String]) =>
       raw match
-        case Some(v) => c.decode(v)
+        case Some(v) => c.rawDecode(v)
         case None => DecodeResult.Missing
     }(v => Some(c.encode(v)))
 
@@ -29,7 +29,7 @@ trait MultiValueCodecs:
   given optionalCookie[T](using c: Codec[String, T]): Codec[Option[String], Option[T]] =
     Codec(c.schema.asOption, c.mediaType) { (raw: Option[String]) =>
       raw match
-        case Some(v) => c.decode(v).map(Some(_))
+        case Some(v) => c.rawDecode(v).map(Some(_))
         case None => DecodeResult.Value(None)
     }(_.map(c.encode))
 
@@ -44,19 +44,22 @@ final case class SingleValue[T](inner: Codec[String, T]) extends Codec[List[Stri
   def mediaType = inner.mediaType
   override protected def withSchema(s: Schema[T]): Codec[List[String], T] = SingleValue(inner.schema(s))
 
-/** Zero or one value. */
+/** Zero or one value. Rules of the value are checked by the schema (an option's schema checks what it holds). */
 final case class OptionalValue[T](inner: Codec[String, T]) extends Codec[List[String], Option[T]]:
   def rawDecode(raw: List[String]): DecodeResult[Option[T]] = raw match
     case Nil => DecodeResult.Value(None)
-    case v :: Nil => inner.decode(v).map(Some(_))
+    case v :: Nil => inner.rawDecode(v).map(Some(_))
     case vs => DecodeResult.Multiple(vs.length)
   def encode(value: Option[T]): List[String] = value.map(inner.encode).toList
   val schema: Schema[Option[T]] = inner.schema.asOption
   def mediaType = inner.mediaType
 
-/** Every value, in order; the first value that fails to decode fails the whole input. */
+/**
+ * Every value, in order; the first value that fails to parse fails the whole input. Validation rules of the values
+ * are checked on each, by the schema (each failure names its position: `[2]`).
+ */
 final case class AllValues[T](inner: Codec[String, T]) extends Codec[List[String], List[T]]:
-  def rawDecode(raw: List[String]): DecodeResult[List[T]] = DecodeResult.sequence(raw.map(inner.decode))
+  def rawDecode(raw: List[String]): DecodeResult[List[T]] = DecodeResult.sequence(raw.map(inner.rawDecode))
   def encode(value: List[T]): List[String] = value.map(inner.encode)
   val schema: Schema[List[T]] = inner.schema.asIterable[List[T]]
   def mediaType = inner.mediaType

@@ -44,7 +44,7 @@ trait StringCodecs:
     val byName = values.map(v => render(v) -> v).toMap
     val byLowerName = values.map(v => render(v).toLowerCase(java.util.Locale.ROOT) -> v).toMap
     val expected = values.map(render).mkString("one of: ", ", ", "")
-    val schema = Schema[E](SchemaType.SString, validator = Validator.enumeration(values, render))
+    val schema = Schema[E](SchemaType.SString, validator = Validator.Enumeration(values, render, exhaustive = true))
     Codec(schema) { (s: String) =>
       byName.get(s).orElse(byLowerName.get(s.toLowerCase(java.util.Locale.ROOT))) match
         case Some(v) => DecodeResult.Value(v)

@@ -1,0 +1,183 @@
+package rapier
+
+import rapier.model.{Header, MediaType}
+
+import java.nio.charset.{Charset, StandardCharsets}
+import java.nio.file.Path
+import scala.annotation.implicitNotFound
+import scala.compiletime.{constValueTuple, erasedValue, summonInline}
+import scala.deriving.Mirror
+
+/**
+ * Limits on a `multipart/form-data` body, beside the server's limit on the whole body: how many parts, how large
+ * each may be (a larger one is a 413 naming it), and how large a part's headers.
+ */
+final case class MultipartLimits(maxParts: Int = 100, maxPartSize: Long = 10L * 1024 * 1024, maxHeaderSize: Int = 8192)
+
+object MultipartLimits:
+  val default: MultipartLimits = MultipartLimits()
+
+/** Where the content of a part is: in memory, or in a temporary file that is deleted once the request is answered. */
+enum PartData:
+  case InMemory(bytes: Array[Byte])
+  case OnDisk(file: Path, length: Long)
+
+  /** The size of the content, in bytes. */
+  def size: Long = this match
+    case InMemory(bytes) => bytes.length.toLong
+    case OnDisk(_, length) => length
+
+/** One part of a multipart body: its name, content, and what its headers say. */
+final case class Part[T](
+    name: String,
+    body: T,
+    fileName: Option[String] = None,
+    contentType: Option[String] = None,
+    headers: List[Header] = Nil
+):
+  def header(n: String): Option[String] = headers.find(_.is(n)).map(_.value)
+  def map[U](f: T => U): Part[U] = copy(body = f(body))
+
+/** The parts of a multipart body, in order. */
+final case class Multipart(parts: List[Part[PartData]]):
+  /** The first part with this name. */
+  def get(name: String): Option[Part[PartData]] = parts.find(_.name == name)
+
+  /** Every part with this name. */
+  def all(name: String): List[Part[PartData]] = parts.filter(_.name == name)
+
+/**
+ * How a field of a case class is read from the parts of a multipart body that carry its name: `String` (a text
+ * part), `Array[Byte]`, `java.nio.file.Path` (a file part, on disk), `Part[...]` of these to keep the part's
+ * file name and headers, any type with a `Codec[String, T]` (a text part, decoded), and `Option` / `List` of them.
+ */
+@implicitNotFound(
+  "No PartCodec[${T}]: multipart fields are String, Array[Byte], java.nio.file.Path, Part[String | Array[Byte] | Path], " +
+    "types with a Codec[String, T], and Option or List of these"
+)
+trait PartCodec[T]:
+  /** Whether the parts are written to temporary files. */
+  def toDisk: Boolean
+  def schema: Schema[T]
+
+  /** The value from every part with the field's name (possibly none). */
+  def decode(parts: List[Part[PartData]]): DecodeResult[T]
+
+object PartCodec extends LowPriorityPartCodecs:
+  /** A codec for exactly one part, read by `f`. */
+  private[rapier] def single[T](disk: Boolean, s: Schema[T])(f: Part[PartData] => DecodeResult[T]): PartCodec[T] =
+    new PartCodec[T]:
+      val toDisk = disk
+      val schema = s
+      def decode(parts: List[Part[PartData]]): DecodeResult[T] = parts match
+        case p :: Nil => f(p)
+        case Nil => DecodeResult.Missing
+        case many => DecodeResult.Multiple(many.length)
+
+  private val notInMemory = DecodeResult.Error("a field, not a file")
+  private val notOnDisk = DecodeResult.Error("a file")
+
+  private[rapier] def bytesOf(p: Part[PartData]): DecodeResult[Array[Byte]] = p.body match
+    case PartData.InMemory(bytes) => DecodeResult.Value(bytes)
+    case _ => notInMemory
+
+  private[rapier] def textOf(p: Part[PartData]): DecodeResult[String] = bytesOf(p).flatMap { bytes =>
+    val charset = p.contentType.flatMap(ct => MediaType.parse(ct).toOption).flatMap(_.charset)
+      .flatMap(c => scala.util.Try(Charset.forName(c)).toOption).getOrElse(StandardCharsets.UTF_8)
+    val decoder = charset.newDecoder()
+    try DecodeResult.Value(decoder.decode(java.nio.ByteBuffer.wrap(bytes)).toString)
+    catch case _: java.nio.charset.CharacterCodingException => DecodeResult.Error(s"text in ${charset.name}")
+  }
+
+  private[rapier] def fileOf(p: Part[PartData]): DecodeResult[Path] = p.body match
+    case PartData.OnDisk(file, _) => DecodeResult.Value(file)
+    case _ => notOnDisk
+
+  given text: PartCodec[String] = single(false, Schema.string)(textOf)
+  given bytes: PartCodec[Array[Byte]] = single(false, Schema.binary)(bytesOf)
+  given file: PartCodec[Path] = single(true, Schema.binary)(fileOf)
+  given textPart: PartCodec[Part[String]] = single(false, Schema.string)(p => textOf(p).map(v => p.map(_ => v)))
+  given bytesPart: PartCodec[Part[Array[Byte]]] = single(false, Schema.binary)(p => bytesOf(p).map(v => p.map(_ => v)))
+  given filePart: PartCodec[Part[Path]] = single(true, Schema.binary)(p => fileOf(p).map(v => p.map(_ => v)))
+
+  given optional[T](using c: PartCodec[T]): PartCodec[Option[T]] = new PartCodec[Option[T]]:
+    val toDisk = c.toDisk
+    val schema = c.schema.asOption
+    def decode(parts: List[Part[PartData]]): DecodeResult[Option[T]] =
+      if parts.isEmpty then DecodeResult.Value(None) else c.decode(parts).map(Some(_))
+
+  given list[T](using c: PartCodec[T]): PartCodec[List[T]] = new PartCodec[List[T]]:
+    val toDisk = c.toDisk
+    val schema = c.schema.asIterable[List[T]]
+    def decode(parts: List[Part[PartData]]): DecodeResult[List[T]] =
+      DecodeResult.sequence(parts.map(p => c.decode(p :: Nil)))
+
+private[rapier] trait LowPriorityPartCodecs:
+  /** A text part decoded by a string codec: `Int`, `UUID`, an enum, … */
+  given fromStringCodec[T](using c: Codec[String, T]): PartCodec[T] =
+    PartCodec.single(false, c.schema)(p => PartCodec.textOf(p).flatMap(c.decode))
+
+/** How to read a `T` from the parts of a multipart body. */
+@implicitNotFound(
+  "No MultipartCodec[${T}]: derive one for a case class: `final case class Upload(...) derives MultipartCodec`"
+)
+final case class MultipartCodec[T](codec: Codec[Multipart, T], toDisk: (String, Option[String]) => Boolean)
+
+object MultipartCodec:
+  /** All parts as they are; parts with a file name are written to temporary files. */
+  given all: MultipartCodec[Multipart] =
+    MultipartCodec(
+      Codec.id(Schema(SchemaType.SOpenProduct(Schema.binary)), MediaType.MultipartFormData),
+      (_, f) => f.isDefined
+    )
+
+  /**
+   * A case class from the parts named as its fields, each read by its type's [[PartCodec]]. Every field that fails
+   * is reported under its name; parts no field names are ignored.
+   */
+  inline def derived[T](using m: Mirror.ProductOf[T]): MultipartCodec[T] =
+    product[T](
+      constValueTuple[m.MirroredElemLabels].toList.asInstanceOf[List[String]],
+      partCodecs[m.MirroredElemTypes],
+      values => m.fromProduct(Tuple.fromArray(values))
+    )
+
+  /** The codec of a product with these fields, built from its values in order by `make`. */
+  def product[T](names: List[String], codecs: List[PartCodec[Any]], make: Array[Any] => T): MultipartCodec[T] =
+    val fields = names.zip(codecs)
+    val files = fields.filter(_._2.toDisk).map(_._1).toSet
+    MultipartCodec(ProductParts[T](fields, make), (name, _) => files(name))
+
+  private inline def partCodecs[Ts <: Tuple]: List[PartCodec[Any]] =
+    inline erasedValue[Ts] match
+      case _: EmptyTuple => Nil
+      case _: (t *: ts) => summonInline[PartCodec[t]].asInstanceOf[PartCodec[Any]] :: partCodecs[ts]
+
+/** The codec behind [[MultipartCodec.derived]]. Decoding only: multipart bodies are read, not written. */
+private final class ProductParts[T](fields: List[(String, PartCodec[Any])], make: Array[Any] => T)
+    extends Codec[Multipart, T]:
+  private val fieldArray = fields.toArray
+
+  val schema: Schema[T] = Schema(
+    SchemaType.SProduct(fields.zipWithIndex.map { case ((name, codec), i) =>
+      SchemaField(name, codec.schema, (v: Any) => v.asInstanceOf[Product].productElement(i))
+    })
+  )
+
+  def mediaType: MediaType = MediaType.MultipartFormData
+
+  def rawDecode(raw: Multipart): DecodeResult[T] =
+    val values = new Array[Any](fieldArray.length)
+    val errors = List.newBuilder[ValidationError]
+    var i = 0
+    while i < fieldArray.length do
+      val (name, codec) = fieldArray(i)
+      DecodeResult.collectInto(codec.decode(raw.all(name)), name, errors) match
+        case DecodeResult.Value(v) => values(i) = v
+        case _ =>
+      i += 1
+    val all = errors.result()
+    if all.isEmpty then DecodeResult.Value(make(values)) else DecodeResult.InvalidValue(all)
+
+  def encode(value: T): Multipart =
+    throw UnsupportedOperationException("multipart bodies are read from requests, not written")
