@@ -46,7 +46,11 @@ final class ServerInterpreter[F[_]](
     builder.build()
 
   private val rejected: Handler[F] =
-    Interceptor.compose(options.chain, Route.Rejected, request => m.unit(options.rejectHandler(request.rejection)))
+    Interceptor.compose(
+      options.chain,
+      Route.Rejected,
+      request => m.unit(options.rejectHandler(request.rejection, options.problemRenderer))
+    )
 
   /** The endpoints served, in order. */
   val serverEndpoints: List[ServerEndpoint[F]] = endpoints

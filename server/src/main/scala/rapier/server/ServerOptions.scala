@@ -12,7 +12,8 @@ final case class ServerOptions(
     exceptionHandler: ExceptionHandler = ExceptionHandler.default,
     requestLog: Option[RequestLog] = Some(RequestLog.default),
     interceptors: List[Interceptor] = Nil,
-    shadowedEndpoints: ShadowedEndpoints = ShadowedEndpoints.Fail
+    shadowedEndpoints: ShadowedEndpoints = ShadowedEndpoints.Fail,
+    problemRenderer: ProblemRenderer = ProblemRenderer.json
 ):
   def withDecodeFailureHandler(h: DecodeFailureHandler): ServerOptions = copy(decodeFailureHandler = h)
   def withRejectHandler(h: RejectHandler): ServerOptions = copy(rejectHandler = h)
@@ -24,9 +25,15 @@ final case class ServerOptions(
   def withInterceptor(i: Interceptor): ServerOptions = copy(interceptors = interceptors :+ i)
   def withShadowedEndpoints(policy: ShadowedEndpoints): ServerOptions = copy(shadowedEndpoints = policy)
 
+  /**
+   * How every error response Rapier writes by itself is rendered (decode failures, 404, 405, 413, 500): RFC 9457
+   * `application/problem+json` by default, [[ProblemRenderer.plainText]] or your own.
+   */
+  def withProblemRenderer(r: ProblemRenderer): ServerOptions = copy(problemRenderer = r)
+
   /** The whole chain around each route, outermost first: the request log sees the final status, 500s included. */
   private[server] def chain: List[Interceptor] =
-    requestLog.toList ++ (ExceptionInterceptor(exceptionHandler) :: interceptors)
+    requestLog.toList ++ (ExceptionInterceptor(exceptionHandler, problemRenderer) :: interceptors)
 
 object ServerOptions:
   val default: ServerOptions = ServerOptions()

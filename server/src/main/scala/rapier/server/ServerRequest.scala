@@ -49,6 +49,9 @@ abstract class ServerRequest extends RequestView:
   private var queryParsed = false
   private[server] var rejection: Rejection = Rejection.NotFound
 
+  /** Files written for this request (multipart uploads), deleted once it is answered. */
+  private[server] var temporaryFiles: List[java.nio.file.Path] = Nil
+
   /** Starts serving: where the path lies, and no state from an earlier request. */
   private[server] def begin(start: Int, end: Int): Unit =
     pathStart = start

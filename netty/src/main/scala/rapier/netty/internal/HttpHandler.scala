@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
 import rapier.server.internal.Done
-import rapier.server.{ServerInterpreter, ServerResponse}
+import rapier.server.{Problem, ServerInterpreter, ServerResponse}
 
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.control.NonFatal
@@ -92,7 +92,7 @@ private[netty] final class HttpHandler(
       if length == -2L then refuse(StatusCode.BadRequest, "Invalid Content-Length")
       else if length > options.maxBodySize then
         // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
-        refuse(StatusCode.ContentTooLarge, s"The body is larger than ${options.maxBodySize} bytes")
+        refuse(StatusCode.ContentTooLarge, s"The body is larger than the limit of ${options.maxBodySize} bytes.")
       else if unsupportedExpectation(request) then
         refuse(StatusCode.ExpectationFailed, "Only the 100-continue expectation is supported")
       else
@@ -131,7 +131,7 @@ private[netty] final class HttpHandler(
         val all = chunks.nn
         if all.readableBytes.toLong + n > options.maxBodySize then
           discardBody()
-          refuse(StatusCode.ContentTooLarge, s"The body is larger than ${options.maxBodySize} bytes")
+          refuse(StatusCode.ContentTooLarge, s"The body is larger than the limit of ${options.maxBodySize} bytes.")
           return
         all.addComponent(true, buf.retain())
       else
@@ -198,7 +198,7 @@ private[netty] final class HttpHandler(
     inFlight += 1
     completed(
       sequence,
-      Success(ServerResponse.text(status, message)),
+      Success(options.serverOptions.problemRenderer(Problem(status, message))),
       keepAlive = false,
       head = false,
       HttpVersion.HTTP_1_1

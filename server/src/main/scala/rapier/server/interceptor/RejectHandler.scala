@@ -1,22 +1,27 @@
 package rapier.server.interceptor
 
 import rapier.model.{Header, HeaderNames, StatusCode}
-import rapier.server.{Rejection, ServerResponse}
+import rapier.server.{Problem, ProblemRenderer, Rejection, ServerResponse}
 
 /**
  * Answers a request no endpoint takes. The default: 404, or 405 with an `Allow` header listing the methods the
- * path accepts, or 400 for a request target that is not a path.
+ * path accepts, or 400 for a request target that is not a path; each rendered as a [[Problem]].
  */
 trait RejectHandler:
-  def apply(rejection: Rejection): ServerResponse
+  def apply(rejection: Rejection, render: ProblemRenderer): ServerResponse
 
 object RejectHandler:
-  val default: RejectHandler =
-    case Rejection.NotFound => ServerResponse.text(StatusCode.NotFound, "Not Found")
-    case Rejection.MethodNotAllowed(allowed) =>
-      ServerResponse.text(
-        StatusCode.MethodNotAllowed,
-        "Method Not Allowed",
-        Header(HeaderNames.Allow, allowed.map(_.name).mkString(", "))
-      )
-    case Rejection.InvalidTarget => ServerResponse.text(StatusCode.BadRequest, "Invalid request target")
+  val default: RejectHandler = (rejection, render) =>
+    rejection match
+      case Rejection.NotFound => render(Problem(StatusCode.NotFound, "No endpoint serves this path."))
+      case Rejection.MethodNotAllowed(allowed) =>
+        val methods = allowed.map(_.name).mkString(", ")
+        render(
+          Problem(
+            StatusCode.MethodNotAllowed,
+            s"This path accepts only $methods.",
+            headers = List(Header(HeaderNames.Allow, methods))
+          )
+        )
+      case Rejection.InvalidTarget =>
+        render(Problem(StatusCode.BadRequest, "The request target is not a path (origin or absolute form)."))

@@ -15,7 +15,8 @@ private[server] final class CompiledEndpoint[F[_]](
     val security: InputPlan,
     val input: InputPlan,
     val output: OutputPlan,
-    val errorOutput: OutputPlan
+    val errorOutput: OutputPlan,
+    val challenges: List[String]
 )
 
 private[server] object CompiledEndpoint:
@@ -43,6 +44,10 @@ private[server] object CompiledEndpoint:
       try InputPlan.compile(e.input, captures, bodyAllowed = true)
       catch case ex: IllegalArgumentException => refuse(ex.getMessage)
 
+    def outputs(o: EndpointOutput[?]) =
+      try OutputPlan.compile(o)
+      catch case ex: IllegalArgumentException => refuse(ex.getMessage)
+
     val method = methods.headOption.map(_.name)
     val label = s"${method.getOrElse("*")} ${e.pathTemplate}"
     new CompiledEndpoint(
@@ -52,6 +57,7 @@ private[server] object CompiledEndpoint:
       method,
       security,
       input,
-      OutputPlan.compile(e.output),
-      OutputPlan.compile(e.errorOutput)
+      outputs(e.output),
+      outputs(e.errorOutput),
+      (Endpoint.authSchemes(e.securityInput) ++ Endpoint.authSchemes(e.input)).map(_.challenge).distinct
     )

@@ -1,6 +1,6 @@
 package rapier.server.internal
 
-import rapier.model.StatusCode
+import rapier.model.{HeaderNames, StatusCode}
 import rapier.server.*
 import rapier.server.interceptor.DecodeFailure
 
@@ -31,10 +31,13 @@ private[server] final class EndpointHandler[F[_]](
   private val logic: ServerLogic[Any, Any, Any, Any, F] =
     ce.serverEndpoint.logic.asInstanceOf[ServerLogic[Any, Any, Any, Any, F]]
 
+  private val render = options.problemRenderer
+  private val negotiates = ce.output.negotiates || ce.errorOutput.negotiates
+
   // Functions built once, so that encoding a result allocates no closure per request.
   private val encodeEither: Either[Any, Any] => ServerResponse =
     case Right(o) => encode(ce.output, o, StatusCode.Ok.code)
-    case Left(e) => encode(ce.errorOutput, e, StatusCode.BadRequest.code)
+    case Left(e) => encodeError(e)
   private val encodeOutput: Any => ServerResponse = o => encode(ce.output, o, StatusCode.Ok.code)
 
   def apply(request: ServerRequest): F[ServerResponse] =
@@ -51,7 +54,7 @@ private[server] final class EndpointHandler[F[_]](
             // 2. run the security logic
             m.flatMap(securityLogic.nn(s)) {
               case Right(principal) => afterSecurity(request, principal)
-              case Left(e) => m.unit(encode(ce.errorOutput, e, StatusCode.BadRequest.code))
+              case Left(e) => m.unit(encodeError(e, acceptOf(request)))
             }
 
   private def afterSecurity(request: ServerRequest, principal: Any): F[ServerResponse] =
@@ -59,37 +62,122 @@ private[server] final class EndpointHandler[F[_]](
     val slots = if plan.needsSlots then plan.newSlots() else null
     // 3. decode the other inputs, except the body
     plan.decodeHead(request, slots) match
+      case f: Failed if plan.hasBody =>
+        // Every failure is reported, the body's too: it costs little more, as the body has to be read anyway
+        val withFailures = (bytes: Array[Byte]) =>
+          val all = plan.bodyFailures(request, bytes, f)
+          deleteTemporaryFiles(request)
+          m.unit(failure(all, security = false))
+        body.bytesIfRead(request) match
+          case bytes: Array[Byte] => withFailures(bytes)
+          case null => readBody(request, f, withFailures)
       case f: Failed => m.unit(failure(f, security = false))
       case head if !plan.hasBody =>
         (if plan.needsSlots then plan.assemble(slots.nn) else head) match
           case f: Failed => m.unit(failure(f, security = false))
-          case input => run(principal, input)
+          case input => run(request, principal, input)
       case _ =>
         // 4. read and decode the body; a backend that holds it already saves a round through F
         body.bytesIfRead(request) match
           case bytes: Array[Byte] => withBody(request, principal, slots, bytes)
-          case null =>
-            m.handleError(m.flatMap(body.bytes(request))(bytes => withBody(request, principal, slots, bytes))) {
-              case e: BodyTooLargeException =>
-                m.unit(ServerResponse.text(StatusCode.ContentTooLarge, s"The body is larger than ${e.limit} bytes"))
-              case e => m.error(e)
-            }
+          case null => readBody(request, null, bytes => withBody(request, principal, slots, bytes))
+
+  /** Reads the body, then runs `next`. A body over the limit is answered 413, or with `earlier` failures if any. */
+  private def readBody(
+      request: ServerRequest,
+      earlier: Failed | Null,
+      next: Array[Byte] => F[ServerResponse]
+  ): F[ServerResponse] =
+    m.handleError(m.flatMap(body.bytes(request))(next)) {
+      case e: BodyTooLargeException =>
+        m.unit(
+          if earlier != null then failure(earlier.nn, security = false)
+          else render(Problem(StatusCode.ContentTooLarge, s"The body is larger than the limit of ${e.limit} bytes."))
+        )
+      case e => m.error(e)
+    }
 
   private def withBody(request: ServerRequest, principal: Any, slots: Array[Any] | Null, bytes: Array[Byte]) =
     ce.input.decodeBody(request, slots, bytes) match
-      case f: Failed => m.unit(failure(f, security = false))
-      case input => run(principal, input)
+      case f: Failed =>
+        deleteTemporaryFiles(request)
+        m.unit(failure(f, security = false))
+      case input if request.temporaryFiles.isEmpty => run(request, principal, input)
+      case input =>
+        // Uploaded files live until the logic is done with them, whatever its outcome
+        val result =
+          try run(request, principal, input)
+          catch
+            case scala.util.control.NonFatal(e) =>
+              deleteTemporaryFiles(request)
+              throw e
+        m.handleError(m.map(result) { r =>
+          deleteTemporaryFiles(request)
+          r
+        }) { e =>
+          deleteTemporaryFiles(request)
+          m.error(e)
+        }
+
+  private def deleteTemporaryFiles(request: ServerRequest): Unit =
+    val files = request.temporaryFiles
+    request.temporaryFiles = Nil
+    files.foreach(MultipartParser.deleteQuietly)
 
   // 5. run the logic, and 6. encode what it returns
-  private def run(principal: Any, input: Any): F[ServerResponse] = logic match
-    case ServerLogic.Full(f) => m.map(f(principal, input))(encodeEither)
-    case ServerLogic.SuccessOnly(f) => m.map(f(principal, input))(encodeOutput)
+  private def run(request: ServerRequest, principal: Any, input: Any): F[ServerResponse] =
+    if negotiates then negotiated(request, principal, input)
+    else
+      logic match
+        case ServerLogic.Full(f) => m.map(f(principal, input))(encodeEither)
+        case ServerLogic.SuccessOnly(f) => m.map(f(principal, input))(encodeOutput)
 
-  private def encode(plan: OutputPlan, value: Any, defaultStatus: Int): ServerResponse =
+  private def acceptOf(request: ServerRequest): List[rapier.model.MediaRange] =
+    if negotiates then rapier.model.Accept.parse(request.headerValues(HeaderNames.Accept)) else Nil
+
+  /** Outputs written in the representation `Accept` prefers: parsed here, and 406 before the logic runs if none. */
+  private def negotiated(request: ServerRequest, principal: Any, input: Any): F[ServerResponse] =
+    val ranges = acceptOf(request)
+    val offers = ce.output.offers
+    if offers != null && rapier.model.Accept.choose(ranges, offers.nn) < 0 then
+      m.unit(
+        render(
+          Problem(
+            StatusCode.NotAcceptable,
+            s"This endpoint answers in ${offers.nn.map(_.copy(charset = None).render).distinct.mkString(", ")}; " +
+              "the Accept header allows none of them."
+          )
+        )
+      )
+    else
+      logic match
+        case ServerLogic.Full(f) =>
+          m.map(f(principal, input)) {
+            case Right(o) => encode(ce.output, o, StatusCode.Ok.code, ranges)
+            case Left(e) => encodeError(e, ranges)
+          }
+        case ServerLogic.SuccessOnly(f) =>
+          m.map(f(principal, input))(o => encode(ce.output, o, StatusCode.Ok.code, ranges))
+
+  private def encode(
+      plan: OutputPlan,
+      value: Any,
+      defaultStatus: Int,
+      accept: List[rapier.model.MediaRange] = Nil
+  ): ServerResponse =
     val response = plan.newResponse()
+    response.acceptRanges = accept
     plan.write(value, response)
     if response.status == 0 then response.setStatus(defaultStatus)
     response
 
+  /** An error output; a 401 carries the endpoint's challenges unless the output set its own. */
+  private def encodeError(e: Any, accept: List[rapier.model.MediaRange] = Nil): ServerResponse =
+    val response = encode(ce.errorOutput, e, StatusCode.BadRequest.code, accept)
+    if response.status == StatusCode.Unauthorized.code && ce.challenges.nonEmpty &&
+      !response.hasHeader(HeaderNames.WwwAuthenticate)
+    then ce.challenges.foreach(response.addHeader(HeaderNames.WwwAuthenticate, _))
+    response
+
   private def failure(f: Failed, security: Boolean): ServerResponse =
-    options.decodeFailureHandler(DecodeFailure(endpoint, f.failures, security))
+    options.decodeFailureHandler(DecodeFailure(endpoint, f.failures, security, ce.challenges), render)

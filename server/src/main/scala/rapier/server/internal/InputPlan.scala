@@ -13,7 +13,7 @@ import rapier.server.interceptor.{InputFailure, InputRef, InputSource}
  */
 private[server] final class InputPlan private (
     leaves: Array[LeafDecoder | Null],
-    body: BodyDecoder | Null,
+    body: BodyReading | Null,
     bodySlot: Int,
     root: InputPlan.Node
 ):
@@ -63,6 +63,12 @@ private[server] final class InputPlan private (
       v match
         case f: Failed => f
         case _ => assemble(slots.nn)
+
+  /** `head`'s failures, and the body's if it fails too: for reporting every failure at once. */
+  def bodyFailures(request: rapier.server.ServerRequest, bytes: Array[Byte], head: Failed): Failed =
+    body.nn.decode(request, bytes) match
+      case f: Failed => new Failed(head.failures ++ f.failures)
+      case _ => head
 
   /** The input value from decoded slots, or `Failed` when a mapping rejects them. */
   def assemble(slots: Array[Any]): Any = eval(root, slots)
@@ -117,7 +123,7 @@ private[server] object InputPlan:
 
   private final class Builder(captures: Counter, bodyAllowed: Boolean):
     val leaves = scala.collection.mutable.ArrayBuffer.empty[LeafDecoder | Null]
-    var body: BodyDecoder | Null = null
+    var body: BodyReading | Null = null
     var bodySlot: Int = -1
 
     def node(input: EndpointInput[?], arity: Int): Node = input match
@@ -153,18 +159,48 @@ private[server] object InputPlan:
         case many => InputRef(InputSource.Request, many.map(_.describe).mkString(", "))
       Mapping(n, f, ref)
 
+    private def setBody(decoder: BodyReading): Unit =
+      require(bodyAllowed, "a body can't be a security input: security logic runs before the body is read")
+      require(body == null, "an endpoint can read only one body")
+      body = decoder
+      bodySlot = leaves.length
+      leaves += null
+
     private def slot(leaf: EndpointInput.Basic[?]): Node =
       leaf match
         case EndpointIO.Body(raw, codec, _) =>
-          require(bodyAllowed, "a body can't be a security input: security logic runs before the body is read")
-          require(body == null, "an endpoint can read only one body")
-          body = BodyDecoder(raw, codec.asInstanceOf[Codec[Any, Any]])
-          bodySlot = leaves.length
-          leaves += null
+          setBody(BodyDecoder(raw, codec.asInstanceOf[Codec[Any, Any]]))
+        case EndpointIO.OneOfBody(variants, _) =>
+          setBody(NegotiatedBodyDecoder(variants.map(b => BodyDecoder(b.raw, b.codec.asInstanceOf[Codec[Any, Any]]))))
         case other => leaves += decoder(other)
       Slot(leaves.length - 1)
 
     private def decoder(leaf: EndpointInput.Basic[?]): LeafDecoder = leaf match
+      case EndpointInput.Auth(scheme, input, _) => authDecoder(scheme, input)
+      case EndpointInput.AuthAlternatives(alternatives, _) =>
+        val ref = InputRef(
+          InputSource.Credentials,
+          alternatives.map(_.scheme.label).distinct.mkString(" or "),
+          alternatives.map(_.scheme.location).distinct.mkString(" or ")
+        )
+        LeafDecoder.FirstPresent(ref, alternatives.map(a => authDecoder(a.scheme, a.input)).toArray)
+      case other => valueDecoder(other)
+
+    /** The decoder of the input that carries credentials, reporting failures as failures of the credentials. */
+    private def authDecoder(scheme: AuthScheme, input: EndpointInput[?]): LeafDecoder =
+      val ref = InputRef(InputSource.Credentials, scheme.label, scheme.location)
+      def of(i: EndpointInput[?]): LeafDecoder = i match
+        case EndpointInput.Mapped(inner, f, _) =>
+          LeafDecoder.Mapped(ref, of(inner), f.asInstanceOf[Any => DecodeResult[Any]])
+        case EndpointIO.Mapped(inner, f, _) =>
+          LeafDecoder.Mapped(ref, of(inner), f.asInstanceOf[Any => DecodeResult[Any]])
+        case basic: EndpointInput.Basic[?] => valueDecoder(basic)
+        case other => throw IllegalArgumentException(
+            s"credentials must be read by one header, query parameter or cookie, not $other"
+          )
+      LeafDecoder.Renamed(ref, of(input))
+
+    private def valueDecoder(leaf: EndpointInput.Basic[?]): LeafDecoder = leaf match
       case EndpointInput.PathCapture(name, codec, _) =>
         LeafDecoder.pathSegment(InputRef(InputSource.Path, name), captures.next, codec.asInstanceOf[Codec[String, Any]])
           .tap(_ => captures.next += 1)

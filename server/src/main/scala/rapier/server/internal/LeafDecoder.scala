@@ -43,7 +43,7 @@ private[server] object LeafDecoder:
   final class PathSegmentInPlace(ref: InputRef, k: Int, codec: Codec[String, Any] & RangeDecoder)
       extends LeafDecoder(ref):
     private val copying = PathSegment(ref, k, codec)
-    private val validator = codec.schema.validator
+    private val schema = codec.schema
 
     def decode(request: ServerRequest): Any =
       val target = request.uri
@@ -53,9 +53,9 @@ private[server] object LeafDecoder:
       else
         codec.rawDecodeRange(target, from, to) match
           case failure: DecodeResult.Failure => Failed(ref, failure)
-          case v if validator.isPass => v
+          case v if !schema.hasRules => v
           case v =>
-            val errors = validator(v)
+            val errors = schema.check(v)
             if errors.isEmpty then v else Failed(ref, DecodeResult.InvalidValue(errors))
 
   private def escaped(s: String, from: Int, to: Int): Boolean =
@@ -147,6 +147,29 @@ private[server] object LeafDecoder:
   final class Extract(ref: InputRef, f: rapier.model.RequestView => DecodeResult[Any]) extends LeafDecoder(ref):
     def decode(request: ServerRequest): Any = Failed.unwrap(ref, f(request))
 
+  /** Another decoder, whose failures are reported as failures of `ref` (credentials read from a header). */
+  final class Renamed(ref: InputRef, inner: LeafDecoder) extends LeafDecoder(ref):
+    def decode(request: ServerRequest): Any = inner.decode(request) match
+      case f: Failed => new Failed(f.failures.map(_.copy(input = ref)))
+      case v => v
+
+  /** Another decoder's value, converted by `f`. */
+  final class Mapped(ref: InputRef, inner: LeafDecoder, f: Any => DecodeResult[Any]) extends LeafDecoder(ref):
+    def decode(request: ServerRequest): Any = inner.decode(request) match
+      case failed: Failed => failed
+      case v => Failed.unwrap(ref, f(v))
+
+  /** The first of several decoders whose input is present; all absent is `Missing` for `ref`. */
+  final class FirstPresent(ref: InputRef, alternatives: Array[LeafDecoder]) extends LeafDecoder(ref):
+    private val missing = Failed(ref, DecodeResult.Missing)
+    def decode(request: ServerRequest): Any =
+      var i = 0
+      while i < alternatives.length do
+        alternatives(i).decode(request) match
+          case f: Failed if f.failures.forall(_.failure == DecodeResult.Missing) => i += 1
+          case result => return result
+      missing
+
   /** Picks the decoder for a query parameter or header: the codecs derived for one value get the list-free paths. */
   def query(ref: InputRef, name: String, codec: Codec[List[String], Any]): LeafDecoder = codec match
     case SingleValue(inner) => QuerySingle(ref, name, inner.asInstanceOf[Codec[String, Any]])
@@ -161,12 +184,21 @@ private[server] object LeafDecoder:
  * Decodes the body from its bytes: as text in the charset the request declares (or the endpoint's), or as bytes.
  * A body whose codec has a specific media type (a form, JSON) must arrive with that `Content-Type`.
  */
-private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, Any]):
+private[server] trait BodyReading:
+  def ref: InputRef
+
+  /** The value of the body, or `Failed`. */
+  def decode(request: ServerRequest, bytes: Array[Byte]): Any
+
+private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, Any]) extends BodyReading:
   val ref: InputRef = InputRef(InputSource.Body, "")
   private val contentTypeRef = InputRef(InputSource.ContentType, "")
-  private val required: MediaType | Null =
+
+  /** The media type a request must declare, or null for text and bytes, which any `Content-Type` may carry. */
+  val required: MediaType | Null =
     val m = codec.mediaType
     if m.isText || m == MediaType.ApplicationOctetStream then null else m
+  val mediaType: MediaType = codec.mediaType
   private val wrongType =
     DecodeResult.Mismatch(if required == null then "" else required.nn.copy(charset = None).render)
   private val invalidText = DecodeResult.Error("text in the declared charset")
@@ -178,10 +210,37 @@ private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, A
     else
       raw match
         case RawBodyType.ByteArrayBody => Failed.unwrap(ref, codec.decode(bytes))
+        case RawBodyType.MultipartBody(limits, toDisk) =>
+          MultipartParser.parse(request, contentType, bytes, limits, toDisk) match
+            case failure: DecodeResult.Failure => Failed(ref, failure)
+            case parts: Multipart => Failed.unwrap(ref, codec.decode(parts))
         case RawBodyType.StringBody(defaultCharset) =>
           BodyDecoder.text(bytes, BodyDecoder.charsetOf(contentType, defaultCharset)) match
             case null => Failed(ref, invalidText)
             case s: String => Failed.unwrap(ref, codec.decode(s))
+
+/**
+ * A body of several representations: read by the variant whose media type the `Content-Type` names; without a
+ * `Content-Type`, by the first if it is text or bytes.
+ */
+private[server] final class NegotiatedBodyDecoder(variants: List[BodyDecoder]) extends BodyReading:
+  val ref: InputRef = InputRef(InputSource.Body, "")
+  private val decoders = variants.toArray
+  private val unsupported = Failed(
+    InputRef(InputSource.ContentType, ""),
+    DecodeResult.Mismatch(variants.map(_.mediaType.copy(charset = None).render).distinct.mkString(" or "))
+  )
+
+  def decode(request: ServerRequest, bytes: Array[Byte]): Any =
+    val contentType = request.headerOrNull(HeaderNames.ContentType)
+    if contentType == null then
+      if decoders(0).required == null then decoders(0).decode(request, bytes) else unsupported
+    else
+      var i = 0
+      while i < decoders.length do
+        if decoders(i).mediaType.matchesContentType(contentType.nn) then return decoders(i).decode(request, bytes)
+        i += 1
+      unsupported
 
 private[server] object BodyDecoder:
   /** The charset a `Content-Type` declares, if it is one the JVM knows; the default otherwise. */

@@ -27,6 +27,26 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
   private val presetHeaders: Array[String] | Null =
     if expectedHeaders == 1 && bodies.size == 1 then Array(HeaderNames.ContentType, bodies.head.contentType) else null
 
+  /**
+   * The media types of the first body with several representations, if the plan has one: the endpoint then parses
+   * `Accept`, and answers 406 when none of these is acceptable.
+   */
+  val offers: IndexedSeq[rapier.model.MediaType] | Null =
+    def find(ws: List[OutputPlan.Writer]): Option[IndexedSeq[rapier.model.MediaType]] = ws.iterator.map {
+      case n: OutputPlan.NegotiatedBody => Some(n.offers)
+      case m: OutputPlan.Mapped => Option(m.inner.offers)
+      case _ => None
+    }.collectFirst { case Some(o) => o }
+    find(writers.toList).orNull
+
+  /** Whether writing may depend on `Accept`: a body with several representations, here or in a `oneOf` variant. */
+  val negotiates: Boolean = writers.exists {
+    case _: OutputPlan.NegotiatedBody => true
+    case m: OutputPlan.Mapped => m.inner.negotiates
+    case o: OutputPlan.OneOf => o.variants.exists(_.plan.negotiates)
+    case _ => false
+  }
+
   /** A new response for this plan to write into. */
   def newResponse(): ServerResponse =
     if presetHeaders != null then ServerResponse.sharing(0, presetHeaders.nn)
@@ -94,12 +114,21 @@ private[server] object OutputPlan:
         case RawBodyType.StringBody(charset) =>
           val s = codec.encode(v).asInstanceOf[String]
           if charset == StandardCharsets.UTF_8 then s.getBytes(StandardCharsets.UTF_8) else s.getBytes(charset)
+        case _: RawBodyType.MultipartBody => throw IllegalStateException("multipart bodies are not written")
       r.setBody(bytes)
       if !r.hasHeader(HeaderNames.ContentType) then r.addHeader(HeaderNames.ContentType, contentType)
 
+  /** One body in several representations: the one the response's `Accept` ranges prefer, else the first. */
+  final class NegotiatedBody(offset: Int, val variants: Array[Body], val offers: IndexedSeq[rapier.model.MediaType])
+      extends Writer(offset, 1):
+    override def addsHeader = true
+    def write(v: Any, r: ServerResponse): Unit =
+      val chosen = rapier.model.Accept.choose(r.acceptRanges, offers)
+      variants(if chosen < 0 then 0 else chosen).write(v, r)
+
   final class Variant(val appliesTo: Any => Boolean, val status: Int, val plan: OutputPlan)
 
-  final class OneOf(offset: Int, variants: Array[Variant]) extends Writer(offset, 1):
+  final class OneOf(offset: Int, val variants: Array[Variant]) extends Writer(offset, 1):
     override def addsHeader = true
     def write(v: Any, r: ServerResponse): Unit =
       var i = 0
@@ -159,7 +188,12 @@ private[server] object OutputPlan:
         writers += AllHeaders(offset, codec.asInstanceOf[Codec[List[rapier.model.Header], Any]])
       case EndpointOutput.SetCookie(name, codec, _) =>
         writers += SetCookie(offset, name, codec.asInstanceOf[Codec[Option[CookieValueWithMeta], Any]])
+      case EndpointIO.Body(_: RawBodyType.MultipartBody, _, _) =>
+        throw IllegalArgumentException("a multipart body can be read from requests, not written to responses")
       case EndpointIO.Body(raw, codec, _) => writers += Body(offset, raw, codec.asInstanceOf[Codec[Any, Any]])
+      case EndpointIO.OneOfBody(variants, _) =>
+        val bodies = variants.map(b => Body(offset, b.raw, b.codec.asInstanceOf[Codec[Any, Any]])).toArray
+        writers += NegotiatedBody(offset, bodies, variants.map(_.codec.mediaType).toIndexedSeq)
       case EndpointOutput.OneOf(variants) =>
         writers += OneOf(
           offset,
