@@ -39,7 +39,7 @@ val testSettings = Seq(
 )
 
 lazy val root = (project in file("."))
-  .aggregate(core, server, netty, testkit, examples, bench, perfCommon, perf, perfTapir)
+  .aggregate(core, server, jsonJsoniter, netty, testkit, examples, bench, perfCommon, perf, perfTapir)
   .settings(name := "rapier", publish / skip := true)
 
 lazy val core = (project in file("core"))
@@ -60,6 +60,18 @@ lazy val server = (project in file("server"))
     )
   )
 
+lazy val jsonJsoniter = (project in file("json-jsoniter"))
+  .dependsOn(core, server % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-json-jsoniter",
+    libraryDependencies ++= Seq(
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % versions.jsoniter,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Test,
+      "org.scalameta" %% "munit-scalacheck" % versions.munitScalacheck % Test
+    )
+  )
+
 lazy val netty = (project in file("netty"))
   .dependsOn(server, testkit % Test)
   .settings(testSettings)
@@ -75,12 +87,13 @@ lazy val netty = (project in file("netty"))
   )
 
 lazy val testkit = (project in file("testkit"))
-  .dependsOn(server)
+  .dependsOn(server, jsonJsoniter)
   .settings(testSettings)
   .settings(
     name := "rapier-testkit",
     libraryDependencies ++= Seq(
       munit,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
       "io.netty" % "netty-common" % versions.netty,
       "io.netty" % "netty-buffer" % versions.netty,
       "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
@@ -88,24 +101,30 @@ lazy val testkit = (project in file("testkit"))
   )
 
 lazy val examples = (project in file("examples"))
-  .dependsOn(netty, testkit % Test)
+  .dependsOn(netty, jsonJsoniter, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-examples",
     publish / skip := true,
-    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j,
+    libraryDependencies ++= Seq(
+      "org.slf4j" % "slf4j-simple" % versions.slf4j,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided
+    ),
     run / fork := true,
     run / connectInput := true,
     Compile / run / mainClass := Some("rapier.examples.runHelloWorld")
   )
 
 lazy val bench = (project in file("bench"))
-  .dependsOn(netty, testkit)
+  .dependsOn(netty, jsonJsoniter, testkit)
   .enablePlugins(JmhPlugin)
   .settings(
     name := "rapier-bench",
     publish / skip := true,
-    libraryDependencies += "org.slf4j" % "slf4j-nop" % versions.slf4j
+    libraryDependencies ++= Seq(
+      "org.slf4j" % "slf4j-nop" % versions.slf4j,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided
+    )
   )
 
 // The performance suite. perfCommon is plain JDK code both server sides share; perf holds the runner and the servers on
@@ -119,7 +138,7 @@ val vanillaNettySources = Compile / unmanagedSourceDirectories +=
   (LocalRootProject / baseDirectory).value / "perf-suite" / "vanilla-netty"
 
 lazy val perf = (project in file("perf-suite/rapier"))
-  .dependsOn(perfCommon, netty, testkit % Test)
+  .dependsOn(perfCommon, netty, jsonJsoniter, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-perf",

@@ -36,7 +36,7 @@ trait BodyTests extends ServerTestSupport:
     withServer(echoText) { t =>
       val r = t.post("/text", Array[Byte](0x61, 0xc3.toByte, 0x28), "Content-Type" -> "text/plain; charset=UTF-8")
       assertEquals(r.status, 400)
-      assertEquals(r.body, "Invalid request: the body is invalid: expected text in the declared charset")
+      assertEquals(r.problem.detail, "Invalid request: the body is invalid: expected text in the declared charset")
     }
 
   test("an empty body is an empty string"):
@@ -137,7 +137,7 @@ trait BodyTests extends ServerTestSupport:
       val wrongType = t.post("/form", "a=1", "Content-Type" -> "text/plain")
       assertEquals(wrongType.status, 415)
       assertEquals(
-        wrongType.body,
+        wrongType.problem.detail,
         "Invalid request: the Content-Type header does not match: expected application/x-www-form-urlencoded"
       )
     }
@@ -148,7 +148,7 @@ trait BodyTests extends ServerTestSupport:
       assertEquals(t.post("/n", "21").body, "42")
       val r = t.post("/n", "twenty")
       assertEquals(r.status, 400)
-      assert(r.body.startsWith("Invalid request: the body is invalid: expected an integer"), r.body)
+      assert(r.problem.detail.startsWith("Invalid request: the body is invalid: expected an integer"), r.body)
     }
 
   test("a body sent to an endpoint that reads none is ignored, and the connection stays usable"):

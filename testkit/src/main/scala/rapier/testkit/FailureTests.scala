@@ -23,14 +23,14 @@ trait FailureTests extends ServerTestSupport:
   test("logic that throws is a 500 with a generic body"):
     withServer(throwing) { t =>
       val r = t.get("/throw")
-      assertEquals((r.status, r.body), (500, "Internal Server Error"))
+      assertEquals((r.status, r.problem.title), (500, "Internal Server Error"))
       assert(!r.body.contains("secret"))
     }
 
   test("logic whose future fails is a 500 with a generic body"):
     withServer(failing) { t =>
       val r = t.get("/fail")
-      assertEquals((r.status, r.body), (500, "Internal Server Error"))
+      assertEquals((r.status, r.problem.title), (500, "Internal Server Error"))
     }
 
   test("the connection survives a 500"):
@@ -44,7 +44,7 @@ trait FailureTests extends ServerTestSupport:
     }
 
   test("a custom exception handler decides the response"):
-    val handler: ExceptionHandler = (route, _, e) =>
+    val handler: ExceptionHandler = (route, _, e, _) =>
       val label = route match
         case Route.ToEndpoint(_, l) => l
         case Route.Rejected => "-"
@@ -56,7 +56,7 @@ trait FailureTests extends ServerTestSupport:
     }
 
   test("a custom decode failure handler decides the response"):
-    val handler: DecodeFailureHandler = f =>
+    val handler: DecodeFailureHandler = (f, _) =>
       ServerResponse.text(StatusCode.UnprocessableContent, f.failures.map(_.input.location).mkString(","))
     val e = endpoint.get.in("q").in(query[Int]("a")).in(header[Int]("X-B")).out(stringBody)
     val config =
@@ -67,10 +67,11 @@ trait FailureTests extends ServerTestSupport:
     }
 
   test("a custom reject handler decides 404 and 405 responses"):
-    val handler: RejectHandler =
-      case Rejection.MethodNotAllowed(allowed) =>
-        ServerResponse.text(StatusCode.MethodNotAllowed, allowed.mkString("+"))
-      case other => ServerResponse.text(StatusCode.NotFound, s"nothing here ($other)")
+    val handler: RejectHandler = (rejection, _) =>
+      rejection match
+        case Rejection.MethodNotAllowed(allowed) =>
+          ServerResponse.text(StatusCode.MethodNotAllowed, allowed.mkString("+"))
+        case other => ServerResponse.text(StatusCode.NotFound, s"nothing here ($other)")
     val config = TestServerConfig(serverOptions = ServerOptions.default.withoutRequestLog.withRejectHandler(handler))
     withServerConfig(config)(endpoint.get.in("x").serverLogicSuccess(_ => Future.successful(()))) { t =>
       assertEquals(t.get("/y").body, "nothing here (NotFound)")
@@ -118,7 +119,7 @@ trait FailureTests extends ServerTestSupport:
     )
     withServer(se) { t =>
       val r = t.get("/k")
-      assertEquals((r.status, r.body), (401, "Invalid request: header 'X-Key' is missing"))
+      assertEquals((r.status, r.problem.detail), (401, "Invalid request: header 'X-Key' is missing"))
       assertEquals(t.get("/k", "X-Key" -> "7").body, "7")
     }
 

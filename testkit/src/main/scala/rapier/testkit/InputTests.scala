@@ -46,7 +46,7 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/n/12a").status, 400)
       val tooSmall = t.get("/n/-6")
       assertEquals(tooSmall.status, 400)
-      assertEquals(tooSmall.body, "Invalid request: path parameter 'id' is invalid: must be at least -5")
+      assertEquals(tooSmall.problem.detail, "Invalid request: path parameter 'id' must be at least -5")
     }
 
   test("path captures are percent-decoded, unicode included"):
@@ -92,7 +92,7 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/q?limit=10").body, "10")
       val r = t.get("/q")
       assertEquals(r.status, 400)
-      assertEquals(r.body, "Invalid request: query parameter 'limit' is missing")
+      assertEquals(r.problem.detail, "Invalid request: query parameter 'limit' is missing")
     }
 
   test("an optional query parameter is None when absent"):
@@ -119,7 +119,7 @@ trait InputTests extends ServerTestSupport:
     withServer(ok(endpoint.get.in("q").in(query[Boolean]("flag")).out(stringBody))(_.toString)) { t =>
       val r = t.get("/q?flag=%3Cscript%3E")
       assertEquals(r.status, 400)
-      assertEquals(r.body, "Invalid request: query parameter 'flag' is invalid: expected true or false")
+      assertEquals(r.problem.detail, "Invalid request: query parameter 'flag' is invalid: expected true or false")
     }
 
   test("query values are percent-decoded, with + as a space"):
@@ -148,7 +148,7 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/q?limit=100").body, "100")
       val r = t.get("/q?limit=1000")
       assertEquals(r.status, 400)
-      assertEquals(r.body, "Invalid request: query parameter 'limit' is invalid: must be at most 100")
+      assertEquals(r.problem.detail, "Invalid request: query parameter 'limit' must be at most 100")
     }
 
   test("every failing input is reported, not only the first"):
@@ -167,7 +167,7 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/h", "X-TRACE-ID" -> "def").body, "def")
       val r = t.get("/h")
       assertEquals(r.status, 400)
-      assertEquals(r.body, "Invalid request: header 'X-Trace-Id' is missing")
+      assertEquals(r.problem.detail, "Invalid request: header 'X-Trace-Id' is missing")
     }
 
   test("optional and repeated headers"):
@@ -196,7 +196,7 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/c", "Cookie" -> "session=\"quoted\"").body, "quoted None")
       val r = t.get("/c")
       assertEquals(r.status, 400)
-      assertEquals(r.body, "Invalid request: cookie 'session' is missing")
+      assertEquals(r.problem.detail, "Invalid request: cookie 'session' is missing")
     }
 
   test("all cookies can be read at once"):
@@ -237,7 +237,7 @@ trait InputTests extends ServerTestSupport:
       val r = t.get("/r?from=3&to=1")
       assertEquals(r.status, 400)
       assertEquals(
-        r.body,
+        r.problem.detail,
         "Invalid request: query parameter 'from', query parameter 'to' is invalid: expected from <= to"
       )
     }
@@ -264,7 +264,10 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/color/green").body, "Green")
       val r = t.get("/color/Purple")
       assertEquals(r.status, 400)
-      assertEquals(r.body, "Invalid request: path parameter 'c' is invalid: expected one of: Red, Green, Blue")
+      assertEquals(
+        r.problem.detail,
+        "Invalid request: path parameter 'c' is invalid: expected one of: Red, Green, Blue"
+      )
     }
 
 object InputTests:

@@ -132,7 +132,7 @@ trait OutputTests extends ServerTestSupport:
     val e = endpoint.get.in("shape").out(oneOf[Shape](oneOfVariant(StatusCode.Ok, stringBody.mapTo[Circle])))
     withServer(e.serverLogicSuccess(_ => Future.successful(Square(1)))) { t =>
       val r = t.get("/shape")
-      assertEquals((r.status, r.body), (500, "Internal Server Error"))
+      assertEquals((r.status, r.problem.title), (500, "Internal Server Error"))
     }
 
   test("a header value with a line break is never written: 500 instead"):

@@ -16,7 +16,7 @@ trait RoutingTests extends ServerTestSupport:
   test("an unknown path is a 404"):
     withServer(named(endpoint.get.in("a"), "a")) { t =>
       val r = t.get("/b")
-      assertEquals((r.status, r.body), (404, "Not Found"))
+      assertEquals((r.status, r.problem.title), (404, "Not Found"))
     }
 
   test("a known path with another method is a 405 listing the allowed methods"):

@@ -7,4 +7,14 @@ package rapier.testkit
  *   def server = NettyTestServer
  * }}}
  */
-abstract class ServerTests extends InputTests, BodyTests, OutputTests, RoutingTests, FailureTests, ConnectionTests
+abstract class ServerTests
+    extends InputTests,
+      BodyTests,
+      OutputTests,
+      RoutingTests,
+      FailureTests,
+      ConnectionTests,
+      JsonTests,
+      SecurityTests,
+      NegotiationTests,
+      MultipartTests

@@ -9,6 +9,9 @@ import scala.jdk.CollectionConverters.*
 /** A response as tests look at it. Header names are lower case. */
 final case class TestResponse(status: Int, headers: Map[String, List[String]], bytes: Array[Byte]):
   def body: String = new String(bytes, StandardCharsets.UTF_8)
+
+  /** The body as an RFC 9457 problem; fails when it is not one. */
+  def problem: ProblemBody = ProblemBody.of(this)
   def header(name: String): Option[String] = headers.get(name.toLowerCase(java.util.Locale.ROOT)).flatMap(_.headOption)
   def headerValues(name: String): List[String] = headers.getOrElse(name.toLowerCase(java.util.Locale.ROOT), Nil)
   override def toString: String = s"TestResponse($status, $headers, ${body.take(200)})"

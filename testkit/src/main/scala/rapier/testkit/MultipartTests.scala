@@ -1,0 +1,154 @@
+package rapier.testkit
+
+import rapier.*
+import rapier.server.*
+
+import java.io.ByteArrayOutputStream
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Path}
+import java.util.concurrent.atomic.AtomicReference
+import scala.concurrent.Future
+import scala.jdk.CollectionConverters.*
+
+object MultipartTests:
+  final case class Upload(title: String, copies: Int, cover: Part[Path], notes: Option[String], tags: List[String])
+      derives MultipartCodec
+
+  /** A part to send: its name, file name, content type and content. */
+  final case class Sent(
+      name: String,
+      content: Array[Byte],
+      fileName: Option[String] = None,
+      contentType: Option[String] = None
+  )
+
+  object Sent:
+    def text(name: String, value: String): Sent = Sent(name, value.getBytes(StandardCharsets.UTF_8))
+
+  val boundary = "rapier-boundary-42"
+
+  /** A multipart/form-data body, as a browser would send it. */
+  def encode(parts: Sent*): Array[Byte] =
+    val out = ByteArrayOutputStream()
+    def line(s: String) = out.write((s + "\r\n").getBytes(StandardCharsets.UTF_8))
+    parts.foreach { p =>
+      line(s"--$boundary")
+      line(s"""Content-Disposition: form-data; name="${p.name}"${p.fileName.fold("")(f => s"; filename=\"$f\"")}""")
+      p.contentType.foreach(ct => line(s"Content-Type: $ct"))
+      line("")
+      out.write(p.content)
+      out.write("\r\n".getBytes(StandardCharsets.UTF_8))
+    }
+    line(s"--$boundary--")
+    out.toByteArray
+
+/** `multipart/form-data` bodies: parts into case classes, files on disk cleaned up, limits. */
+trait MultipartTests extends ServerTestSupport:
+  import MultipartTests.*
+
+  private val contentType = "Content-Type" -> s"multipart/form-data; boundary=$boundary"
+  private val seen = AtomicReference[Path | Null](null)
+
+  private val upload = endpoint.post
+    .in("upload")
+    .in(multipartBodyWithLimits[Upload](MultipartLimits(maxPartSize = 6L * 1024 * 1024)))
+    .out(stringBody)
+    .serverLogicSuccess[Future] { u =>
+      seen.set(u.cover.body)
+      val bytes = Files.readAllBytes(u.cover.body)
+      Future.successful(
+        s"${u.title} x${u.copies}: ${u.cover.fileName.getOrElse("?")} ${u.cover.contentType.getOrElse("?")} " +
+          s"${bytes.length} bytes, notes ${u.notes.getOrElse("-")}, tags ${u.tags.mkString(",")}"
+      )
+    }
+
+  private val generic = endpoint.post
+    .in("parts")
+    .in(multipartBody[Multipart])
+    .out(stringBody)
+    .serverLogicSuccess[Future] { m =>
+      Future.successful(m.parts.map(p => s"${p.name}:${p.body.size}:${p.fileName.isDefined}").mkString(" "))
+    }
+
+  private val failing = endpoint.post
+    .in("fails")
+    .in(multipartBody[Upload])
+    .out(stringBody)
+    .serverLogicSuccess[Future] { u =>
+      seen.set(u.cover.body)
+      throw IllegalStateException("after the upload")
+    }
+
+  private def uploadsLeft(): Int =
+    Files.list(Path.of(System.getProperty("java.io.tmpdir"))).iterator.asScala
+      .count(_.getFileName.toString.startsWith("rapier-upload-"))
+
+  private val cover = Sent("cover", Array.fill[Byte](3000)(7), Some("cover.png"), Some("image/png"))
+
+  test("parts into a case class: text fields decoded, a file part on disk, optional and repeated parts"):
+    withServer(upload) { t =>
+      val body = encode(
+        Sent.text("title", "Dune"),
+        Sent.text("copies", "3"),
+        cover,
+        Sent.text("tags", "a"),
+        Sent.text("tags", "b")
+      )
+      val r = t.post("/upload", body, contentType)
+      assertEquals((r.status, r.body), (200, "Dune x3: cover.png image/png 3000 bytes, notes -, tags a,b"))
+      val file = seen.get
+      assert(file != null)
+      assert(!Files.exists(file.nn), s"$file was not deleted after the request")
+    }
+
+  test("all parts as they are, files told apart by their file names"):
+    withServer(generic) { t =>
+      val r = t.post("/parts", encode(Sent.text("a", "xyz"), cover, Sent("b", Array.emptyByteArray)), contentType)
+      assertEquals(r.body, "a:3:false cover:3000:true b:0:false")
+    }
+
+  test("a large file part goes to disk whole"):
+    withServer(upload) { t =>
+      val big = Sent("cover", Array.tabulate[Byte](5 * 1024 * 1024)(i => (i % 251).toByte), Some("big.bin"))
+      val r = t.post("/upload", encode(Sent.text("title", "T"), Sent.text("copies", "1"), big), contentType)
+      assertEquals((r.status, r.body), (200, s"T x1: big.bin ? ${5 * 1024 * 1024} bytes, notes -, tags "))
+    }
+
+  test("every field that fails is reported under its name"):
+    withServer(upload) { t =>
+      val r = t.post("/upload", encode(Sent.text("copies", "many"), cover), contentType)
+      assertEquals(r.status, 400)
+      assertEquals(
+        r.problem.errors.map(e => (e.location, e.rule)),
+        List(("body.title", "required"), ("body.copies", "format"))
+      )
+      assert(!r.body.contains("many"), r.body)
+    }
+
+  test("a part over its limit is a 413, and leaves no file behind"):
+    val before = uploadsLeft()
+    withServer(upload) { t =>
+      val huge = Sent("cover", new Array[Byte](6 * 1024 * 1024 + 1), Some("huge.bin"))
+      val r = t.post("/upload", encode(Sent.text("title", "T"), Sent.text("copies", "1"), huge), contentType)
+      assertEquals(r.status, 413)
+      assertEquals(r.problem.errors.map(_.rule), List("maxSize"))
+    }
+    assertEquals(uploadsLeft(), before)
+
+  test("files are deleted when the logic fails too"):
+    withServer(failing) { t =>
+      val r = t.post("/fails", encode(Sent.text("title", "T"), Sent.text("copies", "1"), cover), contentType)
+      assertEquals(r.status, 500)
+      val file = seen.get
+      assert(file != null && !Files.exists(file.nn), s"$file was not deleted")
+    }
+
+  test("another Content-Type is a 415; no boundary, or a broken body, a 400"):
+    withServer(upload) { t =>
+      val body = encode(Sent.text("title", "T"))
+      assertEquals(t.post("/upload", body, "Content-Type" -> "application/json").status, 415)
+      val noBoundary = t.post("/upload", body, "Content-Type" -> "multipart/form-data")
+      assertEquals((noBoundary.status, noBoundary.problem.errors.map(_.rule)), (400, List("syntax")))
+      val truncated = t.post("/upload", body.take(body.length - 30), contentType)
+      assertEquals((truncated.status, truncated.problem.errors.map(_.rule)), (400, List("syntax")))
+    }
