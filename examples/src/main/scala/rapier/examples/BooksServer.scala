@@ -1,5 +1,6 @@
 package rapier.examples
 
+import rapier.Secrets
 import rapier.examples.Books.*
 import rapier.netty.NettyServer
 import rapier.server.*
@@ -10,10 +11,10 @@ import scala.concurrent.Future
 import scala.jdk.CollectionConverters.*
 
 /**
- * The logic of the books API, over an in-memory shelf. Books by Frank Herbert can't be removed: that's the
- * example's way to show a second error on one endpoint.
+ * The logic of the books API, over an in-memory shelf. Changes need the librarian's token, compared in constant
+ * time. Books by Frank Herbert can't be removed: that's the example's way to show a third error on one endpoint.
  */
-final class BooksServer:
+final class BooksServer(librarianToken: String = BooksServer.defaultToken):
   private val shelf = ConcurrentSkipListMap[Long, Book]()
   private val ids = AtomicLong()
 
@@ -26,34 +27,49 @@ final class BooksServer:
     book
   }
 
+  // start:security
+  /** The security logic: the librarian, or a 401 (with the endpoint's `WWW-Authenticate` challenge). */
+  private def librarian(token: String): Future[Either[Unauthorized, Unit]] =
+    Future.successful(
+      if Secrets.constantTimeEquals(token, librarianToken) then Right(())
+      else Left(Unauthorized("That token does not open the shelf"))
+    )
+  // end:security
+
   val endpoints: List[ServerEndpoint[Future]] = List(
     list.serverLogicSuccess(limit =>
-      Future.successful(shelf.values.asScala.take(limit.getOrElse(Int.MaxValue)).map(_.render).mkString("\n"))
+      Future.successful(shelf.values.asScala.take(limit.getOrElse(Int.MaxValue)).toList)
     ),
-    find.serverLogic(id =>
-      Future.successful(Option(shelf.get(id)).map(_.render).toRight(NotFound(s"There is no book $id")))
-    ),
-    create.serverLogic(b =>
-      Future.successful(shelf.synchronized {
-        if shelf.values.asScala.exists(e => e.title == b.title && e.author == b.author) then
-          Left(Conflict(s"'${b.title}' by ${b.author} is already on the shelf"))
-        else
-          val book = add(b)
-          Right((s"/books/${book.id}", book.render))
-      })
-    ),
-    remove.serverLogic(id =>
-      Future.successful(Option(shelf.get(id)) match
-        case None => Left(NotFound(s"There is no book $id"))
-        case Some(book) if book.author == "Frank Herbert" => Left(Conflict("That one stays on the shelf"))
-        case Some(_) =>
-          shelf.remove(id)
-          Right(()))
-    )
+    find.serverLogic(id => Future.successful(Option(shelf.get(id)).toRight(NotFound(s"There is no book $id")))),
+    create
+      .serverSecurityLogic(librarian)
+      .serverLogic((_, b) =>
+        Future.successful(shelf.synchronized {
+          if shelf.values.asScala.exists(e => e.title == b.title && e.author == b.author) then
+            Left(Conflict(s"'${b.title}' by ${b.author} is already on the shelf"))
+          else
+            val book = add(b)
+            Right((s"/books/${book.id}", book))
+        })
+      ),
+    remove
+      .serverSecurityLogic(librarian)
+      .serverLogic((_, id) =>
+        Future.successful(Option(shelf.get(id)) match
+          case None => Left(NotFound(s"There is no book $id"))
+          case Some(book) if book.author == "Frank Herbert" => Left(Conflict("That one stays on the shelf"))
+          case Some(_) =>
+            shelf.remove(id)
+            Right(()))
+      )
   )
 
 object BooksServer:
+  /** The token of the example's librarian; set `BOOKS_TOKEN` to choose another. */
+  val defaultToken = "let-me-in"
+
   @main def runBooks(port: Int = 8080): Unit =
-    val binding = NettyServer().withPort(port).addEndpoints(BooksServer().endpoints).start().stopOnShutdown()
-    println(s"Books on http://localhost:${binding.port}/books   (Ctrl-C stops)")
+    val token = sys.env.getOrElse("BOOKS_TOKEN", defaultToken)
+    val binding = NettyServer().withPort(port).addEndpoints(BooksServer(token).endpoints).start().stopOnShutdown()
+    println(s"Books on http://localhost:${binding.port}/books   (changes need: Authorization: Bearer $token)")
     binding.awaitStop()

@@ -3,9 +3,6 @@ package rapier.examples
 import rapier.netty.NettyServer
 import rapier.testkit.*
 
-import java.net.URLEncoder
-import java.nio.charset.StandardCharsets
-
 /** Each example, served for real and exercised the way its documentation says. */
 class ExamplesTest extends munit.FunSuite:
   LeakDetection.install()
@@ -16,9 +13,8 @@ class ExamplesTest extends munit.FunSuite:
     try f(TestClient(binding.port))
     finally binding.stop()
 
-  private def form(fields: (String, String)*) =
-    fields.map((k, v) => s"$k=${URLEncoder.encode(v, StandardCharsets.UTF_8)}").mkString("&")
-  private val formType = "Content-Type" -> "application/x-www-form-urlencoded"
+  private val json = "Content-Type" -> "application/json"
+  private val librarian = "Authorization" -> s"Bearer ${BooksServer.defaultToken}"
 
   test("hello world greets"):
     serving(List(HelloWorld.helloServer)) { c =>
@@ -28,44 +24,63 @@ class ExamplesTest extends munit.FunSuite:
 
   test("books: list, find, add, remove"):
     serving(BooksServer().endpoints) { c =>
-      assertEquals(c.get("/books").body.linesIterator.toList.size, 2)
-      assertEquals(c.get("/books?limit=1").body, "1: Dune by Frank Herbert (1965)")
-      assertEquals(c.get("/books/2").body, "2: The Left Hand of Darkness by Ursula K. Le Guin (1969)")
-
-      val added = c.send(
-        "POST",
-        "/books",
-        form("title" -> "Kindred", "author" -> "Octavia E. Butler", "year" -> "1979"),
-        formType
+      assertEquals(c.get("/books?limit=1").body, """[{"id":1,"title":"Dune","author":"Frank Herbert","year":1965}]""")
+      assertEquals(c.get("/books").header("Content-Type"), Some("application/json"))
+      assertEquals(
+        c.get("/books/2").body,
+        """{"id":2,"title":"The Left Hand of Darkness","author":"Ursula K. Le Guin","year":1969}"""
       )
+
+      val added =
+        c.send("POST", "/books", """{"title":"Kindred","author":"Octavia E. Butler","year":1979}""", json, librarian)
       assertEquals(added.status, 201)
       assertEquals(added.header("Location"), Some("/books/3"))
-      assertEquals(c.get("/books/3").body, "3: Kindred by Octavia E. Butler (1979)")
+      assertEquals(added.body, """{"id":3,"title":"Kindred","author":"Octavia E. Butler","year":1979}""")
+      assertEquals(c.get("/books/3").status, 200)
 
-      assertEquals(c.send("DELETE", "/books/3", null).status, 204)
+      assertEquals(c.send("DELETE", "/books/3", null, librarian).status, 204)
       assertEquals(c.get("/books/3").status, 404)
     }
 
   test("books: errors are typed and carry their status codes"):
     serving(BooksServer().endpoints) { c =>
       val missing = c.get("/books/99")
-      assertEquals((missing.status, missing.body), (404, "There is no book 99"))
+      assertEquals((missing.status, missing.body), (404, """{"message":"There is no book 99"}"""))
       val duplicate =
-        c.send("POST", "/books", form("title" -> "Dune", "author" -> "Frank Herbert", "year" -> "1965"), formType)
-      assertEquals((duplicate.status, duplicate.body), (409, "'Dune' by Frank Herbert is already on the shelf"))
-      assertEquals(c.send("DELETE", "/books/1", null).status, 409)
-      assertEquals(c.send("DELETE", "/books/42", null).status, 404)
+        c.send("POST", "/books", """{"title":"Dune","author":"Frank Herbert","year":1965}""", json, librarian)
+      assertEquals(
+        (duplicate.status, duplicate.body),
+        (409, """{"message":"'Dune' by Frank Herbert is already on the shelf"}""")
+      )
+      assertEquals(c.send("DELETE", "/books/1", null, librarian).status, 409)
+      assertEquals(c.send("DELETE", "/books/42", null, librarian).status, 404)
     }
 
-  test("books: bad input is refused with a precise 4xx"):
+  test("books: changes need the librarian's bearer token"):
+    serving(BooksServer().endpoints) { c =>
+      val book = """{"title":"Kindred","author":"Octavia E. Butler","year":1979}"""
+      val none = c.send("POST", "/books", book, json)
+      assertEquals(none.status, 401)
+      assertEquals(none.header("WWW-Authenticate"), Some("Bearer realm=\"books\""))
+      val wrong = c.send("POST", "/books", book, json, "Authorization" -> "Bearer guess")
+      assertEquals((wrong.status, wrong.body), (401, """{"message":"That token does not open the shelf"}"""))
+      assertEquals(wrong.header("WWW-Authenticate"), Some("Bearer realm=\"books\""))
+      assertEquals(c.send("DELETE", "/books/2", null).status, 401)
+      assertEquals(c.get("/books").body.count(_ == '{'), 2)
+    }
+
+  test("books: bad input is refused with a precise 4xx listing every problem"):
     serving(BooksServer().endpoints) { c =>
       assertEquals(c.get("/books/0").status, 400)
       assertEquals(c.get("/books/abc").status, 400)
       assertEquals(c.get("/books?limit=0").status, 400)
-      val future = c.send("POST", "/books", form("title" -> "T", "author" -> "A", "year" -> "3000"), formType)
-      assertEquals(future.status, 400)
-      assert(future.body.contains("the body is invalid"), future.body)
-      assertEquals(c.send("POST", "/books", "title=T", "Content-Type" -> "text/plain").status, 415)
+      val invalid = c.send("POST", "/books", """{"title":"","author":"","year":3000}""", json, librarian)
+      assertEquals(invalid.status, 400)
+      assertEquals(invalid.header("Content-Type"), Some("application/problem+json"))
+      assertEquals(invalid.problem.locations, List("body.title", "body.author", "body.year"))
+      val malformed = c.send("POST", "/books", """{"title":"T",""", json, librarian)
+      assertEquals(malformed.problem.errors.map(_.rule), List("syntax"))
+      assertEquals(c.send("POST", "/books", "title=T", "Content-Type" -> "text/plain", librarian).status, 415)
       assertEquals(c.send("PUT", "/books/1", "").status, 405)
     }
 

@@ -12,6 +12,28 @@ class ReadmeTest extends munit.FunSuite:
     val source = Files.readString(Path.of("src/main/scala/rapier/examples/readme/ReadmeExample.scala"))
     assertEquals(source, s"package rapier.examples.readme\n\n$block")
 
+  test("the README shows the books API's rules, endpoints and security logic as they are in the example"):
+    val readme = Files.readString(Path.of("../README.md"))
+    val block = """(?s)## A JSON API, with validation and authentication\n.*?```scala\n(.*?)```""".r
+      .findFirstMatchIn(readme)
+      .map(_.group(1))
+      .getOrElse("")
+    def region(file: String, name: String): String =
+      val source = Files.readString(Path.of(s"src/main/scala/rapier/examples/$file"))
+      val lines = source.linesIterator.toList
+      val from = lines.indexWhere(_.trim == s"// start:$name")
+      val to = lines.indexWhere(_.trim == s"// end:$name")
+      assert(from >= 0 && to > from, s"no region $name in $file")
+      val body = lines.slice(from + 1, to)
+      val indent = body.filter(_.trim.nonEmpty).map(_.takeWhile(_ == ' ').length).min
+      body.map(_.drop(indent)).mkString("", "\n", "\n")
+    val expected = List(
+      region("Books.scala", "rules"),
+      region("Books.scala", "endpoints"),
+      region("BooksServer.scala", "security")
+    ).mkString("\n")
+    assertEquals(block, expected)
+
   test("the README example answers as the README says"):
     val stub = StubServer(List(readme.served))
     assertEquals(stub.sendAndWait(StubRequest.get("/books/1?lang=fr")).bodyText, "Dune (fr)")
