@@ -1,8 +1,7 @@
 package rapier.perf.servers
 
-import com.github.plokhotnyuk.jsoniter_scala.core.{JsonReaderException, readFromArray, writeToArray}
 import rapier.*
-import rapier.model.MediaType
+import rapier.json.jsoniter.jsonBody
 import rapier.netty.{NettyServer, NettyServerOptions}
 import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
 import rapier.perf.vanilla.PayloadCodecs.given
@@ -32,13 +31,8 @@ final class RapierNettyServer extends PerfServer:
   def stop(): Unit = if binding != null then binding.nn.stop()
 
 object RapierNettyServer:
-  /** JSON as a user writes it today: a body codec over bytes, with jsoniter reading and writing them directly. */
-  private val orderJson: EndpointIO.Body[Array[Byte], Order] =
-    val codec = Codec[Array[Byte], Order](Schema(SchemaType.SProduct(Nil)), MediaType.ApplicationJson) { bytes =>
-      try DecodeResult.Value(readFromArray[Order](bytes))
-      catch case e: JsonReaderException => DecodeResult.Error("a JSON order", Some(e))
-    }(writeToArray(_))
-    EndpointIO.Body(RawBodyType.ByteArrayBody, codec)
+  /** JSON as a user writes it: `jsonBody`, with jsoniter-scala reading and writing the bytes directly. */
+  private val orderJson = jsonBody[Order]
 
   def endpoints(n: Int): List[ServerEndpoint[Future]] = List(
     endpoint.get.in(s"path$n" / path[Int]("id")).out(stringBody).serverLogicSuccess(id =>
