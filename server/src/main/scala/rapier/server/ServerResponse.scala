@@ -20,9 +20,6 @@ final class ServerResponse private[rapier] (
   // True while `headerArray` is an endpoint's precomputed headers, shared by its responses: copied before a change.
   private var sharedHeaders = false
 
-  // The request's `Accept` ranges, for writing a body with several representations; empty otherwise.
-  private[rapier] var acceptRanges: List[rapier.model.MediaRange] = Nil
-
   def status: Int = statusCode
   def body: Array[Byte] | Null = bodyBytes
   def headerCount: Int = headerSize

@@ -166,8 +166,7 @@ private[server] final class EndpointHandler[F[_]](
       accept: List[rapier.model.MediaRange] = Nil
   ): ServerResponse =
     val response = plan.newResponse()
-    response.acceptRanges = accept
-    plan.write(value, response)
+    plan.write(value, response, accept)
     if response.status == 0 then response.setStatus(defaultStatus)
     response
 

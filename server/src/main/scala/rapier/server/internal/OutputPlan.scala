@@ -2,7 +2,7 @@ package rapier.server.internal
 
 import rapier.*
 import rapier.codec.SingleValue
-import rapier.model.{CookieValueWithMeta, HeaderNames, Tokens}
+import rapier.model.{CookieValueWithMeta, HeaderNames, MediaRange, Tokens}
 import rapier.server.ServerResponse
 
 import java.nio.charset.StandardCharsets
@@ -53,18 +53,18 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
     else ServerResponse.empty(0, expectedHeaders)
 
   /** Writes every output of `value` into `response`. */
-  def write(value: Any, response: ServerResponse): Unit =
+  def write(value: Any, response: ServerResponse, accept: List[MediaRange] = Nil): Unit =
     var i = 0
     while i < writers.length do
       val w = writers(i)
-      w.write(w.element(value, arity), response)
+      w.write(w.element(value, arity), response, accept)
       i += 1
 
 private[server] object OutputPlan:
   /** Writes one basic output, from its element of the output value (`offset`, `width` values wide). */
   abstract class Writer(offset: Int, width: Int):
     def addsHeader: Boolean = false
-    def write(v: Any, r: ServerResponse): Unit
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit
 
     final def element(value: Any, arity: Int): Any =
       if width == 1 then Tuples.element(value, arity, offset)
@@ -74,31 +74,32 @@ private[server] object OutputPlan:
         Tuples.combine(values, 0, width)
 
   final class FixedStatus(code: Int) extends Writer(0, 0):
-    def write(v: Any, r: ServerResponse): Unit = r.setStatus(code)
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit = r.setStatus(code)
 
   final class StatusValue(offset: Int) extends Writer(offset, 1):
-    def write(v: Any, r: ServerResponse): Unit = r.setStatus(v.asInstanceOf[Int])
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit = r.setStatus(v.asInstanceOf[Int])
 
   final class FixedHeader(name: String, value: String) extends Writer(0, 0):
     override def addsHeader = true
-    def write(v: Any, r: ServerResponse): Unit = header(r, name, value)
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit = header(r, name, value)
 
   final class HeaderValue(offset: Int, name: String, codec: Codec[List[String], Any]) extends Writer(offset, 1):
     override def addsHeader = true
     private val single: Codec[String, Any] | Null = codec match
       case SingleValue(inner) => inner.asInstanceOf[Codec[String, Any]]
       case _ => null
-    def write(v: Any, r: ServerResponse): Unit =
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       if single != null then header(r, name, single.nn.encode(v))
       else codec.encode(v).foreach(header(r, name, _))
 
   final class AllHeaders(offset: Int, codec: Codec[List[rapier.model.Header], Any]) extends Writer(offset, 1):
-    def write(v: Any, r: ServerResponse): Unit = codec.encode(v).foreach(h => header(r, h.name, h.value))
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
+      codec.encode(v).foreach(h => header(r, h.name, h.value))
 
   final class SetCookie(offset: Int, name: String, codec: Codec[Option[CookieValueWithMeta], Any])
       extends Writer(offset, 1):
     override def addsHeader = true
-    def write(v: Any, r: ServerResponse): Unit =
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       codec.encode(v).foreach(c => r.addHeader(HeaderNames.SetCookie, c.render(name)))
 
   final class Body(offset: Int, raw: RawBodyType[?], codec: Codec[Any, Any]) extends Writer(offset, 1):
@@ -108,7 +109,7 @@ private[server] object OutputPlan:
       case RawBodyType.StringBody(charset) if codec.mediaType.charset.isEmpty =>
         codec.mediaType.charset(charset).render
       case _ => codec.mediaType.render
-    def write(v: Any, r: ServerResponse): Unit =
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       val bytes = raw match
         case RawBodyType.ByteArrayBody => codec.encode(v).asInstanceOf[Array[Byte]]
         case RawBodyType.StringBody(charset) =>
@@ -122,28 +123,28 @@ private[server] object OutputPlan:
   final class NegotiatedBody(offset: Int, val variants: Array[Body], val offers: IndexedSeq[rapier.model.MediaType])
       extends Writer(offset, 1):
     override def addsHeader = true
-    def write(v: Any, r: ServerResponse): Unit =
-      val chosen = rapier.model.Accept.choose(r.acceptRanges, offers)
-      variants(if chosen < 0 then 0 else chosen).write(v, r)
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
+      val chosen = rapier.model.Accept.choose(accept, offers)
+      variants(if chosen < 0 then 0 else chosen).write(v, r, accept)
 
   final class Variant(val appliesTo: Any => Boolean, val status: Int, val plan: OutputPlan)
 
   final class OneOf(offset: Int, val variants: Array[Variant]) extends Writer(offset, 1):
     override def addsHeader = true
-    def write(v: Any, r: ServerResponse): Unit =
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       var i = 0
       while i < variants.length do
         val variant = variants(i)
         if variant.appliesTo(v) then
           if variant.status >= 0 then r.setStatus(variant.status)
-          variant.plan.write(v, r)
+          variant.plan.write(v, r, accept)
           return
         i += 1
       throw IllegalStateException(s"no oneOf variant applies to a value of ${v.getClass.getName}")
 
   final class Mapped(offset: Int, width: Int, g: Any => Any, val inner: OutputPlan) extends Writer(offset, width):
     override def addsHeader = inner.expectedHeaders > 0
-    def write(v: Any, r: ServerResponse): Unit = inner.write(g(v), r)
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit = inner.write(g(v), r, accept)
 
   /**
    * Adds a header; a header an output sets explicitly replaces the Content-Type a body would set. Values with CR,
