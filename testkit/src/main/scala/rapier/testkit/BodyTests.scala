@@ -37,6 +37,10 @@ trait BodyTests extends ServerTestSupport:
       val r = t.post("/text", Array[Byte](0x61, 0xc3.toByte, 0x28), "Content-Type" -> "text/plain; charset=UTF-8")
       assertEquals(r.status, 400)
       assertEquals(r.problem.detail, "Invalid request: the body is invalid: expected text in the declared charset")
+      // A replacement character sent as such is valid text
+      val valid =
+        t.post("/text", "a\uFFFDb".getBytes(StandardCharsets.UTF_8), "Content-Type" -> "text/plain; charset=UTF-8")
+      assertEquals((valid.status, valid.body), (200, "a\uFFFDb"))
     }
 
   test("an empty body is an empty string"):

@@ -258,23 +258,19 @@ private[server] object BodyDecoder:
         try Charset.forName(name)
         catch case _: IllegalArgumentException => default
 
-  /**
-   * Strict decoding: bytes that are not valid in the charset are an error, not replacement characters. ASCII, the
-   * common case for UTF-8, takes the JDK's fast path.
-   */
+  /** Strict decoding: bytes that are not valid in the charset are an error, not replacement characters. */
   def text(bytes: Array[Byte], charset: Charset): String | Null =
-    if charset == StandardCharsets.UTF_8 && isAscii(bytes) then new String(bytes, StandardCharsets.ISO_8859_1)
-    else
-      val decoder = charset
-        .newDecoder()
-        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-      try decoder.decode(java.nio.ByteBuffer.wrap(bytes)).toString
-      catch case _: java.nio.charset.CharacterCodingException => null
+    if charset == StandardCharsets.UTF_8 then
+      // The JDK's own decoding is the fastest (vectorized for ASCII), but lenient: it puts U+FFFD where bytes are
+      // invalid. Only text with a U+FFFD in it, rare and never ASCII, is decoded again, strictly, to tell.
+      val lenient = new String(bytes, StandardCharsets.UTF_8)
+      if lenient.indexOf('\uFFFD') < 0 then lenient else strict(bytes, charset)
+    else strict(bytes, charset)
 
-  private def isAscii(bytes: Array[Byte]): Boolean =
-    var i = 0
-    while i < bytes.length do
-      if bytes(i) < 0 then return false
-      i += 1
-    true
+  private def strict(bytes: Array[Byte], charset: Charset): String | Null =
+    val decoder = charset
+      .newDecoder()
+      .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+      .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+    try decoder.decode(java.nio.ByteBuffer.wrap(bytes)).toString
+    catch case _: java.nio.charset.CharacterCodingException => null
