@@ -88,14 +88,20 @@ abstract class ServerRequest extends RequestView:
       queryParsed = true
     query
 
-  /** The raw text of capture `k`, percent-decoded; null when its encoding is invalid. */
+  /**
+   * The text of capture `k`, percent-decoded; null when its encoding is invalid or the segment is unsafe (see
+   * [[RequestTarget.isSafeSegment]]).
+   */
   private[server] def captureOrNull(k: Int): String | Null =
-    PercentEncoding.decodeOrNull(uri, captureStart(k), captureEnd(k), plusIsSpace = false)
+    PercentEncoding.decodeOrNull(uri, captureStart(k), captureEnd(k), plusIsSpace = false) match
+      case s: String if RequestTarget.isSafeSegment(s) => s
+      case _ => null
 
-  /** The segments of capture `k` (the rest of the path), each percent-decoded; null when an encoding is invalid. */
+  /** The segments of capture `k` (the rest of the path), each percent-decoded; null when one is invalid or unsafe. */
   private[server] def segmentsOrNull(k: Int): List[String] | Null =
     RequestTarget.segmentsOrNull(uri, captureStart(k), captureEnd(k))
 
+  /** The path's segments, percent-decoded; empty when one is invalid or unsafe (an encoded `/`, a `..`). */
   final def pathSegments: List[String] =
     val first = if pathStart < pathEnd && uri.charAt(pathStart) == '/' then pathStart + 1 else pathStart
     RequestTarget.segmentsOrNull(uri, first, pathEnd) match
@@ -136,8 +142,23 @@ private[server] object RequestTarget:
     i
 
   /**
-   * The `/`-separated segments of `target[from, to)`, each percent-decoded; null when one is invalid. `from` is the
-   * first character of the first segment; an empty range has no segments.
+   * Whether a decoded path segment is one a handler may see: not `.` or `..` (whatever their encoding), and without
+   * `/` (encoded as `%2F`) or control characters (encoded NUL, CR, LF, …). Such segments serve path traversal and
+   * header or log injection, and no endpoint needs them.
+   */
+  def isSafeSegment(s: String): Boolean =
+    if s == "." || s == ".." then false
+    else
+      var i = 0
+      while i < s.length do
+        val c = s.charAt(i)
+        if c == '/' || c < 0x20 || c == 0x7f then return false
+        i += 1
+      true
+
+  /**
+   * The `/`-separated segments of `target[from, to)`, each percent-decoded; null when one is invalid or unsafe.
+   * `from` is the first character of the first segment; an empty range has no segments.
    */
   def segmentsOrNull(target: String, from: Int, to: Int): List[String] | Null =
     if from >= to then Nil
@@ -149,8 +170,8 @@ private[server] object RequestTarget:
         var end = target.indexOf('/', i)
         if end < 0 || end > to then end = to
         PercentEncoding.decodeOrNull(target, i, end, plusIsSpace = false) match
-          case null => ok = false
-          case s: String => result += s
+          case s: String if isSafeSegment(s) => result += s
+          case _ => ok = false
         i = end + 1
       if ok then result.result() else null
 

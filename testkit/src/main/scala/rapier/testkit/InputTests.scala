@@ -69,6 +69,25 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.rawExchange("GET /echo/%C3%28 HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
     }
 
+  test("a path parameter never holds '/', '.', '..' or control characters, whatever their encoding"):
+    withServer(
+      ok(endpoint.get.in("echo" / path[String]("text")).out(stringBody))(identity),
+      ok(endpoint.get.in("files" / paths).out(stringBody))(_.mkString("|"))
+    ) { t =>
+      for bad <-
+          List("..", ".", "%2e%2e", "%2E.", ".%2e", "%2e", "a%2Fb", "a%2fb", "%2F", "a%00b", "%0d%0aX:1", "%7f", "%1b")
+      do
+        val r = t.rawExchange(s"GET /echo/$bad HTTP/1.1\r\nHost: x\r\n\r\n")
+        assertEquals(r.status, 400, bad)
+        assert(r.body.contains("path.text"), r.body)
+      for bad <- List("a/../b", "a/%2e%2e/b", "./a", "a/.", "a%2Fb/c", "a/%00")
+      do assertEquals(t.rawExchange(s"GET /files/$bad HTTP/1.1\r\nHost: x\r\n\r\n").status, 400, bad)
+      assertEquals(t.get("/echo/...").body, "...")
+      assertEquals(t.get("/echo/a.b").body, "a.b")
+      assertEquals(t.get("/echo/.hidden").body, ".hidden")
+      assertEquals(t.get("/files/a/.well-known/b..c").body, "a|.well-known|b..c")
+    }
+
   test("the rest of the path is captured as segments, possibly none"):
     withServer(ok(endpoint.get.in("files" / paths).out(stringBody))(_.mkString("|"))) { t =>
       assertEquals(t.get("/files/a/b%20c/d.txt").body, "a|b c|d.txt")

@@ -29,7 +29,10 @@ private[server] abstract class LeafDecoder(val ref: InputRef):
 
 private[server] object LeafDecoder:
   private val malformedQuery = DecodeResult.Error("a query string of name=value pairs, percent-encoded as UTF-8")
-  private val malformedPath = DecodeResult.Error("a path segment percent-encoded as UTF-8")
+  private val malformedPath =
+    DecodeResult.Error(
+      "a path segment in percent-encoded UTF-8, not '.' or '..', without encoded '/' or control characters"
+    )
 
   final class PathSegment(ref: InputRef, k: Int, codec: Codec[String, Any]) extends LeafDecoder(ref):
     def decode(request: ServerRequest): Any = request.captureOrNull(k) match
