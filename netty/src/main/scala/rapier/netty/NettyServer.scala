@@ -39,7 +39,7 @@ final case class NettyServer(
    *   if the address can't be bound
    */
   def start(): NettyServer.Binding =
-    val connections = Connections()
+    val connections = Connections(options.maxConnections)
     // Compiled before any thread starts: an endpoint that can't be served fails here, cleanly.
     val initializer = NettyServerInterpreter(options).initializer(endpoints, connections)
     val transport = Transports.choose(options.transport)

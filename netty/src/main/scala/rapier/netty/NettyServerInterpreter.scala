@@ -20,7 +20,7 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
 
   /** An initializer serving `endpoints` on every channel it initializes. */
   def initializer(endpoints: List[ServerEndpoint[Future]]): ChannelInitializer[Channel] =
-    initializer(endpoints, Connections())
+    initializer(endpoints, Connections(options.maxConnections))
 
   private[netty] def initializer(
       endpoints: List[ServerEndpoint[Future]],
@@ -34,7 +34,10 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
     val idleSeconds = if options.idleTimeout.isFinite then options.idleTimeout.toMillis else 0L
     new ChannelInitializer[Channel]:
       override def initChannel(channel: Channel): Unit =
-        connections.add(channel)
+        if !connections.tryAdd(channel) then
+          // Over the limit: closed before anything is read, so it costs the server no more than the accept
+          channel.close()
+          return
         val pipeline = channel.pipeline
         if idleSeconds > 0 then pipeline.addLast("idle", IdleStateHandler(0, 0, idleSeconds, TimeUnit.MILLISECONDS))
         pipeline.addLast("http", HttpServerCodec(decoderConfig))

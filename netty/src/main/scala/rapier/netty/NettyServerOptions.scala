@@ -25,6 +25,8 @@ import scala.concurrent.duration.*
  *   threads serving connections; 0 for one per available processor
  * @param maxPipelinedRequests
  *   requests of one connection in progress at once; reading pauses beyond it
+ * @param maxConnections
+ *   connections open at once; one more is closed as soon as it is accepted, until another closes
  * @param transport
  *   the I/O transport
  * @param serverOptions
@@ -40,6 +42,7 @@ final case class NettyServerOptions(
     shutdownTimeout: FiniteDuration = 10.seconds,
     eventLoopThreads: Int = 0,
     maxPipelinedRequests: Int = 16,
+    maxConnections: Int = 10000,
     transport: NettyTransport = NettyTransport.Auto,
     serverOptions: ServerOptions = ServerOptions.default
 ):
@@ -47,6 +50,7 @@ final case class NettyServerOptions(
   require(maxBodySize >= 0 && maxBodySize <= Int.MaxValue - 8, "maxBodySize must fit in a byte array")
   require(maxInitialLineLength > 0 && maxHeaderSize > 0, "line and header limits must be positive")
   require(maxPipelinedRequests > 0, "maxPipelinedRequests must be positive")
+  require(maxConnections > 0, "maxConnections must be positive")
   require(eventLoopThreads >= 0, "eventLoopThreads must not be negative")
 
   def withHost(h: String): NettyServerOptions = copy(host = h)
@@ -58,6 +62,7 @@ final case class NettyServerOptions(
   def withShutdownTimeout(d: FiniteDuration): NettyServerOptions = copy(shutdownTimeout = d)
   def withEventLoopThreads(n: Int): NettyServerOptions = copy(eventLoopThreads = n)
   def withMaxPipelinedRequests(n: Int): NettyServerOptions = copy(maxPipelinedRequests = n)
+  def withMaxConnections(n: Int): NettyServerOptions = copy(maxConnections = n)
   def withTransport(t: NettyTransport): NettyServerOptions = copy(transport = t)
   def withServerOptions(o: ServerOptions): NettyServerOptions = copy(serverOptions = o)
 

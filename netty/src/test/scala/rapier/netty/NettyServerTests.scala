@@ -24,6 +24,7 @@ final class NettyTestServer(transport: NettyTransport) extends TestServer:
       .withMaxInitialLineLength(config.maxInitialLineLength)
       .withMaxHeaderSize(config.maxHeaderSize)
       .withIdleTimeout(config.idleTimeout)
+      .withMaxConnections(config.maxConnections)
       .withShutdownTimeout(config.shutdownTimeout)
       .withServerOptions(config.serverOptions)
       .withTransport(transport)

@@ -138,6 +138,39 @@ trait ConnectionTests extends ServerTestSupport:
       assertEquals(t.get("/hello").body, "hello")
     }
 
+  test("connections over the limit are closed at once, and service resumes when one closes"):
+    withServerConfig(TestServerConfig(maxConnections = 2))(hello) { t =>
+      val first = t.raw()
+      val second = t.raw()
+      try
+        for c <- List(first, second) do
+          c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+          assertEquals(c.readResponse().body, "hello")
+        val third = t.raw()
+        try assert(third.closedByServer(2000), "a third connection was kept open")
+        finally third.close()
+        first.close()
+        // The count drops when the server sees the close: retry briefly
+        val served = (1 to 50).exists { _ =>
+          val c = t.raw()
+          val ok =
+            try
+              scala.util.Try {
+                c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                c.readResponse().body
+              }.toOption.contains("hello")
+            finally c.close()
+          if !ok then Thread.sleep(50)
+          ok
+        }
+        assert(served, "no connection was served after one closed")
+        second.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        assertEquals(second.readResponse().body, "hello")
+      finally
+        first.close()
+        second.close()
+    }
+
   test("an idle connection is closed after the idle timeout"):
     withServerConfig(TestServerConfig(idleTimeout = 300.millis))(hello) { t =>
       val c = t.raw()

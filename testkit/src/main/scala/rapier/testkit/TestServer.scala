@@ -29,5 +29,6 @@ final case class TestServerConfig(
     maxInitialLineLength: Int = 4096,
     maxHeaderSize: Int = 8192,
     idleTimeout: Duration = 30.seconds,
+    maxConnections: Int = 10000,
     shutdownTimeout: FiniteDuration = 5.seconds
 )

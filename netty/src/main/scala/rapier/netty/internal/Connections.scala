@@ -1,17 +1,29 @@
 package rapier.netty.internal
 
-import io.netty.channel.Channel
+import io.netty.channel.{Channel, ChannelFuture, ChannelFutureListener}
 import io.netty.channel.group.DefaultChannelGroup
 import io.netty.util.concurrent.GlobalEventExecutor
 
-/** The open connections of a server, for a graceful shutdown. Closed channels leave the group by themselves. */
-private[netty] final class Connections:
+/**
+ * The open connections of a server: counted against the limit, and kept for a graceful shutdown. Closed channels
+ * leave the group by themselves.
+ */
+private[netty] final class Connections(max: Int = Int.MaxValue):
   val group = DefaultChannelGroup("rapier-connections", GlobalEventExecutor.INSTANCE)
+  private val open = java.util.concurrent.atomic.AtomicInteger()
 
   /** Set when the server starts shutting down: requests arriving after it are answered 503. */
   @volatile var draining: Boolean = false
 
-  def add(channel: Channel): Unit = group.add(channel)
+  /** Counts a new connection in, or returns false when `max` are open already. */
+  def tryAdd(channel: Channel): Boolean =
+    if open.incrementAndGet() > max then
+      open.decrementAndGet()
+      false
+    else
+      channel.closeFuture.addListener(Connections.released(open))
+      group.add(channel)
+      true
 
   /** Asks every connection to close once its requests in progress are answered. */
   def drainAll(): Unit =
@@ -22,3 +34,9 @@ private[netty] final class Connections:
         if handler != null then handler.drain() else channel.close()
       }
     }
+
+private[netty] object Connections:
+  /** Counts a connection out when it closes. */
+  private def released(open: java.util.concurrent.atomic.AtomicInteger): ChannelFutureListener =
+    new ChannelFutureListener:
+      def operationComplete(f: ChannelFuture): Unit = open.decrementAndGet()
