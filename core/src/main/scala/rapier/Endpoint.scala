@@ -83,7 +83,7 @@ final case class Endpoint[S, I, E, O](
     parts
       .map {
         case EndpointInput.FixedPath(s, _) => s
-        case EndpointInput.PathCapture(n, _, _) =>
+        case EndpointInput.PathCapture(n, _, _, _) =>
           if n.nonEmpty then s"{$n}"
           else
             unnamed += 1
@@ -102,7 +102,7 @@ object Endpoint:
   /** The path inputs of an input tree, in order. */
   def pathParts(input: EndpointInput[?]): List[EndpointInput.Basic[?]] = input match
     case p @ EndpointInput.FixedPath(_, _) => List(p)
-    case p @ EndpointInput.PathCapture(_, _, _) => List(p)
+    case p @ EndpointInput.PathCapture(_, _, _, _) => List(p)
     case p @ EndpointInput.PathsCapture(_, _) => List(p)
     case EndpointInput.Pair(l, r, _, _) => pathParts(l) ++ pathParts(r)
     case EndpointIO.Pair(l, r, _, _) => pathParts(l) ++ pathParts(r)

@@ -45,9 +45,18 @@ object EndpointInput:
   /** The next path segment must be `segment` (compared after percent-decoding). */
   final case class FixedPath(segment: String, info: IOInfo = IOInfo.empty) extends Basic[Unit]
 
-  /** The next path segment, percent-decoded and decoded by `codec`. */
-  final case class PathCapture[T](name: String, codec: Codec[String, T], info: IOInfo = IOInfo.empty)
-      extends Basic[T]:
+  /**
+   * The next path segment, percent-decoded and decoded by `codec`. It never holds `.`, `..` or control characters,
+   * nor a `/` unless `allowEncodedSlash` says so (for keys that contain slashes, sent as `%2F`).
+   */
+  final case class PathCapture[T](
+      name: String,
+      codec: Codec[String, T],
+      info: IOInfo = IOInfo.empty,
+      encodedSlash: Boolean = false
+  ) extends Basic[T]:
+    /** Accepts `%2F` in this segment, decoded as `/`. */
+    def allowEncodedSlash: PathCapture[T] = copy(encodedSlash = true)
     def description(d: String): PathCapture[T] = copy(info = info.description(d))
     def example(e: String): PathCapture[T] = copy(info = info.example(e))
     override def validate(v: Validator[T]): PathCapture[T] = copy(codec = codec.validate(v))

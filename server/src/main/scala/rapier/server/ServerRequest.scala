@@ -92,9 +92,9 @@ abstract class ServerRequest extends RequestView:
    * The text of capture `k`, percent-decoded; null when its encoding is invalid or the segment is unsafe (see
    * [[RequestTarget.isSafeSegment]]).
    */
-  private[server] def captureOrNull(k: Int): String | Null =
+  private[server] def captureOrNull(k: Int, encodedSlash: Boolean = false): String | Null =
     PercentEncoding.decodeOrNull(uri, captureStart(k), captureEnd(k), plusIsSpace = false) match
-      case s: String if RequestTarget.isSafeSegment(s) => s
+      case s: String if RequestTarget.isSafeSegment(s, encodedSlash) => s
       case _ => null
 
   /** The segments of capture `k` (the rest of the path), each percent-decoded; null when one is invalid or unsafe. */
@@ -146,13 +146,13 @@ private[server] object RequestTarget:
    * `/` (encoded as `%2F`) or control characters (encoded NUL, CR, LF, …). Such segments serve path traversal and
    * header or log injection, and no endpoint needs them.
    */
-  def isSafeSegment(s: String): Boolean =
+  def isSafeSegment(s: String, encodedSlash: Boolean = false): Boolean =
     if s == "." || s == ".." then false
     else
       var i = 0
       while i < s.length do
         val c = s.charAt(i)
-        if c == '/' || c < 0x20 || c == 0x7f then return false
+        if (c == '/' && !encodedSlash) || c < 0x20 || c == 0x7f then return false
         i += 1
       true
 

@@ -88,6 +88,14 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/files/a/.well-known/b..c").body, "a|.well-known|b..c")
     }
 
+  test("a path parameter may opt in to encoded slashes, and still refuses dot segments"):
+    withServer(ok(endpoint.get.in("keys" / path[String]("key").allowEncodedSlash).out(stringBody))(identity)) { t =>
+      assertEquals(t.get("/keys/a%2Fb%2fc").body, "a/b/c")
+      assertEquals(t.rawExchange("GET /keys/.. HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
+      assertEquals(t.rawExchange("GET /keys/a%00 HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
+      assertEquals(t.rawExchange("GET /keys/a/b HTTP/1.1\r\nHost: x\r\n\r\n").status, 404)
+    }
+
   test("the rest of the path is captured as segments, possibly none"):
     withServer(ok(endpoint.get.in("files" / paths).out(stringBody))(_.mkString("|"))) { t =>
       assertEquals(t.get("/files/a/b%20c/d.txt").body, "a|b c|d.txt")

@@ -201,8 +201,13 @@ private[server] object InputPlan:
       LeafDecoder.Renamed(ref, of(input))
 
     private def valueDecoder(leaf: EndpointInput.Basic[?]): LeafDecoder = leaf match
-      case EndpointInput.PathCapture(name, codec, _) =>
-        LeafDecoder.pathSegment(InputRef(InputSource.Path, name), captures.next, codec.asInstanceOf[Codec[String, Any]])
+      case EndpointInput.PathCapture(name, codec, _, encodedSlash) =>
+        LeafDecoder.pathSegment(
+          InputRef(InputSource.Path, name),
+          captures.next,
+          codec.asInstanceOf[Codec[String, Any]],
+          encodedSlash
+        )
           .tap(_ => captures.next += 1)
       case EndpointInput.PathsCapture(codec, _) =>
         LeafDecoder.PathRest(

@@ -34,8 +34,9 @@ private[server] object LeafDecoder:
       "a path segment in percent-encoded UTF-8, not '.' or '..', without encoded '/' or control characters"
     )
 
-  final class PathSegment(ref: InputRef, k: Int, codec: Codec[String, Any]) extends LeafDecoder(ref):
-    def decode(request: ServerRequest): Any = request.captureOrNull(k) match
+  final class PathSegment(ref: InputRef, k: Int, codec: Codec[String, Any], encodedSlash: Boolean = false)
+      extends LeafDecoder(ref):
+    def decode(request: ServerRequest): Any = request.captureOrNull(k, encodedSlash) match
       case null => Failed(ref, malformedPath)
       case s: String => Failed.unwrap(ref, codec.decode(s))
 
@@ -69,9 +70,9 @@ private[server] object LeafDecoder:
     false
 
   /** Picks the decoder for a path segment: in place for codecs that can decode a range. */
-  def pathSegment(ref: InputRef, k: Int, codec: Codec[String, Any]): LeafDecoder = codec match
+  def pathSegment(ref: InputRef, k: Int, codec: Codec[String, Any], encodedSlash: Boolean): LeafDecoder = codec match
     case inPlace: RangeDecoder => PathSegmentInPlace(ref, k, inPlace.asInstanceOf[Codec[String, Any] & RangeDecoder])
-    case _ => PathSegment(ref, k, codec)
+    case _ => PathSegment(ref, k, codec, encodedSlash)
 
   final class PathRest(ref: InputRef, k: Int, codec: Codec[List[String], Any]) extends LeafDecoder(ref):
     def decode(request: ServerRequest): Any = request.segmentsOrNull(k) match
