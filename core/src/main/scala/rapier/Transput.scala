@@ -89,16 +89,26 @@ object EndpointInput:
    * parameter or cookie of an API key). Absent credentials are `Missing`, answered with 401 and the scheme's
    * `WWW-Authenticate` challenge. Build with [[rapier.auth]].
    */
-  final case class Auth[T](scheme: AuthScheme, input: EndpointInput[T], info: IOInfo = IOInfo.empty) extends Basic[T]:
+  final case class Auth[T](scheme: AuthScheme, input: Auth.Source[T], info: IOInfo = IOInfo.empty) extends Basic[T]:
     def description(d: String): Auth[T] = copy(info = info.description(d))
 
     /** The same credentials read as a `U`: still an authentication input, e.g. for `auth.firstOf`. */
-    override def map[U](f: T => U)(g: U => T): Auth[U] = Auth(scheme, input.map(f)(g), info)
+    override def map[U](f: T => U)(g: U => T): Auth[U] = mapDecode(t => DecodeResult.Value(f(t)))(g)
 
-    override def mapDecode[U](f: T => DecodeResult[U])(g: U => T): Auth[U] = Auth(scheme, input.mapDecode(f)(g), info)
+    /** The same credentials read as a `U` by a conversion that may fail: the source's codec does the conversion. */
+    override def mapDecode[U](f: T => DecodeResult[U])(g: U => T): Auth[U] =
+      val mapped: Auth.Source[U] = input match
+        case h: EndpointIO.Header[T] @unchecked => h.copy(codec = h.codec.mapDecode(f)(g))
+        case q: Query[T] @unchecked => q.copy(codec = q.codec.mapDecode(f)(g))
+        case c: Cookie[T] @unchecked => c.copy(codec = c.codec.mapDecode(f)(g))
+      Auth(scheme, mapped, info)
 
     /** The realm named in the challenge (RFC 9110 §11.5). */
     def realm(r: String): Auth[T] = copy(scheme = scheme.withRealm(r))
+
+  object Auth:
+    /** Where credentials are read: a header, a query parameter or a cookie. */
+    type Source[T] = EndpointIO.Header[T] | Query[T] | Cookie[T]
 
   /**
    * Several credential schemes, of which the request uses one: the first present is decoded (a malformed one is a

@@ -98,7 +98,7 @@ object auth:
    * An API key from a header, query parameter or cookie: `auth.apiKey(header[String]("X-API-Key"))`. Decode it as
    * any type with a codec.
    */
-  def apiKey[T](input: EndpointIO.Header[T] | EndpointInput.Query[T] | EndpointInput.Cookie[T]): EndpointInput.Auth[T] =
+  def apiKey[T](input: EndpointInput.Auth.Source[T]): EndpointInput.Auth[T] =
     val scheme = input match
       case EndpointIO.Header(name, _, _) => AuthScheme.ApiKey(ApiKeyLocation.Header, name, defaultRealm)
       case EndpointInput.Query(name, _, _) => AuthScheme.ApiKey(ApiKeyLocation.Query, name, defaultRealm)

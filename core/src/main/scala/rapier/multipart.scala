@@ -1,11 +1,11 @@
 package rapier
 
-import rapier.model.{Header, MediaType}
+import rapier.model.{Header, MediaType, Text}
 
-import java.nio.charset.{Charset, StandardCharsets}
+import java.nio.charset.StandardCharsets
 import java.nio.file.Path
 import scala.annotation.implicitNotFound
-import scala.compiletime.{constValueTuple, erasedValue, summonInline}
+import scala.compiletime.{constValueTuple, summonAll}
 import scala.deriving.Mirror
 
 /**
@@ -82,11 +82,10 @@ object PartCodec extends LowPriorityPartCodecs:
     case _ => notInMemory
 
   private[rapier] def textOf(p: Part[PartData]): DecodeResult[String] = bytesOf(p).flatMap { bytes =>
-    val charset = p.contentType.flatMap(ct => MediaType.parse(ct).toOption).flatMap(_.charset)
-      .flatMap(c => scala.util.Try(Charset.forName(c)).toOption).getOrElse(StandardCharsets.UTF_8)
-    val decoder = charset.newDecoder()
-    try DecodeResult.Value(decoder.decode(java.nio.ByteBuffer.wrap(bytes)).toString)
-    catch case _: java.nio.charset.CharacterCodingException => DecodeResult.Error(s"text in ${charset.name}")
+    val charset = Text.charsetOf(p.contentType.orNull, StandardCharsets.UTF_8)
+    Text.decodeOrNull(bytes, charset) match
+      case null => DecodeResult.Error(s"text in ${charset.name}")
+      case s: String => DecodeResult.Value(s)
   }
 
   private[rapier] def fileOf(p: Part[PartData]): DecodeResult[Path] = p.body match
@@ -138,46 +137,21 @@ object MultipartCodec:
   inline def derived[T](using m: Mirror.ProductOf[T]): MultipartCodec[T] =
     product[T](
       constValueTuple[m.MirroredElemLabels].toList.asInstanceOf[List[String]],
-      partCodecs[m.MirroredElemTypes],
+      summonAll[Tuple.Map[m.MirroredElemTypes, PartCodec]].toList.asInstanceOf[List[PartCodec[Any]]],
       values => m.fromProduct(Tuple.fromArray(values))
     )
 
   /** The codec of a product with these fields, built from its values in order by `make`. */
   def product[T](names: List[String], codecs: List[PartCodec[Any]], make: Array[Any] => T): MultipartCodec[T] =
-    val fields = names.zip(codecs)
-    val files = fields.filter(_._2.toDisk).map(_._1).toSet
-    MultipartCodec(ProductParts[T](fields, make), (name, _) => files(name))
-
-  private inline def partCodecs[Ts <: Tuple]: List[PartCodec[Any]] =
-    inline erasedValue[Ts] match
-      case _: EmptyTuple => Nil
-      case _: (t *: ts) => summonInline[PartCodec[t]].asInstanceOf[PartCodec[Any]] :: partCodecs[ts]
+    val files = names.zip(codecs).filter(_._2.toDisk).map(_._1).toSet
+    MultipartCodec(ProductParts[T](names, codecs, make), (name, _) => files(name))
 
 /** The codec behind [[MultipartCodec.derived]]. Decoding only: multipart bodies are read, not written. */
-private final class ProductParts[T](fields: List[(String, PartCodec[Any])], make: Array[Any] => T)
-    extends Codec[Multipart, T]:
-  private val fieldArray = fields.toArray
+private final class ProductParts[T](names: List[String], codecs: List[PartCodec[Any]], make: Array[Any] => T)
+    extends FieldsCodec[Multipart, T](names, codecs.map(_.schema), make, MediaType.MultipartFormData):
+  private val codecArray = codecs.toArray
 
-  val schema: Schema[T] = Schema(
-    SchemaType.SProduct(fields.zipWithIndex.map { case ((name, codec), i) =>
-      SchemaField(name, codec.schema, (v: Any) => v.asInstanceOf[Product].productElement(i))
-    })
-  )
-
-  def mediaType: MediaType = MediaType.MultipartFormData
-
-  def rawDecode(raw: Multipart): DecodeResult[T] =
-    val values = new Array[Any](fieldArray.length)
-    val errors = List.newBuilder[ValidationError]
-    var i = 0
-    while i < fieldArray.length do
-      val (name, codec) = fieldArray(i)
-      DecodeResult.collectInto(codec.decode(raw.all(name)), name, errors) match
-        case DecodeResult.Value(v) => values(i) = v
-        case _ =>
-      i += 1
-    val all = errors.result()
-    if all.isEmpty then DecodeResult.Value(make(values)) else DecodeResult.InvalidValue(all)
+  protected def field(raw: Multipart, i: Int): DecodeResult[Any] = codecArray(i).decode(raw.all(fieldNames(i)))
 
   def encode(value: T): Multipart =
     throw UnsupportedOperationException("multipart bodies are read from requests, not written")

@@ -6,7 +6,7 @@ import rapier.model.QueryParams
 
 import java.nio.charset.Charset
 import scala.annotation.implicitNotFound
-import scala.compiletime.{constValueTuple, erasedValue, summonInline}
+import scala.compiletime.{constValueTuple, summonAll}
 import scala.deriving.Mirror
 
 /** Codecs for request and response bodies. */
@@ -47,15 +47,16 @@ object FormCodec:
    * is reported, under its name (`body.year`); the schema is the product of the fields' schemas.
    */
   inline def derived[T](using m: Mirror.ProductOf[T]): FormCodec[T] =
-    val names = constValueTuple[m.MirroredElemLabels].toList.asInstanceOf[List[String]]
-    val codecs = fieldCodecs[m.MirroredElemTypes]
-    FormCodec(ProductForm[T](names.zip(codecs), values => m.fromProduct(Tuple.fromArray(values))))
+    FormCodec(
+      ProductForm[T](
+        constValueTuple[m.MirroredElemLabels].toList.asInstanceOf[List[String]],
+        summonAll[Tuple.Map[m.MirroredElemTypes, FieldCodec]].toList.asInstanceOf[List[Codec[List[String], Any]]],
+        values => m.fromProduct(Tuple.fromArray(values))
+      )
+    )
 
-  private inline def fieldCodecs[Ts <: Tuple]: List[Codec[List[String], Any]] =
-    inline erasedValue[Ts] match
-      case _: EmptyTuple => Nil
-      case _: (t *: ts) =>
-        summonInline[Codec[List[String], t]].asInstanceOf[Codec[List[String], Any]] :: fieldCodecs[ts]
+  /** How a form field of type `T` is read: by the codec its type has for query parameters. */
+  type FieldCodec[T] = Codec[List[String], T]
 
   /** Each field at most once. */
   given map: FormCodec[Map[String, String]] = FormCodec(
@@ -79,33 +80,14 @@ object FormCodec:
     FormCodec(Codec.id(Schema(SchemaType.SOpenProduct(summon[Schema[String]]))))
 
 /** The codec behind [[FormCodec.derived]]. */
-private final class ProductForm[T](fields: List[(String, Codec[List[String], Any])], make: Array[Any] => T)
-    extends Codec[QueryParams, T]:
-  private val fieldArray = fields.toArray
+private final class ProductForm[T](names: List[String], codecs: List[Codec[List[String], Any]], make: Array[Any] => T)
+    extends FieldsCodec[QueryParams, T](names, codecs.map(_.schema), make, MediaType.ApplicationXWwwFormUrlencoded):
+  private val codecArray = codecs.toArray
 
-  val schema: Schema[T] = Schema(
-    SchemaType.SProduct(fields.zipWithIndex.map { case ((name, codec), i) =>
-      SchemaField(name, codec.schema, (v: Any) => v.asInstanceOf[Product].productElement(i))
-    })
-  )
-
-  def mediaType: MediaType = MediaType.ApplicationXWwwFormUrlencoded
-
-  def rawDecode(raw: QueryParams): DecodeResult[T] =
-    val values = new Array[Any](fieldArray.length)
-    val errors = List.newBuilder[ValidationError]
-    var i = 0
-    while i < fieldArray.length do
-      val (name, codec) = fieldArray(i)
-      DecodeResult.collectInto(codec.decode(raw.getAll(name)), name, errors) match
-        case DecodeResult.Value(v) => values(i) = v
-        case _ =>
-      i += 1
-    val all = errors.result()
-    if all.isEmpty then DecodeResult.Value(make(values)) else DecodeResult.InvalidValue(all)
+  protected def field(raw: QueryParams, i: Int): DecodeResult[Any] = codecArray(i).decode(raw.getAll(fieldNames(i)))
 
   def encode(value: T): QueryParams =
     val product = value.asInstanceOf[Product]
-    QueryParams(fieldArray.indices.flatMap(i =>
-      fieldArray(i)._2.encode(product.productElement(i)).map(fieldArray(i)._1 -> _)
+    QueryParams(codecArray.indices.flatMap(i =>
+      codecArray(i).encode(product.productElement(i)).map(fieldNames(i) -> _)
     )*)

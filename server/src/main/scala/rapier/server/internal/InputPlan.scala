@@ -187,18 +187,8 @@ private[server] object InputPlan:
       case other => valueDecoder(other)
 
     /** The decoder of the input that carries credentials, reporting failures as failures of the credentials. */
-    private def authDecoder(scheme: AuthScheme, input: EndpointInput[?]): LeafDecoder =
-      val ref = InputRef(InputSource.Credentials, scheme.label, scheme.location)
-      def of(i: EndpointInput[?]): LeafDecoder = i match
-        case EndpointInput.Mapped(inner, f, _) =>
-          LeafDecoder.Mapped(ref, of(inner), f.asInstanceOf[Any => DecodeResult[Any]])
-        case EndpointIO.Mapped(inner, f, _) =>
-          LeafDecoder.Mapped(ref, of(inner), f.asInstanceOf[Any => DecodeResult[Any]])
-        case basic: EndpointInput.Basic[?] => valueDecoder(basic)
-        case other => throw IllegalArgumentException(
-            s"credentials must be read by one header, query parameter or cookie, not $other"
-          )
-      LeafDecoder.Renamed(ref, of(input))
+    private def authDecoder(scheme: AuthScheme, input: EndpointInput.Basic[?]): LeafDecoder =
+      LeafDecoder.Renamed(InputRef(InputSource.Credentials, scheme.label, scheme.location), valueDecoder(input))
 
     private def valueDecoder(leaf: EndpointInput.Basic[?]): LeafDecoder = leaf match
       case EndpointInput.PathCapture(name, codec, _, encodedSlash) =>

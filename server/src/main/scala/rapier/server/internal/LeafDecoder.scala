@@ -2,11 +2,9 @@ package rapier.server.internal
 
 import rapier.*
 import rapier.codec.{OptionalValue, RangeDecoder, SingleValue}
-import rapier.model.{Cookie, HeaderNames, MediaType}
+import rapier.model.{Cookie, HeaderNames, MediaType, Text}
 import rapier.server.ServerRequest
 import rapier.server.interceptor.{InputFailure, InputRef, InputSource}
-
-import java.nio.charset.{Charset, StandardCharsets}
 
 /**
  * What a decoder returns instead of a value when inputs fail: a class no input value can be an instance of, so a
@@ -157,12 +155,6 @@ private[server] object LeafDecoder:
       case f: Failed => new Failed(f.failures.map(_.copy(input = ref)))
       case v => v
 
-  /** Another decoder's value, converted by `f`. */
-  final class Mapped(ref: InputRef, inner: LeafDecoder, f: Any => DecodeResult[Any]) extends LeafDecoder(ref):
-    def decode(request: ServerRequest): Any = inner.decode(request) match
-      case failed: Failed => failed
-      case v => Failed.unwrap(ref, f(v))
-
   /** The first of several decoders whose input is present; all absent is `Missing` for `ref`. */
   final class FirstPresent(ref: InputRef, alternatives: Array[LeafDecoder]) extends LeafDecoder(ref):
     private val missing = Failed(ref, DecodeResult.Missing)
@@ -219,7 +211,7 @@ private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, A
             case failure: DecodeResult.Failure => Failed(ref, failure)
             case parts: Multipart => Failed.unwrap(ref, codec.decode(parts))
         case RawBodyType.StringBody(defaultCharset) =>
-          BodyDecoder.text(bytes, BodyDecoder.charsetOf(contentType, defaultCharset)) match
+          Text.decodeOrNull(bytes, Text.charsetOf(contentType, defaultCharset)) match
             case null => Failed(ref, invalidText)
             case s: String => Failed.unwrap(ref, codec.decode(s))
 
@@ -245,36 +237,3 @@ private[server] final class NegotiatedBodyDecoder(variants: List[BodyDecoder]) e
         if decoders(i).mediaType.matchesContentType(contentType.nn) then return decoders(i).decode(request, bytes)
         i += 1
       unsupported
-
-private[server] object BodyDecoder:
-  /** The charset a `Content-Type` declares, if it is one the JVM knows; the default otherwise. */
-  def charsetOf(contentType: String | Null, default: Charset): Charset =
-    if contentType == null then default
-    else
-      val i = contentType.toLowerCase(java.util.Locale.ROOT).indexOf("charset=")
-      if i < 0 then default
-      else
-        var name = contentType.substring(i + 8).trim
-        val end = name.indexOf(';')
-        if end >= 0 then name = name.substring(0, end).trim
-        if name.length >= 2 && name.startsWith("\"") && name.endsWith("\"") then
-          name = name.substring(1, name.length - 1)
-        try Charset.forName(name)
-        catch case _: IllegalArgumentException => default
-
-  /** Strict decoding: bytes that are not valid in the charset are an error, not replacement characters. */
-  def text(bytes: Array[Byte], charset: Charset): String | Null =
-    if charset == StandardCharsets.UTF_8 then
-      // The JDK's own decoding is the fastest (vectorized for ASCII), but lenient: it puts U+FFFD where bytes are
-      // invalid. Only text with a U+FFFD in it, rare and never ASCII, is decoded again, strictly, to tell.
-      val lenient = new String(bytes, StandardCharsets.UTF_8)
-      if lenient.indexOf('\uFFFD') < 0 then lenient else strict(bytes, charset)
-    else strict(bytes, charset)
-
-  private def strict(bytes: Array[Byte], charset: Charset): String | Null =
-    val decoder = charset
-      .newDecoder()
-      .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-      .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-    try decoder.decode(java.nio.ByteBuffer.wrap(bytes)).toString
-    catch case _: java.nio.charset.CharacterCodingException => null

@@ -31,13 +31,11 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
    * The media types of the first body with several representations, if the plan has one: the endpoint then parses
    * `Accept`, and answers 406 when none of these is acceptable.
    */
-  val offers: IndexedSeq[rapier.model.MediaType] | Null =
-    def find(ws: List[OutputPlan.Writer]): Option[IndexedSeq[rapier.model.MediaType]] = ws.iterator.map {
-      case n: OutputPlan.NegotiatedBody => Some(n.offers)
-      case m: OutputPlan.Mapped => Option(m.inner.offers)
-      case _ => None
-    }.collectFirst { case Some(o) => o }
-    find(writers.toList).orNull
+  val offers: IndexedSeq[rapier.model.MediaType] | Null = writers.iterator.flatMap {
+    case n: OutputPlan.NegotiatedBody => Some(n.offers)
+    case m: OutputPlan.Mapped => Option(m.inner.offers)
+    case _ => None
+  }.nextOption().orNull
 
   /** Whether writing may depend on `Accept`: a body with several representations, here or in a `oneOf` variant. */
   val negotiates: Boolean = writers.exists {

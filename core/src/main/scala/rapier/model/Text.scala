@@ -1,0 +1,37 @@
+package rapier.model
+
+import java.nio.charset.{Charset, CharacterCodingException, CodingErrorAction, StandardCharsets}
+
+/** Text from bytes, as bodies and body parts carry it: in the charset their `Content-Type` declares, strictly. */
+object Text:
+  /** The charset a `Content-Type` declares, if it is one the JVM knows; the default otherwise. */
+  def charsetOf(contentType: String | Null, default: Charset): Charset =
+    if contentType == null then default
+    else
+      val i = contentType.toLowerCase(java.util.Locale.ROOT).indexOf("charset=")
+      if i < 0 then default
+      else
+        var name = contentType.substring(i + 8).trim
+        val end = name.indexOf(';')
+        if end >= 0 then name = name.substring(0, end).trim
+        if name.length >= 2 && name.startsWith("\"") && name.endsWith("\"") then
+          name = name.substring(1, name.length - 1)
+        try Charset.forName(name)
+        catch case _: IllegalArgumentException => default
+
+  /** Strict decoding: bytes that are not valid in the charset are an error (null), not replacement characters. */
+  def decodeOrNull(bytes: Array[Byte], charset: Charset): String | Null =
+    if charset == StandardCharsets.UTF_8 then
+      // The JDK's own decoding is the fastest (vectorized for ASCII), but lenient: it puts U+FFFD where bytes are
+      // invalid. Only text with a U+FFFD in it, rare and never ASCII, is decoded again, strictly, to tell.
+      val lenient = new String(bytes, StandardCharsets.UTF_8)
+      if lenient.indexOf('\uFFFD') < 0 then lenient else strict(bytes, charset)
+    else strict(bytes, charset)
+
+  private def strict(bytes: Array[Byte], charset: Charset): String | Null =
+    val decoder = charset
+      .newDecoder()
+      .onMalformedInput(CodingErrorAction.REPORT)
+      .onUnmappableCharacter(CodingErrorAction.REPORT)
+    try decoder.decode(java.nio.ByteBuffer.wrap(bytes)).toString
+    catch case _: CharacterCodingException => null
