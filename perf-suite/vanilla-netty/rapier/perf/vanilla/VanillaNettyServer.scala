@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets
  * suite uses (see `EventLoops`), so each version has the same vanilla twin.
  */
 final class VanillaNettyServer extends PerfServer:
-  private var groups: EventLoops.Groups = null
+  private var groups: EventLoopGroups = null
   private var channel: Channel = null
 
   def start(config: ServerConfig): Int =

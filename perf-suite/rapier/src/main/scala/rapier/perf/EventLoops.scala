@@ -3,31 +3,22 @@ package rapier.perf.vanilla
 import io.netty.channel.epoll.{Epoll, EpollIoHandler, EpollServerSocketChannel}
 import io.netty.channel.nio.NioIoHandler
 import io.netty.channel.socket.nio.NioServerSocketChannel
-import io.netty.channel.{EventLoopGroup, MultiThreadIoEventLoopGroup, ServerChannel}
+import io.netty.channel.MultiThreadIoEventLoopGroup
 
 /**
  * Event loops on Netty 4.2: the one part of the vanilla server that differs between Netty versions. The same
  * choices as Rapier's: epoll where available, one accepting thread, `threads` I/O threads.
  */
 object EventLoops:
-  final class Groups(
-      val boss: EventLoopGroup,
-      val workers: EventLoopGroup,
-      val serverChannel: Class[? <: ServerChannel]
-  ):
-    def shutdown(): Unit =
-      boss.shutdownGracefully().syncUninterruptibly()
-      workers.shutdownGracefully().syncUninterruptibly()
-
-  def create(threads: Int): Groups =
+  def create(threads: Int): EventLoopGroups =
     if Epoll.isAvailable then
-      Groups(
+      EventLoopGroups(
         MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory()),
         MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory()),
         classOf[EpollServerSocketChannel]
       )
     else
-      Groups(
+      EventLoopGroups(
         MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()),
         MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory()),
         classOf[NioServerSocketChannel]

@@ -26,6 +26,13 @@ object Html:
     val scenarios = s.map(_.scenario).distinct
     val users = s.map(_.users).distinct
     val m = results.meta
+    // One chart per users × scenario, from the summaries `keep` selects of that test
+    def perTest(keep: Summary => Boolean)(chart: (String, List[Summary]) => String): String =
+      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
+        chart(s"$sc · $u users", s.filter(x => x.users == u && x.scenario == sc && keep(x)))
+      }.mkString
+    val applicable = (x: Summary) => x.status != Status.NotApplicable
+    val comparable = (x: Summary) => x.twin.isDefined && applicable(x)
     val sections = List.newBuilder[String]
     sections += machine(m)
     sections += notes(results)
@@ -35,11 +42,9 @@ object Html:
       "Throughput relative to the bare server",
       "Each library's throughput divided by that of the hand-written server on the same Netty version, round by " +
         "round; the bar is the mean, the whiskers the lowest and highest round. 100% is the bare server.",
-      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
-        val rows =
-          s.filter(x => x.users == u && x.scenario == sc && x.twin.isDefined && x.status != Status.NotApplicable)
-        chartBlock(s"$sc · $u users", Svg.bars(rows.map(ratioBar(_, color)), Some(1.0 -> "bare server")))
-      }.mkString
+      perTest(comparable)((title, rows) =>
+        chartBlock(title, Svg.bars(rows.map(ratioBar(_, color)), Some(1.0 -> "bare server")))
+      )
     )
     sections += section(
       "efficiency",
@@ -47,41 +52,34 @@ object Html:
       "The bare server's CPU time per request divided by the library's, round by round: the throughput ratio both " +
         "would show with the server's CPU saturated. On a shared machine this is the steadier of the two figures, " +
         "since a server that waited on the network shows less throughput without costing less.",
-      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
-        val rows =
-          s.filter(x => x.users == u && x.scenario == sc && x.twin.isDefined && x.status != Status.NotApplicable)
-        chartBlock(s"$sc · $u users", Svg.bars(rows.map(cpuRatioBar(_, color)), Some(1.0 -> "bare server")))
-      }.mkString
+      perTest(comparable)((title, rows) =>
+        chartBlock(title, Svg.bars(rows.map(cpuRatioBar(_, color)), Some(1.0 -> "bare server")))
+      )
     )
     sections += section(
       "throughput",
       "Throughput",
       "Requests per second; whiskers: lowest and highest round.",
-      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
-        val rows = s.filter(x => x.users == u && x.scenario == sc && x.status != Status.NotApplicable)
-        chartBlock(s"$sc · $u users", Svg.bars(rows.map(throughputBar(_, color))))
-      }.mkString
+      perTest(applicable)((title, rows) => chartBlock(title, Svg.bars(rows.map(throughputBar(_, color)))))
     )
     sections += section(
       "latency",
       "Latency",
       "Percentiles as wrk recorded them, mean over rounds, logarithmic scale.",
-      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
-        val rows = s.filter(x => x.users == u && x.scenario == sc && x.latencyMs.isDefined)
+      perTest(_.latencyMs.isDefined) { (title, rows) =>
         val series = rows.map { r =>
           val l = r.latencyMs.get
           Series(r.server, color(r.server), List(l.p50, l.p75, l.p90, l.p99, l.p999, l.p9999))
         }
-        chartBlock(s"$sc · $u users", Svg.lines(List("p50", "p75", "p90", "p99", "p99.9", "p99.99"), series, "ms"))
-      }.mkString
+        chartBlock(title, Svg.lines(List("p50", "p75", "p90", "p99", "p99.9", "p99.99"), series, "ms"))
+      }
     )
     sections += section(
       "cost",
       "Cost per request",
       "Server CPU time per 1,000 requests (from /proc), bytes the server allocated per request (from its threads' " +
         "allocation counters), and the server's peak resident memory.",
-      users.flatMap(u => scenarios.map(sc => (u, sc))).map { (u, sc) =>
-        val rows = s.filter(x => x.users == u && x.scenario == sc && x.status != Status.NotApplicable)
+      perTest(applicable) { (title, rows) =>
         def metric(f: Summary => Option[Double], unit: String, digits: Int) =
           Svg.bars(rows.map { r =>
             f(r) match
@@ -89,11 +87,11 @@ object Html:
               case None =>
                 Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "not measured" else r.status))
           })
-        s"""<div class="trio"><h3>${escape(s"$sc · $u users")}</h3>
+        s"""<div class="trio"><h3>${escape(title)}</h3>
            |<div><h4>CPU ms per 1,000 requests</h4>${metric(_.cpuMsPer1000, "ms", 1)}</div>
            |<div><h4>Bytes allocated per request</h4>${metric(_.allocatedBytesPerRequest, "B", 0)}</div>
            |<div><h4>Peak RSS</h4>${metric(_.peakRssMiB, "MiB", 0)}</div></div>""".stripMargin
-      }.mkString
+      }
     )
     sections += section("figures", "Every figure", "Means over valid rounds.", summaryTable(s))
     sections += s"""<section id="runs"><details><summary>Every run (${results.rows.size})</summary>${rowTable(
