@@ -1,9 +1,9 @@
 package rapier.netty
 
 import io.netty.channel.{Channel, ChannelInitializer}
-import io.netty.handler.codec.http.{HttpDecoderConfig, HttpServerCodec}
+import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
 import io.netty.handler.timeout.IdleStateHandler
-import rapier.netty.internal.{Connections, HttpHandler, NettyRequestBody}
+import rapier.netty.internal.{Connections, HttpHandler, NettyRequestBody, RequestDecoder}
 import rapier.server.{ServerEndpoint, ServerInterpreter}
 
 import java.util.concurrent.TimeUnit
@@ -13,8 +13,8 @@ import scala.concurrent.Future
  * Rapier endpoints as a Netty channel initializer, for servers bootstrapped by hand. [[NettyServer]] is the
  * ready-made one.
  *
- * The interpreter (routing trie, compiled endpoints) is built once, here; each channel gets the HTTP codec and its
- * own small [[HttpHandler]].
+ * The interpreter (routing trie, compiled endpoints) is built once, here; each channel gets a strict request decoder,
+ * Netty's response encoder and its own small [[HttpHandler]].
  */
 final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOptions.default):
 
@@ -40,5 +40,6 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
           return
         val pipeline = channel.pipeline
         if idleSeconds > 0 then pipeline.addLast("idle", IdleStateHandler(0, 0, idleSeconds, TimeUnit.MILLISECONDS))
-        pipeline.addLast("http", HttpServerCodec(decoderConfig))
+        pipeline.addLast("decoder", RequestDecoder(decoderConfig))
+        pipeline.addLast("encoder", HttpResponseEncoder())
         pipeline.addLast("rapier", HttpHandler(interpreter, options, connections))

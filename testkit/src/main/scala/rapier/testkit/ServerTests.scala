@@ -14,6 +14,7 @@ abstract class ServerTests
       RoutingTests,
       FailureTests,
       ConnectionTests,
+      FramingTests,
       JsonTests,
       SecurityTests,
       NegotiationTests,

@@ -79,11 +79,16 @@ private[netty] final class HttpHandler(
   private def onRequest(request: HttpRequest): Unit =
     val decoded = request.decoderResult
     if decoded.isFailure then
-      val status = decoded.cause match
-        case _: TooLongHttpLineException => StatusCode.UriTooLong
-        case _: TooLongHttpHeaderException => StatusCode.RequestHeaderFieldsTooLarge
-        case _ => StatusCode.BadRequest
-      refuse(status, "The request is not valid HTTP/1.1")
+      decoded.cause match
+        case invalid: InvalidRequest => refuse(invalid.problem.status, invalid.problem.message)
+        case _: TooLongHttpLineException =>
+          refuse(StatusCode.UriTooLong, s"The request line is longer than ${options.maxInitialLineLength} bytes")
+        case _: TooLongHttpHeaderException =>
+          refuse(
+            StatusCode.RequestHeaderFieldsTooLarge,
+            s"The header section is larger than ${options.maxHeaderSize} bytes"
+          )
+        case _ => refuse(StatusCode.BadRequest, "The request is not valid HTTP/1.1")
     else if connections.draining then refuse(StatusCode.ServiceUnavailable, "The server is shutting down")
     else
       val length =

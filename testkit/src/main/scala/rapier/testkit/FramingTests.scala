@@ -1,0 +1,82 @@
+package rapier.testkit
+
+import rapier.*
+import rapier.server.*
+
+import java.util.concurrent.atomic.AtomicInteger
+import scala.concurrent.Future
+
+/**
+ * HTTP/1.1 framing and syntax: every request of [[MalformedRequests]] is refused with its status and closes its
+ * connection, and nothing sent after it on that connection reaches a handler. The legal variations still work.
+ */
+trait FramingTests extends ServerTestSupport:
+  private val hello = endpoint.get.in("hello").out(stringBody).serverLogicSuccess(_ => Future.successful("hello"))
+  private val echo = endpoint.post.in("echo").in(stringBody).out(stringBody).serverLogicSuccess(Future.successful)
+
+  private val canary = "GET /canary HTTP/1.1\r\nHost: x\r\n\r\n"
+
+  private def canaryEndpoint(calls: AtomicInteger) =
+    endpoint.get.in("canary").out(stringBody).serverLogicSuccess { _ =>
+      calls.incrementAndGet()
+      Future.successful("canary")
+    }
+
+  /** What a backend's server did with one malformed request, or None when it did as it must. */
+  private def misbehaviour(t: Target, c: MalformedRequests.Case): Option[String] =
+    val connection = t.raw()
+    try
+      connection.send(c.request + canary)
+      val answer = scala.util.Try(connection.readResponse())
+      answer match
+        case scala.util.Failure(e) => Some(s"no response (${e.getClass.getSimpleName}: ${e.getMessage})")
+        case scala.util.Success(r) if r.status != c.status => Some(s"answered ${r.status}, not ${c.status}")
+        case scala.util.Success(r) if r.header("Connection") != Some("close") =>
+          Some("the response does not say Connection: close")
+        case _ if !connection.closedByServer(1000) => Some("the connection stayed open, or a second response came")
+        case _ => None
+    finally connection.close()
+
+  test(
+    s"each of ${MalformedRequests.all.size} malformed requests is refused, closes its connection, and hides what follows"
+  ):
+    val calls = AtomicInteger()
+    withServer(hello, echo, canaryEndpoint(calls)) { t =>
+      val failures = MalformedRequests.all.flatMap(c => misbehaviour(t, c).map(m => s"${c.name}: $m"))
+      assert(failures.isEmpty, s"${failures.size} case(s) not refused as they must be:\n${failures.mkString("\n")}")
+      assertEquals(calls.get, 0, "the canary was called after a malformed request")
+      // And the server is as healthy as before: a thousand valid requests on ten connections.
+      for _ <- 1 to 10 do
+        val c = t.raw()
+        try
+          for _ <- 1 to 100 do
+            c.send(canary)
+            assertEquals(c.readResponse().body, "canary")
+        finally c.close()
+      assertEquals(calls.get, 1000)
+    }
+
+  test(s"${MalformedRequests.legal.size} legal variations of the syntax are served"):
+    withServer(hello, echo) { t =>
+      val failures = MalformedRequests.legal.flatMap { l =>
+        val answer = scala.util.Try(t.rawExchange(l.request))
+        answer match
+          case scala.util.Success(r) if r.status == 200 && r.body == l.body => None
+          case scala.util.Success(r) => Some(s"${l.name}: answered ${r.status} ${r.body.take(200)}")
+          case scala.util.Failure(e) => Some(s"${l.name}: ${e.getMessage}")
+      }
+      assert(failures.isEmpty, s"${failures.size} legal request(s) not served:\n${failures.mkString("\n")}")
+    }
+
+  test(s"${MalformedRequests.tolerated.size} request(s) outside the grammar that can't change the framing are served"):
+    val calls = AtomicInteger()
+    withServer(hello, echo, canaryEndpoint(calls)) { t =>
+      for l <- MalformedRequests.tolerated do
+        val c = t.raw()
+        try
+          c.send(l.request + canary)
+          assertEquals(c.readResponse().body, l.body, l.name)
+          assertEquals(c.readResponse().body, "canary", l.name)
+        finally c.close()
+      assertEquals(calls.get, MalformedRequests.tolerated.size)
+    }
