@@ -40,6 +40,7 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
           return
         val pipeline = channel.pipeline
         if idleSeconds > 0 then pipeline.addLast("idle", IdleStateHandler(0, 0, idleSeconds, TimeUnit.MILLISECONDS))
-        pipeline.addLast("decoder", RequestDecoder(decoderConfig))
+        val decoder = RequestDecoder(decoderConfig)
+        pipeline.addLast("decoder", decoder)
         pipeline.addLast("encoder", HttpResponseEncoder())
-        pipeline.addLast("rapier", HttpHandler(interpreter, options, connections))
+        pipeline.addLast("rapier", HttpHandler(interpreter, options, connections, decoder))

@@ -17,6 +17,12 @@ import scala.concurrent.duration.*
  *   the longest request line accepted; a longer one is answered 414
  * @param maxHeaderSize
  *   the largest header section accepted; a larger one is answered 431
+ * @param headerReadTimeout
+ *   a request line and headers must arrive within this time of their first bytes, or the request is answered 408
+ *   and the connection closed (against clients that trickle their headers); `Duration.Inf` never
+ * @param bodyReadTimeout
+ *   a request body must arrive within this time of its headers, or the request is answered 408 and the connection
+ *   closed; `Duration.Inf` never
  * @param idleTimeout
  *   a connection with no traffic and no request in progress for this long is closed; `Duration.Inf` never
  * @param shutdownTimeout
@@ -38,6 +44,8 @@ final case class NettyServerOptions(
     maxBodySize: Long = 10L * 1024 * 1024,
     maxInitialLineLength: Int = 8192,
     maxHeaderSize: Int = 16384,
+    headerReadTimeout: Duration = 10.seconds,
+    bodyReadTimeout: Duration = 60.seconds,
     idleTimeout: Duration = 60.seconds,
     shutdownTimeout: FiniteDuration = 10.seconds,
     eventLoopThreads: Int = 0,
@@ -52,12 +60,18 @@ final case class NettyServerOptions(
   require(maxPipelinedRequests > 0, "maxPipelinedRequests must be positive")
   require(maxConnections > 0, "maxConnections must be positive")
   require(eventLoopThreads >= 0, "eventLoopThreads must not be negative")
+  require(
+    headerReadTimeout > Duration.Zero && bodyReadTimeout > Duration.Zero && idleTimeout > Duration.Zero,
+    "timeouts must be positive (Duration.Inf for none)"
+  )
 
   def withHost(h: String): NettyServerOptions = copy(host = h)
   def withPort(p: Int): NettyServerOptions = copy(port = p)
   def withMaxBodySize(bytes: Long): NettyServerOptions = copy(maxBodySize = bytes)
   def withMaxInitialLineLength(bytes: Int): NettyServerOptions = copy(maxInitialLineLength = bytes)
   def withMaxHeaderSize(bytes: Int): NettyServerOptions = copy(maxHeaderSize = bytes)
+  def withHeaderReadTimeout(d: Duration): NettyServerOptions = copy(headerReadTimeout = d)
+  def withBodyReadTimeout(d: Duration): NettyServerOptions = copy(bodyReadTimeout = d)
   def withIdleTimeout(d: Duration): NettyServerOptions = copy(idleTimeout = d)
   def withShutdownTimeout(d: FiniteDuration): NettyServerOptions = copy(shutdownTimeout = d)
   def withEventLoopThreads(n: Int): NettyServerOptions = copy(eventLoopThreads = n)

@@ -23,6 +23,8 @@ final class NettyTestServer(transport: NettyTransport) extends TestServer:
       .withMaxBodySize(config.maxBodySize)
       .withMaxInitialLineLength(config.maxInitialLineLength)
       .withMaxHeaderSize(config.maxHeaderSize)
+      .withHeaderReadTimeout(config.headerReadTimeout)
+      .withBodyReadTimeout(config.bodyReadTimeout)
       .withIdleTimeout(config.idleTimeout)
       .withMaxConnections(config.maxConnections)
       .withShutdownTimeout(config.shutdownTimeout)

@@ -26,6 +26,9 @@ final class RawHttp(port: Int, timeoutMillis: Int = 10000) extends AutoCloseable
   /** Reads one response (body by Content-Length or chunked; none for HEAD requests when `head`). */
   def readResponse(head: Boolean = false): TestResponse = RawHttp.readResponse(in, head)
 
+  /** Reads up to `n` bytes as they come, whatever they are. */
+  def readBytes(n: Int): Array[Byte] = in.readNBytes(n)
+
   /** Whether the server closed the connection: reads until EOF or the timeout. */
   def closedByServer(waitMillis: Int = 1000): Boolean =
     socket.setSoTimeout(waitMillis)

@@ -15,6 +15,7 @@ abstract class ServerTests
       FailureTests,
       ConnectionTests,
       FramingTests,
+      SlowClientTests,
       JsonTests,
       SecurityTests,
       NegotiationTests,

@@ -28,6 +28,8 @@ final case class TestServerConfig(
     maxBodySize: Long = 10L * 1024 * 1024,
     maxInitialLineLength: Int = 4096,
     maxHeaderSize: Int = 8192,
+    headerReadTimeout: Duration = 10.seconds,
+    bodyReadTimeout: Duration = 30.seconds,
     idleTimeout: Duration = 30.seconds,
     maxConnections: Int = 10000,
     shutdownTimeout: FiniteDuration = 5.seconds

@@ -1,6 +1,7 @@
 package rapier.netty.internal
 
 import io.netty.buffer.{CompositeByteBuf, Unpooled}
+import io.netty.channel.socket.DuplexChannel
 import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
 import io.netty.handler.codec.http.*
 import io.netty.handler.timeout.IdleStateEvent
@@ -11,6 +12,7 @@ import rapier.netty.NettyServerOptions
 import rapier.server.internal.Done
 import rapier.server.{Problem, ServerInterpreter, ServerResponse}
 
+import java.util.concurrent.TimeUnit
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.control.NonFatal
 import scala.util.{Failure, Success, Try}
@@ -30,7 +32,8 @@ import scala.util.{Failure, Success, Try}
 private[netty] final class HttpHandler(
     interpreter: ServerInterpreter[Future],
     options: NettyServerOptions,
-    connections: Connections
+    connections: Connections,
+    decoder: RequestDecoder
 ) extends ChannelInboundHandlerAdapter:
   import HttpHandler.*
 
@@ -53,6 +56,14 @@ private[netty] final class HttpHandler(
 
   // Set once a response says `Connection: close`: nothing more is read from this connection.
   private var closing = false
+  // Set when a request was refused: the client may still be sending, so the connection lingers before it closes.
+  private var refused = false
+
+  // Read deadlines: when the body being received was first seen incomplete (System.nanoTime, 0 for none), and
+  // whether a check is scheduled. Only a head or body that spans reads is timed, so most requests never are.
+  private var bodySince = 0L
+  private var deadlineArmed = false
+  private val checkDeadlines: Runnable = () => onDeadline()
 
   override def handlerAdded(ctx: ChannelHandlerContext): Unit = this.ctx = ctx
 
@@ -75,6 +86,38 @@ private[netty] final class HttpHandler(
     if flushPending then
       flushPending = false
       ctx.flush()
+    if !closing && (receiving != null || decoder.headPendingSince != 0L) then watchDeadlines()
+
+  /** Schedules the check of the read deadlines, if any applies and none is scheduled. */
+  private def watchDeadlines(): Unit =
+    if receiving != null && bodySince == 0L then bodySince = System.nanoTime()
+    if !deadlineArmed then
+      val next = nextDeadline()
+      if next != Long.MaxValue then
+        deadlineArmed = true
+        ctx.executor.schedule(checkDeadlines, next - System.nanoTime(), TimeUnit.NANOSECONDS)
+
+  private def nextDeadline(): Long =
+    val head = decoder.headPendingSince
+    val headDeadline = if head != 0L && headerNanos > 0 then head + headerNanos else Long.MaxValue
+    val bodyDeadline =
+      if receiving != null && bodySince != 0L && bodyNanos > 0 then bodySince + bodyNanos else Long.MaxValue
+    math.min(headDeadline, bodyDeadline)
+
+  private def onDeadline(): Unit =
+    deadlineArmed = false
+    if !closing && ctx.channel.isActive then
+      val now = System.nanoTime()
+      val head = decoder.headPendingSince
+      if head != 0L && headerNanos > 0 && now - head >= headerNanos then
+        refuse(StatusCode.RequestTimeout, s"The request head did not arrive within ${options.headerReadTimeout}")
+      else if receiving != null && bodySince != 0L && bodyNanos > 0 && now - bodySince >= bodyNanos then
+        discardBody()
+        refuse(StatusCode.RequestTimeout, s"The request body did not arrive within ${options.bodyReadTimeout}")
+      else if receiving != null || head != 0L then watchDeadlines()
+
+  private def headerNanos: Long = nanosOrZero(options.headerReadTimeout)
+  private def bodyNanos: Long = nanosOrZero(options.bodyReadTimeout)
 
   private def onRequest(request: HttpRequest): Unit =
     val decoded = request.decoderResult
@@ -147,6 +190,7 @@ private[netty] final class HttpHandler(
       case _: LastHttpContent =>
         val body = takeBody()
         receiving = null
+        bodySince = 0L
         dispatch(request.nn, body)
       case _ =>
 
@@ -168,6 +212,7 @@ private[netty] final class HttpHandler(
 
   private def discardBody(): Unit =
     receiving = null
+    bodySince = 0L
     sized = null
     if chunks != null then
       chunks.nn.release()
@@ -198,6 +243,8 @@ private[netty] final class HttpHandler(
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
   private def refuse(status: StatusCode, message: String): Unit =
     closing = true
+    refused = true
+    decoder.discardInput()
     val sequence = nextSequence
     nextSequence += 1
     inFlight += 1
@@ -250,7 +297,7 @@ private[netty] final class HttpHandler(
     val last = !keepAlive || (connections.draining && inFlight == 0 && receiving == null)
     if last then
       closing = true
-      future.addListener(ChannelFutureListener.CLOSE)
+      future.addListener(if refused then lingerThenClose else ChannelFutureListener.CLOSE)
     else future.addListener(ChannelFutureListener.CLOSE_ON_FAILURE)
     if reading then flushPending = true else ctx.flush()
     if !closing && !ctx.channel.config.isAutoRead && inFlight < options.maxPipelinedRequests then
@@ -277,6 +324,25 @@ private[netty] final class HttpHandler(
 private[netty] object HttpHandler:
   private val log = LoggerFactory.getLogger(classOf[HttpHandler])
   private val EmptyBody = new Array[Byte](0)
+
+  /** How long a connection closing after a refusal keeps reading (and discarding) what its client still sends. */
+  val LingerMillis = 2000L
+
+  /**
+   * Closes after a refusal without losing the answer: a client still sending (a body over the limit, a request after
+   * a malformed one) would otherwise have the connection reset under it, and with it the response it has not read.
+   * The output is shut down at once (the client reads the answer, then the end of the stream), and what still
+   * arrives is discarded until the client closes, or for [[LingerMillis]] at most.
+   */
+  private val lingerThenClose: ChannelFutureListener = future =>
+    future.channel match
+      case duplex: DuplexChannel if future.isSuccess && duplex.isActive =>
+        duplex.config.setAutoRead(true)
+        duplex.shutdownOutput()
+        duplex.eventLoop.schedule((() => duplex.close()): Runnable, LingerMillis, TimeUnit.MILLISECONDS)
+      case channel => channel.close()
+
+  private def nanosOrZero(d: scala.concurrent.duration.Duration): Long = if d.isFinite then d.toNanos else 0L
 
   final class Ready(val response: ServerResponse, val keepAlive: Boolean, val head: Boolean, val version: HttpVersion)
 

@@ -27,10 +27,29 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
   private var lines = 0
   private var hosts = 0
   private var folded = false
+  // Whether empty lines were skipped before the request line.
+  private var skipped = false
   // After a failure Netty discards what follows; so does this.
   private var failed = false
+  private var discarding = false
+  // When (System.nanoTime) the head now arriving was first seen incomplete; 0 when none is.
+  private var headSince = 0L
+
+  /**
+   * When a head that has only partly arrived was first seen (`System.nanoTime`), or 0 when none has: what the
+   * header-read deadline is measured from. A head that arrives whole in one read is never timed.
+   */
+  def headPendingSince: Long = headSince
+
+  /** Skips whatever arrives from now on, undecoded: the connection is closing after a refusal. */
+  def discardInput(): Unit =
+    discarding = true
+    headSince = 0L
 
   override protected def decode(ctx: ChannelHandlerContext, buffer: ByteBuf, out: java.util.List[AnyRef]): Unit =
+    if discarding then
+      buffer.skipBytes(buffer.readableBytes)
+      return
     if inHead && !failed then scanHead(buffer)
     val before = out.size
     super.decode(ctx, buffer, out)
@@ -39,17 +58,21 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
       out.get(i) match
         case request: HttpRequest =>
           inHead = false
+          headSince = 0L
           check(request)
           if request.isInstanceOf[LastHttpContent] then nextHead()
         case _: LastHttpContent => nextHead()
         case _ =>
       i += 1
+    if headSince == 0L && inHead && !failed && (lines > 0 || skipped || buffer.isReadable) then
+      headSince = System.nanoTime()
 
   private def nextHead(): Unit =
     inHead = true
     lines = 0
     hosts = 0
     folded = false
+    skipped = false
 
   /** Looks at each complete line of the head in `buffer`, up to its end or the first partial line. */
   private def scanHead(buffer: ByteBuf): Unit =
@@ -57,7 +80,9 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
     val end = buffer.writerIndex
     if lines == 0 then
       // Empty lines before a request line are skipped (RFC 9112 §2.2), as Netty does.
-      while start < end && { val b = buffer.getByte(start); b == '\r' || b == '\n' } do start += 1
+      while start < end && { val b = buffer.getByte(start); b == '\r' || b == '\n' } do
+        skipped = true
+        start += 1
     var more = true
     while more && start < end do
       val lf = buffer.forEachByte(start, end - start, ByteProcessor.FIND_LF) // a shared processor: no allocation
