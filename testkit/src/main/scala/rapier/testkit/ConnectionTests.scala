@@ -6,6 +6,7 @@ import rapier.server.*
 import java.util.concurrent.{CountDownLatch, TimeUnit}
 import scala.concurrent.duration.*
 import scala.concurrent.{Await, ExecutionContext, Future, Promise}
+import scala.jdk.CollectionConverters.*
 
 /** HTTP/1.1 connections: persistence, pipelining, limits, malformed requests, load, shutdown. */
 trait ConnectionTests extends ServerTestSupport:
@@ -214,6 +215,69 @@ trait ConnectionTests extends ServerTestSupport:
       assertEquals(r.header("Connection"), Some("close"))
       Await.result(stopping, 10.seconds)
       intercept[java.io.IOException](t.raw())
+    }
+
+  test("stopping under load: every request accepted gets its whole response, later ones 503 or a refusal"):
+    val started = java.util.concurrent.atomic.AtomicInteger()
+    val work = endpoint.get.in("work").out(stringBody).serverLogicSuccess { _ =>
+      started.incrementAndGet()
+      Future { scala.concurrent.blocking(Thread.sleep(20)); "done" * 100 }
+    }
+    withServerConfig(TestServerConfig(shutdownTimeout = 5.seconds))(work) { t =>
+      val outcomes = java.util.concurrent.ConcurrentHashMap[String, java.util.concurrent.atomic.AtomicInteger]()
+      def count(outcome: String): Unit =
+        outcomes.computeIfAbsent(outcome, _ => java.util.concurrent.atomic.AtomicInteger()).incrementAndGet()
+      @volatile var stopping = false
+      // 16 clients on their own threads, each sending request after request on a keep-alive connection,
+      // reconnecting when it closes.
+      val threads = java.util.concurrent.Executors.newFixedThreadPool(16)
+      val clientContext = ExecutionContext.fromExecutor(threads)
+      val clients = (1 to 16).map { _ =>
+        Future {
+          var connection: RawHttp | Null = null
+          var refused = false
+          while !refused do
+            if connection == null then
+              try connection = t.raw()
+              catch
+                case _: java.io.IOException =>
+                  refused = true
+                  count("connection refused")
+            if connection != null then
+              val c = connection.nn
+              val reuse = scala.util.Try(c.send("GET /work HTTP/1.1\r\nHost: x\r\n\r\n").readResponse()) match
+                case scala.util.Success(r) if r.status == 200 && r.body == "done" * 100 =>
+                  count("200")
+                  !r.header("Connection").contains("close")
+                case scala.util.Success(r) if r.status == 503 && r.header("Connection").contains("close") =>
+                  count("503")
+                  false
+                case scala.util.Success(r) =>
+                  count(s"unexpected ${r.status} ${r.body.length}")
+                  refused = true
+                  false
+                case scala.util.Failure(_) =>
+                  count(if stopping then "closed unanswered" else "failed before stop")
+                  false
+              if !reuse then
+                c.close()
+                connection = null
+          if connection != null then connection.nn.close()
+        }(using clientContext)
+      }
+      Thread.sleep(500)
+      stopping = true
+      val before = System.nanoTime()
+      t.stop()
+      val took = (System.nanoTime() - before).nanos
+      try Await.result(Future.sequence(clients), 20.seconds)
+      finally threads.shutdownNow()
+      val seen = outcomes.asScala.view.mapValues(_.get).toMap
+      assert(took < 5.seconds, s"stop took $took; $seen")
+      assert(seen.getOrElse("200", 0) > 50, s"too little load to test: $seen")
+      assertEquals(seen.getOrElse("200", 0), started.get, s"a request whose logic started lost its response: $seen")
+      assert(seen.keys.forall(k => Set("200", "503", "connection refused", "closed unanswered")(k)), seen.toString)
+      assertEquals(seen.getOrElse("connection refused", 0), 16)
     }
 
   test("stopping does not wait past the shutdown timeout"):

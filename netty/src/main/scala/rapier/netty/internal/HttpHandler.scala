@@ -236,7 +236,12 @@ private[netty] final class HttpHandler(
         result.onComplete { outcome =>
           // Completed elsewhere: hop back to this connection's event loop, which owns its state.
           if ctx.executor.inEventLoop then completed(sequence, outcome, keepAlive, head, version)
-          else ctx.executor.execute(() => completed(sequence, outcome, keepAlive, head, version))
+          else
+            try ctx.executor.execute(() => completed(sequence, outcome, keepAlive, head, version))
+            catch
+              case _: java.util.concurrent.RejectedExecutionException =>
+                // The server stopped, its shutdown timeout past: the connection is closed, no one waits for this.
+                log.debug("A response completed after the server stopped; dropped")
         }(using ExecutionContext.parasitic)
     if inFlight >= options.maxPipelinedRequests then ctx.channel.config.setAutoRead(false)
 
