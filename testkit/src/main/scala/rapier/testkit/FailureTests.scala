@@ -43,6 +43,45 @@ trait FailureTests extends ServerTestSupport:
       finally c.close()
     }
 
+  test("no error body carries a stack trace or an exception's message, whatever threw"):
+    def secret(n: Int): Nothing = throw IllegalStateException(s"secret $n")
+    val endpoints = List(
+      throwing,
+      failing,
+      endpoint.get.in("output").out(stringBody.map[String](identity)(_ => secret(3))).serverLogicSuccess[Future] { _ =>
+        Future.successful("x")
+      },
+      endpoint.get.in("input").in(query[String]("q").map[String](_ => secret(4))(identity)).out(stringBody)
+        .serverLogicSuccess[Future](Future.successful),
+      endpoint.securityIn(header[String]("X-Key")).get.in("security").out(stringBody)
+        .serverSecurityLogic[String, Future](_ => secret(5))
+        .serverLogicSuccess((_, _) => Future.successful("x"))
+    )
+    def clean(r: TestResponse, what: String): Unit =
+      for leak <- List("secret", "Exception", "\tat ", ".scala", "java.") do
+        assert(!r.body.contains(leak), s"$what: the body shows '$leak': ${r.body}")
+    withServer(endpoints*) { t =>
+      for (path, headers) <- List(
+          "/throw" -> Nil,
+          "/fail" -> Nil,
+          "/output" -> Nil,
+          "/input?q=1" -> Nil,
+          "/security" -> List("X-Key" -> "k")
+        )
+      do
+        val r = t.get(path, headers*)
+        assertEquals(r.status, 500, path)
+        clean(r, path)
+    }
+    val throwingHandler: ExceptionHandler = (_, _, _, _) => secret(6)
+    val config =
+      TestServerConfig(serverOptions = ServerOptions.default.withoutRequestLog.withExceptionHandler(throwingHandler))
+    withServerConfig(config)(throwing) { t =>
+      val r = t.get("/throw")
+      assertEquals(r.status, 500)
+      clean(r, "a throwing exception handler")
+    }
+
   test("a custom exception handler decides the response"):
     val handler: ExceptionHandler = (route, _, e, _) =>
       val label = route match
