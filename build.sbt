@@ -19,6 +19,8 @@ val versions = new {
   val munit = "1.3.0"
   val munitScalacheck = "1.3.0"
   val jsoniter = "2.38.17"
+  val jazzer = "0.30.0"
+  val jupiterInterface = "0.15.1"
   // The peer in the performance suite, with the versions it brings (Netty 4.1, jsoniter 2.33).
   val tapir = "1.11.15"
   val tapirJsoniter = "2.33.2"
@@ -39,7 +41,7 @@ val testSettings = Seq(
 )
 
 lazy val root = (project in file("."))
-  .aggregate(core, server, jsonJsoniter, netty, testkit, examples, bench, perfCommon, perf, perfTapir)
+  .aggregate(core, server, jsonJsoniter, netty, testkit, fuzz, examples, bench, perfCommon, perf, perfTapir)
   .settings(name := "rapier", publish / skip := true)
 
 lazy val core = (project in file("core"))
@@ -98,6 +100,45 @@ lazy val testkit = (project in file("testkit"))
       "io.netty" % "netty-buffer" % versions.netty,
       "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
     )
+  )
+
+// Fuzz tests (Jazzer, on JUnit 5): each target fuzzes in its own JVM, for JAZZER_MAX_DURATION (30 s unless set).
+lazy val fuzz = (project in file("fuzz"))
+  .dependsOn(netty, jsonJsoniter, testkit)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-fuzz",
+    publish / skip := true,
+    libraryDependencies ++= Seq(
+      "com.code-intelligence" % "jazzer-junit" % versions.jazzer % Test,
+      "com.github.sbt.junit" % "jupiter-interface" % versions.jupiterInterface % Test,
+      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided
+    ),
+    testFrameworks += new TestFramework("com.github.sbt.junit.jupiter.api.JupiterFramework"),
+    // JUnit finds the tests in a class; sbt only needs the classes, by the Jupiter framework's fingerprint.
+    Test / definedTests := {
+      val jupiter = new sbt.testing.AnnotatedFingerprint {
+        def isModule = false
+        def annotationName = "com.github.sbt.junit.jupiter.api.JupiterTestFingerprint"
+      }
+      ((Test / scalaSource).value ** "*FuzzTest.scala").get.map { file =>
+        val pkg = IO.relativize((Test / scalaSource).value, file.getParentFile).get.replace('/', '.')
+        new TestDefinition(s"$pkg.${file.base}", jupiter, false, Array(new sbt.testing.SuiteSelector))
+      }
+    },
+    Test / testGrouping := {
+      val jvmOptions = (Test / javaOptions).value.toVector
+      val directory = baseDirectory.value
+      (Test / definedTests).value.map { test =>
+        val env = Map(
+          "JAZZER_FUZZ" -> sys.env.getOrElse("JAZZER_FUZZ", "1"),
+          "JAZZER_MAX_DURATION" -> sys.env.getOrElse("JAZZER_MAX_DURATION", "30s")
+        )
+        val options = ForkOptions().withRunJVMOptions(jvmOptions).withEnvVars(env).withWorkingDirectory(directory)
+        Tests.Group(test.name, Seq(test), Tests.SubProcess(options))
+      }
+    }
   )
 
 lazy val examples = (project in file("examples"))

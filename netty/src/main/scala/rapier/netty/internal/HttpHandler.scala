@@ -29,7 +29,7 @@ import scala.util.{Failure, Success, Try}
  * sequence number, and a response that is ready early waits for those before it. Responses completed during a read
  * burst are flushed once, at its end.
  */
-private[netty] final class HttpHandler(
+private[netty] class HttpHandler(
     interpreter: ServerInterpreter[Future],
     options: NettyServerOptions,
     connections: Connections,

@@ -1,0 +1,90 @@
+package rapier.netty.fuzz
+
+import com.code_intelligence.jazzer.junit.FuzzTest
+import io.netty.buffer.{ByteBuf, Unpooled}
+import io.netty.channel.ChannelHandlerContext
+import io.netty.channel.embedded.EmbeddedChannel
+import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
+import io.netty.util.ReferenceCountUtil
+import org.junit.jupiter.api.{AfterAll, TestInstance}
+import rapier.netty.NettyServerOptions
+import rapier.netty.internal.{Connections, HttpHandler, NettyRequestBody, RequestDecoder}
+import rapier.server.ServerInterpreter
+import rapier.testkit.LeakDetection
+
+import java.io.ByteArrayOutputStream
+import java.nio.charset.StandardCharsets
+
+/**
+ * Any bytes a client may send on a connection, through Rapier's whole Netty pipeline (strict decoder, handler,
+ * interpreter, endpoints with every kind of input): every response is a 2xx, 3xx or 4xx, or the 501 and 505 the RFCs
+ * name for what the server does not implement; no exception reaches the handler.
+ *
+ * The input is split in two writes at a point its first byte chooses, so that requests also arrive in pieces. Netty's
+ * leak detector runs at its paranoid level (the build's test options); a leak fails the run.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HttpBytesFuzzTest:
+  // Before the first buffer exists, so that every leak the (paranoid) detector finds is recorded.
+  LeakDetection.install()
+
+  @FuzzTest(maxDuration = "30s")
+  def anyBytes(data: Array[Byte]): Unit = HttpBytesFuzzTest.serve(data)
+
+  @AfterAll
+  def noLeaks(): Unit =
+    val leaks = LeakDetection.leaksSoFar()
+    if leaks.nonEmpty then throw AssertionError(s"Netty reported ${leaks.size} leak(s):\n${leaks.mkString("\n")}")
+
+object HttpBytesFuzzTest:
+  private val options = NettyServerOptions()
+    .withMaxBodySize(64 * 1024)
+    .withMaxInitialLineLength(1024)
+    .withMaxHeaderSize(2048)
+    .modifyServerOptions(_.withoutRequestLog)
+  private val interpreter = ServerInterpreter(FuzzEndpoints.all, NettyRequestBody, options.serverOptions)
+  private val decoderConfig =
+    HttpDecoderConfig().setMaxInitialLineLength(1024).setMaxHeaderSize(2048).setMaxChunkSize(64 * 1024)
+
+  def serve(data: Array[Byte]): Unit =
+    var escaped: Throwable | Null = null
+    val decoder = RequestDecoder(decoderConfig)
+    val handler = new HttpHandler(interpreter, options, Connections(), decoder):
+      override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
+        if escaped == null then escaped = cause
+        super.exceptionCaught(ctx, cause)
+    val channel = EmbeddedChannel(decoder, HttpResponseEncoder(), handler)
+    val out = ByteArrayOutputStream()
+    try
+      val split = if data.isEmpty then 0 else (data(0) & 0xff) % data.length
+      channel.writeInbound(Unpooled.wrappedBuffer(data, 0, split))
+      if channel.isActive then channel.writeInbound(Unpooled.wrappedBuffer(data, split, data.length - split))
+      channel.runPendingTasks()
+      var buf = channel.readOutbound[ByteBuf]()
+      while buf != null do
+        buf.readBytes(out, buf.readableBytes)
+        ReferenceCountUtil.release(buf)
+        buf = channel.readOutbound[ByteBuf]()
+    finally channel.finishAndReleaseAll()
+    if escaped != null then throw AssertionError("an exception reached the connection's handler", escaped)
+    for status <- statuses(out.toByteArray) do
+      if status >= 500 && status != 501 && status != 505 then
+        throw AssertionError(s"answered $status to:\n${String(data, StandardCharsets.ISO_8859_1)}")
+
+  /** The statuses of the responses in `bytes`, read one after the other by their Content-Length. */
+  def statuses(bytes: Array[Byte]): List[Int] =
+    val text = String(bytes, StandardCharsets.ISO_8859_1)
+    val found = List.newBuilder[Int]
+    var at = 0
+    while at < text.length do
+      if !text.startsWith("HTTP/1.1 ", at) then
+        throw AssertionError(s"not a response at $at: ${text.drop(at).take(80)}")
+      found += text.substring(at + 9, at + 12).toInt
+      val headEnd = text.indexOf("\r\n\r\n", at)
+      if headEnd < 0 then throw AssertionError(s"a response head without its end: ${text.drop(at).take(200)}")
+      val head = text.substring(at, headEnd).toLowerCase(java.util.Locale.ROOT)
+      val length = head.linesIterator.collectFirst {
+        case line if line.startsWith("content-length:") => line.drop(15).trim.toInt
+      }
+      at = headEnd + 4 + length.getOrElse(0)
+    found.result()
