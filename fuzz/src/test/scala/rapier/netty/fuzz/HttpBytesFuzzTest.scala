@@ -9,7 +9,8 @@ import io.netty.util.ReferenceCountUtil
 import org.junit.jupiter.api.{AfterAll, TestInstance}
 import rapier.netty.NettyServerOptions
 import rapier.netty.internal.{Connections, HttpHandler, NettyRequestBody, RequestDecoder}
-import rapier.server.ServerInterpreter
+import rapier.server.interceptor.Interceptor
+import rapier.server.{Handler, Monad, Route, ServerInterpreter}
 import rapier.testkit.LeakDetection
 
 import java.io.ByteArrayOutputStream
@@ -37,16 +38,24 @@ class HttpBytesFuzzTest:
     if leaks.nonEmpty then throw AssertionError(s"Netty reported ${leaks.size} leak(s):\n${leaks.mkString("\n")}")
 
 object HttpBytesFuzzTest:
+  // The methods of the requests the interpreter answered, in order: a response to HEAD has no body to skip.
+  private val methods = java.util.ArrayDeque[String]()
+  private object RecordMethods extends Interceptor:
+    def apply[F[_]](route: Route, next: Handler[F])(using Monad[F]): Handler[F] = request =>
+      methods.add(request.method.name)
+      next(request)
+
   private val options = NettyServerOptions()
     .withMaxBodySize(64 * 1024)
     .withMaxInitialLineLength(1024)
     .withMaxHeaderSize(2048)
-    .modifyServerOptions(_.withoutRequestLog)
+    .modifyServerOptions(_.withoutRequestLog.withInterceptor(RecordMethods))
   private val interpreter = ServerInterpreter(FuzzEndpoints.all, NettyRequestBody, options.serverOptions)
   private val decoderConfig =
     HttpDecoderConfig().setMaxInitialLineLength(1024).setMaxHeaderSize(2048).setMaxChunkSize(64 * 1024)
 
   def serve(data: Array[Byte]): Unit =
+    methods.clear()
     var escaped: Throwable | Null = null
     val decoder = RequestDecoder(decoderConfig)
     val handler = new HttpHandler(interpreter, options, Connections(), decoder):
@@ -71,20 +80,26 @@ object HttpBytesFuzzTest:
       if status >= 500 && status != 501 && status != 505 then
         throw AssertionError(s"answered $status to:\n${String(data, StandardCharsets.ISO_8859_1)}")
 
-  /** The statuses of the responses in `bytes`, read one after the other by their Content-Length. */
-  def statuses(bytes: Array[Byte]): List[Int] =
+  /**
+   * The statuses of the responses in `bytes`, read one after the other by their Content-Length, except those to the
+   * HEAD requests among `methods` (the interpreter's answers come first, in request order; refusals after them).
+   */
+  private def statuses(bytes: Array[Byte]): List[Int] =
     val text = String(bytes, StandardCharsets.ISO_8859_1)
     val found = List.newBuilder[Int]
     var at = 0
     while at < text.length do
       if !text.startsWith("HTTP/1.1 ", at) then
         throw AssertionError(s"not a response at $at: ${text.drop(at).take(80)}")
-      found += text.substring(at + 9, at + 12).toInt
+      val status = text.substring(at + 9, at + 12).toInt
+      found += status
+      // An interim 100 Continue precedes the answer to its request.
+      val method = if status == 100 then null else methods.poll()
       val headEnd = text.indexOf("\r\n\r\n", at)
       if headEnd < 0 then throw AssertionError(s"a response head without its end: ${text.drop(at).take(200)}")
       val head = text.substring(at, headEnd).toLowerCase(java.util.Locale.ROOT)
       val length = head.linesIterator.collectFirst {
         case line if line.startsWith("content-length:") => line.drop(15).trim.toInt
       }
-      at = headEnd + 4 + length.getOrElse(0)
+      at = headEnd + 4 + (if method == "HEAD" then 0 else length.getOrElse(0))
     found.result()
