@@ -14,12 +14,13 @@ ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17")
 
 val versions = new {
-  val netty = "4.2.18.Final"
+  val netty = "4.2.20.Final"
   val slf4j = "2.0.17"
   val munit = "1.3.0"
   val munitScalacheck = "1.3.0"
   val jsoniter = "2.38.17"
   val jazzer = "0.30.0"
+  val vertx = "5.2.3"
   val jupiterInterface = "0.15.1"
   // The peer in the performance suite, with the versions it brings (Netty 4.1, jsoniter 2.33).
   val tapir = "1.11.15"
@@ -41,7 +42,7 @@ val testSettings = Seq(
 )
 
 lazy val root = (project in file("."))
-  .aggregate(core, server, jsonJsoniter, netty, testkit, fuzz, examples, bench, perfCommon, perf, perfTapir)
+  .aggregate(core, server, jsonJsoniter, netty, vertx, testkit, fuzz, examples, bench, perfCommon, perf, perfTapir)
   .settings(name := "rapier", publish / skip := true)
 
 lazy val core = (project in file("core"))
@@ -84,6 +85,17 @@ lazy val netty = (project in file("netty"))
       "io.netty" % "netty-handler" % versions.netty,
       "io.netty" % "netty-transport-native-epoll" % versions.netty classifier "linux-x86_64",
       "io.netty" % "netty-transport-native-epoll" % versions.netty classifier "linux-aarch_64",
+      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+    )
+  )
+
+lazy val vertx = (project in file("vertx"))
+  .dependsOn(server, testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-vertx",
+    libraryDependencies ++= Seq(
+      "io.vertx" % "vertx-core" % versions.vertx,
       "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
     )
   )

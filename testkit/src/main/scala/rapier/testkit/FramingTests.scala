@@ -9,6 +9,9 @@ import scala.concurrent.Future
 /**
  * HTTP/1.1 framing and syntax: every request of [[MalformedRequests]] is refused with its status and closes its
  * connection, and nothing sent after it on that connection reaches a handler. The legal variations still work.
+ *
+ * What matters is that the connection closes; a response may or may not announce it with `Connection: close` (a
+ * backend's own parser may answer some of these itself).
  */
 trait FramingTests extends ServerTestSupport:
   private val hello = endpoint.get.in("hello").out(stringBody).serverLogicSuccess(_ => Future.successful("hello"))
@@ -31,18 +34,18 @@ trait FramingTests extends ServerTestSupport:
       answer match
         case scala.util.Failure(e) => Some(s"no response (${e.getClass.getSimpleName}: ${e.getMessage})")
         case scala.util.Success(r) if r.status != c.status => Some(s"answered ${r.status}, not ${c.status}")
-        case scala.util.Success(r) if r.header("Connection") != Some("close") =>
-          Some("the response does not say Connection: close")
         case _ if !connection.closedByServer(1000) => Some("the connection stayed open, or a second response came")
         case _ => None
     finally connection.close()
 
-  test(
-    s"each of ${MalformedRequests.all.size} malformed requests is refused, closes its connection, and hides what follows"
-  ):
+  private def corpus = MalformedRequests.all.filterNot(c => unsupportedMalformedRequests.contains(c.name))
+
+  test(s"each of ${corpus.size} malformed requests is refused, closes its connection, and hides what follows"):
+    val unknown = unsupportedMalformedRequests.keySet -- MalformedRequests.all.map(_.name)
+    assert(unknown.isEmpty, s"declared unsupported, but not in the corpus: $unknown")
     val calls = AtomicInteger()
     withServer(hello, echo, canaryEndpoint(calls)) { t =>
-      val failures = MalformedRequests.all.flatMap(c => misbehaviour(t, c).map(m => s"${c.name}: $m"))
+      val failures = corpus.flatMap(c => misbehaviour(t, c).map(m => s"${c.name}: $m"))
       assert(failures.isEmpty, s"${failures.size} case(s) not refused as they must be:\n${failures.mkString("\n")}")
       assertEquals(calls.get, 0, "the canary was called after a malformed request")
       // And the server is as healthy as before: a thousand valid requests on ten connections.

@@ -21,6 +21,12 @@ abstract class ServerTestSupport extends munit.FunSuite:
   /** Tests this backend can't pass, by name, with the reason. */
   def unsupported: Map[String, String] = Map.empty
 
+  /**
+   * Cases of [[MalformedRequests]] this backend's server can't refuse as the kit expects, by name, with the reason
+   * (a request its parser normalizes before the backend sees it, a status its parser answers by itself).
+   */
+  def unsupportedMalformedRequests: Map[String, String] = Map.empty
+
   override def munitTimeout: Duration = 90.seconds
 
   override def munitTests(): Seq[Test] =

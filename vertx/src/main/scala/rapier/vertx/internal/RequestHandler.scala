@@ -1,0 +1,209 @@
+package rapier.vertx.internal
+
+import io.netty.buffer.Unpooled
+import io.netty.channel.socket.DuplexChannel
+import io.vertx.core.buffer.Buffer
+import io.vertx.core.http.{HttpMethod, HttpServerRequest, HttpVersion}
+import io.vertx.core.internal.buffer.BufferInternal
+import io.vertx.core.{Handler, Vertx}
+import org.slf4j.LoggerFactory
+import rapier.model.StatusCode
+import rapier.server.internal.{Done, RequestSyntax}
+import rapier.server.{Problem, ServerInterpreter, ServerResponse}
+import rapier.vertx.VertxServerOptions
+
+import java.util.concurrent.TimeUnit
+import scala.concurrent.{ExecutionContext, Future}
+import scala.util.control.NonFatal
+import scala.util.{Failure, Success, Try}
+
+/**
+ * Serves every request of a Vert.x HTTP server (or of the routes it is mounted on): checks what Vert.x's parser lets
+ * through, reads the body once into an array, hands the request to the interpreter and writes its response.
+ *
+ * Vert.x answers a connection's pipelined requests in order by itself: it hands over the next request only once the
+ * response to the previous one has ended.
+ */
+private[vertx] final class RequestHandler(
+    interpreter: ServerInterpreter[Future],
+    options: VertxServerOptions,
+    connections: Connections
+) extends Handler[HttpServerRequest]:
+  import RequestHandler.*
+
+  def handle(request: HttpServerRequest): Unit =
+    val problem = syntaxProblem(request)
+    if connections.isRefused(request.connection) then Connections.close(request.connection)
+    else if problem != null then refuse(request, problem.nn.status, problem.nn.message)
+    else if connections.draining then refuse(request, StatusCode.ServiceUnavailable, "The server is shutting down")
+    else
+      val length =
+        val header = request.getHeader("Content-Length")
+        if header == null then -1L
+        else
+          try header.trim.toLong
+          catch case _: NumberFormatException => -2L
+      val chunked = request.getHeader("Transfer-Encoding") != null
+      if length == -2L then refuse(request, StatusCode.BadRequest, "Invalid Content-Length")
+      else if length > options.maxBodySize then
+        // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
+        refuse(request, StatusCode.ContentTooLarge, tooLarge)
+      else if unsupportedExpectation(request) then
+        refuse(request, StatusCode.ExpectationFailed, "Only the 100-continue expectation is supported")
+      else if length <= 0 && !chunked then dispatch(request, EmptyBody)
+      else
+        if "100-continue".equalsIgnoreCase(request.getHeader("Expect")) && request.version != HttpVersion.HTTP_1_0 then
+          request.response.writeContinue()
+        BodyReader(request, length)
+
+  private def tooLarge = s"The body is larger than the limit of ${options.maxBodySize} bytes."
+
+  /** Reads one request's body, once, into an array: sized by Content-Length, or grown as chunks arrive. */
+  private final class BodyReader(request: HttpServerRequest, length: Long):
+    private var array = new Array[Byte](if length > 0 then length.toInt else 1024)
+    private var filled = 0
+    private var done = false
+    private val timer =
+      if options.bodyReadTimeout.isFinite then
+        Vertx.currentContext.owner.setTimer(options.bodyReadTimeout.toMillis, _ => timeout())
+      else -1L
+
+    request.handler(chunk => onChunk(chunk))
+    // Vert.x reports a broken chunked framing here, then closes.
+    request.exceptionHandler { _ =>
+      if !done then
+        finish()
+        refuse(request, StatusCode.BadRequest, "The request body is not valid HTTP/1.1 framing")
+    }
+    request.endHandler(_ =>
+      if !done then
+        finish(); dispatch(request, body)
+    )
+
+    private def onChunk(chunk: Buffer): Unit =
+      if !done then
+        val n = chunk.length
+        if filled.toLong + n > options.maxBodySize then
+          finish()
+          refuse(request, StatusCode.ContentTooLarge, tooLarge)
+        else if length > 0 && filled + n > array.length then
+          finish()
+          refuse(request, StatusCode.BadRequest, "The body is longer than its Content-Length")
+        else
+          if filled + n > array.length then
+            array =
+              java.util.Arrays.copyOf(array, math.max(array.length * 2, filled + n).min(options.maxBodySize.toInt))
+          chunk.getBytes(0, n, array, filled)
+          filled += n
+
+    private def timeout(): Unit =
+      if !done then
+        finish()
+        refuse(request, StatusCode.RequestTimeout, s"The request body did not arrive within ${options.bodyReadTimeout}")
+
+    private def finish(): Unit =
+      done = true
+      if timer >= 0 then Vertx.currentContext.owner.cancelTimer(timer)
+
+    private def body: Array[Byte] = if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
+
+  private def dispatch(request: HttpServerRequest, body: Array[Byte]): Unit =
+    val result =
+      try interpreter(VertxRequest(request, body))
+      catch case NonFatal(e) => Future.failed(e)
+    result match
+      // The interpreter's own completed futures are read as they are.
+      case done: Done[ServerResponse] @unchecked => write(request, done.get, close = false)
+      case _ =>
+        val context = Vertx.currentContext
+        result.onComplete { outcome =>
+          // Completed elsewhere: back to the request's context, which owns the connection.
+          if context == null || Vertx.currentContext == context then completed(request, outcome)
+          else context.runOnContext(_ => completed(request, outcome))
+        }(using ExecutionContext.parasitic)
+
+  private def completed(request: HttpServerRequest, outcome: Try[ServerResponse]): Unit =
+    val response = outcome match
+      case Success(r) => r
+      case Failure(e) =>
+        log.error("The interpreter failed to produce a response", e)
+        ServerResponse.text(StatusCode.InternalServerError, "Internal Server Error")
+    write(request, response, close = false)
+
+  /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
+  private def refuse(request: HttpServerRequest, status: StatusCode, message: String): Unit =
+    connections.refuse(request.connection)
+    write(request, options.serverOptions.problemRenderer(Problem(status, message)), close = true)
+
+  private def write(request: HttpServerRequest, r: ServerResponse, close: Boolean): Unit =
+    val response = request.response
+    if !response.ended && !response.closed then
+      response.setStatusCode(r.status)
+      val headers = response.headers
+      var i = 0
+      while i < r.headerCount do
+        headers.add(r.headerName(i), r.headerValue(i))
+        i += 1
+      val closing = close || connections.draining
+      if closing then headers.set("Connection", "close")
+      val bytes = r.body
+      val length = if bytes == null then 0 else bytes.nn.length
+      // Content-Length from the body, also for HEAD, whose body is not sent.
+      val status = r.status
+      if status >= 200 && status != 204 && status != 304 then headers.set("Content-Length", Integer.toString(length))
+      else headers.remove("Content-Length")
+      val ended =
+        if length == 0 || request.method == HttpMethod.HEAD then response.end()
+        else response.end(BufferInternal.buffer(Unpooled.wrappedBuffer(bytes.nn)))
+      if close then ended.onComplete(_ => linger(request))
+
+  /**
+   * Closes after a refusal without losing the answer: a client still sending its body would otherwise have the
+   * connection reset under it, and with it the response it has not read. The output is shut down at once (the client
+   * reads the answer, then the end of the stream), and what still arrives is discarded until the client closes, or for
+   * [[LingerMillis]] at most.
+   */
+  private def linger(request: HttpServerRequest): Unit =
+    Connections.channel(request.connection) match
+      case duplex: DuplexChannel if duplex.isActive =>
+        duplex.shutdownOutput()
+        request.handler(_ => ())
+        request.resume()
+        duplex.eventLoop.schedule((() => duplex.close()): Runnable, LingerMillis, TimeUnit.MILLISECONDS)
+      case _ => Connections.close(request.connection)
+
+private[vertx] object RequestHandler:
+  private val log = LoggerFactory.getLogger(classOf[RequestHandler])
+  private val EmptyBody = new Array[Byte](0)
+
+  /** How long a connection closing after a refusal keeps reading (and discarding) what its client still sends. */
+  val LingerMillis = 2000L
+
+  /** What Vert.x's parser lets through that RFC 9112 refuses, as far as a parsed request still shows it. */
+  def syntaxProblem(request: HttpServerRequest): RequestSyntax.Invalid | Null =
+    val method = RequestSyntax.method(request.method.name)
+    if method != null then method
+    else
+      val target = RequestSyntax.target(request.uri)
+      if target != null then target
+      else
+        val hosts = request.headers.getAll("Host")
+        if hosts.size > 1 then RequestSyntax.DuplicateHost
+        else if hosts.isEmpty then
+          if request.version == HttpVersion.HTTP_1_1 then RequestSyntax.MissingHost else null
+        else
+          val host = RequestSyntax.host(hosts.get(0))
+          if host != null then host
+          else
+            val codings = request.headers.getAll("Transfer-Encoding")
+            var problem: RequestSyntax.Invalid | Null = null
+            var i = 0
+            while problem == null && i < codings.size do
+              problem = RequestSyntax.chunkedOnly(codings.get(i))
+              i += 1
+            problem
+
+  /** An `Expect` other than `100-continue` on HTTP/1.1 (RFC 9110 §10.1.1: answer 417); HTTP/1.0 ignores it. */
+  private def unsupportedExpectation(request: HttpServerRequest): Boolean =
+    val expect = request.getHeader("Expect")
+    expect != null && request.version != HttpVersion.HTTP_1_0 && !"100-continue".equalsIgnoreCase(expect.trim)

@@ -1,0 +1,39 @@
+package rapier.vertx.internal
+
+import io.vertx.core.http.{HttpServerRequest, HttpVersion}
+import rapier.model.{Header, Method}
+import rapier.server.{RequestBody, ServerRequest}
+
+import java.net.InetSocketAddress
+import scala.concurrent.Future
+import scala.jdk.CollectionConverters.*
+
+/**
+ * A Vert.x request as the interpreter sees it: a view over Vert.x's own objects, converting nothing until asked. The
+ * body has been read in full by the time the interpreter sees the request.
+ */
+private[vertx] final class VertxRequest(request: HttpServerRequest, val body: Array[Byte]) extends ServerRequest:
+  // Vert.x hands over Netty's method constants, whose names are interned literals: routing compares them by reference.
+  def method: Method = Method.unsafe(request.method.name)
+  def uri: String = request.uri
+  def protocol: String = request.version match
+    case HttpVersion.HTTP_1_0 => "HTTP/1.0"
+    case HttpVersion.HTTP_2 => "HTTP/2"
+    case _ => "HTTP/1.1"
+
+  def headerOrNull(name: String): String | Null = request.getHeader(name)
+
+  def headerValues(name: String): List[String] =
+    val all = request.headers.getAll(name)
+    if all.isEmpty then Nil else all.asScala.toList
+
+  def headers: List[Header] = request.headers.asScala.map(e => Header(e.getKey, e.getValue)).toList
+
+  def remoteAddressOrNull: InetSocketAddress | Null =
+    val a = request.remoteAddress
+    if a == null || a.hostAddress == null then null else InetSocketAddress(a.hostAddress, a.port)
+
+/** Vert.x bodies are read before dispatch, so the interpreter always finds them ready. */
+private[vertx] object VertxRequestBody extends RequestBody[Future]:
+  def bytesIfRead(request: ServerRequest): Array[Byte] | Null = request.asInstanceOf[VertxRequest].body
+  def bytes(request: ServerRequest): Future[Array[Byte]] = Future.successful(request.asInstanceOf[VertxRequest].body)
