@@ -14,7 +14,9 @@ ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17")
 
 val versions = new {
-  val netty = "4.2.20.Final"
+  // Vert.x 5.2.3 brings Netty 4.2.20 to the vertx module; the netty module stays on 4.2.18, the newest whose epoll
+  // native jars are on Maven Central.
+  val netty = "4.2.18.Final"
   val slf4j = "2.0.17"
   val munit = "1.3.0"
   val munitScalacheck = "1.3.0"

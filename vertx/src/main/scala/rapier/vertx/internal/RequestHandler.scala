@@ -119,7 +119,12 @@ private[vertx] final class RequestHandler(
         result.onComplete { outcome =>
           // Completed elsewhere: back to the request's context, which owns the connection.
           if context == null || Vertx.currentContext == context then completed(request, outcome)
-          else context.runOnContext(_ => completed(request, outcome))
+          else
+            try context.runOnContext(_ => completed(request, outcome))
+            catch
+              case _: java.util.concurrent.RejectedExecutionException =>
+                // The server stopped, its shutdown timeout past: the connection is closed, no one waits for this.
+                log.debug("A response completed after the server stopped; dropped")
         }(using ExecutionContext.parasitic)
 
   private def completed(request: HttpServerRequest, outcome: Try[ServerResponse]): Unit =
