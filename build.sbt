@@ -14,8 +14,8 @@ ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17")
 
 val versions = new {
-  // Vert.x 5.2.3 brings Netty 4.2.20 to the vertx module; the netty module stays on 4.2.18, the newest whose epoll
-  // native jars are on Maven Central.
+  // The one Netty of the build (docs/adr/0003-one-netty-version.md): 4.2.18, the newest whose epoll native jars are on
+  // Maven Central. Vert.x runs on it too.
   val netty = "4.2.18.Final"
   val slf4j = "2.0.17"
   val munit = "1.3.0"
@@ -30,6 +30,28 @@ val versions = new {
 }
 
 val munit = "org.scalameta" %% "munit" % versions.munit
+
+// Vert.x brings a newer Netty patch release; every module runs on the build's one Netty instead.
+val nettyPin = dependencyOverrides ++= Seq(
+  "common",
+  "buffer",
+  "transport",
+  "handler",
+  "handler-proxy",
+  "codec-base",
+  "codec-compression",
+  "codec-http",
+  "codec-http2",
+  "codec-http3",
+  "codec-classes-quic",
+  "codec-dns",
+  "codec-socks",
+  "codec-haproxy",
+  "resolver",
+  "resolver-dns",
+  "transport-native-unix-common",
+  "transport-classes-epoll"
+).map(name => "io.netty" % s"netty-$name" % versions.netty)
 
 // Netty's leak detector at its strictest in every test JVM: a LEAK fails the build (see rapier.testkit.LeakDetection).
 val testSettings = Seq(
@@ -95,6 +117,7 @@ lazy val vertx = (project in file("vertx"))
   .dependsOn(server, testkit % Test)
   .settings(testSettings)
   .settings(
+    nettyPin,
     name := "rapier-vertx",
     libraryDependencies ++= Seq(
       "io.vertx" % "vertx-core" % versions.vertx,
