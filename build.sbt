@@ -23,6 +23,8 @@ val versions = new {
   val jsoniter = "2.38.17"
   val jazzer = "0.30.0"
   val vertx = "5.2.3"
+  // The newest vertx-web on Maven Central; it runs on the vertx-core above.
+  val vertxWeb = "5.1.6"
   val jupiterInterface = "0.15.1"
   // The peer in the performance suite, with the versions it brings (Netty 4.1, jsoniter 2.33).
   val tapir = "1.11.15"
@@ -216,13 +218,15 @@ val vanillaNettySources = Compile / unmanagedSourceDirectories +=
   (LocalRootProject / baseDirectory).value / "perf-suite" / "vanilla-netty"
 
 lazy val perf = (project in file("perf-suite/rapier"))
-  .dependsOn(perfCommon, netty, jsonJsoniter, testkit % Test)
+  .dependsOn(perfCommon, netty, vertx, jsonJsoniter, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-perf",
     publish / skip := true,
     vanillaNettySources,
+    nettyPin,
     libraryDependencies ++= Seq(
+      "io.vertx" % "vertx-web" % versions.vertxWeb,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % versions.jsoniter,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
       "org.slf4j" % "slf4j-nop" % versions.slf4j

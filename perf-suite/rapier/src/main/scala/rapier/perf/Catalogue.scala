@@ -1,6 +1,9 @@
 package rapier.perf
 
-/** Which classpath a server runs on: Rapier's side (Netty 4.2), or Tapir's (the Netty version Tapir brings). */
+/**
+ * Which classpath a server runs on: Rapier's side (Netty 4.2, and Vert.x 5 on it), or Tapir's (the Netty version Tapir
+ * brings).
+ */
 enum Side:
   case Rapier, Tapir
 
@@ -29,6 +32,8 @@ object Catalogue:
   private val vanilla = "rapier.perf.vanilla.VanillaNettyServer"
   private val rapier = "rapier.perf.servers.RapierNettyServer"
   private val tapir = "rapier.perf.tapir.TapirNettyServer"
+  private val vanillaVertx = "rapier.perf.servers.VanillaVertxServer"
+  private val rapierVertx = "rapier.perf.servers.RapierVertxServer"
 
   val servers: List[ServerSpec] = List(
     ServerSpec(
@@ -80,6 +85,56 @@ object Catalogue:
       Implementation.Rapier,
       Some("netty.Vanilla"),
       "Rapier on Netty 4.2, request log on, writing nothing"
+    ),
+    ServerSpec(
+      "vertx.Vanilla",
+      Side.Rapier,
+      vanillaVertx,
+      1,
+      false,
+      Implementation.Vanilla,
+      None,
+      "hand-written Vert.x 5 request handler"
+    ),
+    ServerSpec(
+      "vertx.VanillaMulti",
+      Side.Rapier,
+      vanillaVertx,
+      128,
+      false,
+      Implementation.Vanilla,
+      None,
+      "Vert.x 5 with a vertx-web Router, 128 routes per kind"
+    ),
+    ServerSpec(
+      "vertx.future.Rapier",
+      Side.Rapier,
+      rapierVertx,
+      1,
+      false,
+      Implementation.Rapier,
+      Some("vertx.Vanilla"),
+      "Rapier on Vert.x 5, request log off"
+    ),
+    ServerSpec(
+      "vertx.future.RapierMulti",
+      Side.Rapier,
+      rapierVertx,
+      128,
+      false,
+      Implementation.Rapier,
+      Some("vertx.VanillaMulti"),
+      "Rapier on Vert.x 5, 128 endpoints per kind, request log off"
+    ),
+    ServerSpec(
+      "vertx.future.RapierLog",
+      Side.Rapier,
+      rapierVertx,
+      1,
+      true,
+      Implementation.Rapier,
+      Some("vertx.Vanilla"),
+      "Rapier on Vert.x 5, request log on, writing nothing"
     ),
     ServerSpec(
       "netty41.Vanilla",

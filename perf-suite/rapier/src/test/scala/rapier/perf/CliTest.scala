@@ -108,7 +108,14 @@ class CatalogueTest extends munit.FunSuite:
       Catalogue.select(List("netty.future.Tapir")).map(_.name),
       List("netty41.Vanilla", "netty.future.Tapir")
     )
-    assertEquals(Catalogue.select(List("*.Vanilla")).map(_.name), List("netty.Vanilla", "netty41.Vanilla"))
+    assertEquals(
+      Catalogue.select(List("*.Vanilla")).map(_.name),
+      List("netty.Vanilla", "vertx.Vanilla", "netty41.Vanilla")
+    )
+    assertEquals(
+      Catalogue.select(List("vertx.future.RapierMulti")).map(_.name),
+      List("vertx.VanillaMulti", "vertx.future.RapierMulti")
+    )
 
   test("every twin exists, on the same side, with the same number of routes"):
     for s <- Catalogue.servers; t <- s.twin do

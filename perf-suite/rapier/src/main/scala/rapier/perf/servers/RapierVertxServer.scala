@@ -1,0 +1,32 @@
+package rapier.perf.servers
+
+import io.vertx.core.{Vertx, VertxOptions}
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+import rapier.vertx.{VertxServer, VertxServerOptions}
+
+import java.util.concurrent.TimeUnit
+
+/**
+ * The suite's endpoints (the same values as [[RapierNettyServer]]'s) on Rapier's Vert.x server, with its defaults
+ * except for the request log, which the Rapier variant turns off and the RapierLog variant keeps.
+ */
+final class RapierVertxServer extends PerfServer:
+  private var vertx: Vertx | Null = null
+  private var binding: VertxServer.Binding | Null = null
+
+  def start(config: ServerConfig): Int =
+    val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
+    vertx = v
+    val options = VertxServerOptions()
+      .withHost("0.0.0.0")
+      .withPort(config.port)
+      .withMaxBodySize(PerfApi.MaxBodySize)
+      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints)
+    val started = VertxServer(endpoints, options).withVertx(v).start()
+    binding = started
+    started.port
+
+  def stop(): Unit =
+    if binding != null then binding.nn.stop()
+    if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)

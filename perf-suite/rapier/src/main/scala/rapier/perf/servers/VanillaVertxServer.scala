@@ -1,0 +1,107 @@
+package rapier.perf.servers
+
+import io.vertx.core.buffer.Buffer
+import io.vertx.core.http.{HttpMethod, HttpServer, HttpServerOptions, HttpServerRequest}
+import io.vertx.core.{Handler, Vertx, VertxOptions}
+import io.vertx.ext.web.handler.BodyHandler
+import io.vertx.ext.web.{Router, RoutingContext}
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+import rapier.perf.vanilla.PayloadCodecs
+
+import java.nio.charset.StandardCharsets
+import java.util.concurrent.TimeUnit
+
+/**
+ * The suite's endpoints written directly on Vert.x 5, as a Vert.x user would. With one route: a plain request
+ * handler, routes in a hash map on the first path segment, bodies read with `request.body()`. With 128 (the Multi
+ * variant): a vertx-web `Router` with a route per endpoint and a `BodyHandler` for the POSTs.
+ */
+final class VanillaVertxServer extends PerfServer:
+  private var vertx: Vertx | Null = null
+  private var server: HttpServer | Null = null
+
+  def start(config: ServerConfig): Int =
+    val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
+    vertx = v
+    val options = HttpServerOptions()
+      .setHost("0.0.0.0")
+      .setPort(config.port)
+      .setMaxInitialLineLength(8192)
+      .setMaxHeaderSize(16384)
+      .setTcpNoDelay(true)
+    val handler: Handler[HttpServerRequest] =
+      if config.routes == 1 then VanillaVertxServer.PlainHandler() else VanillaVertxServer.router(v, config.routes)
+    val s = v.createHttpServer(options).requestHandler(handler)
+    s.listen().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
+    server = s
+    s.actualPort
+
+  def stop(): Unit =
+    if server != null then server.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
+    if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
+
+object VanillaVertxServer:
+  private def text(request: HttpServerRequest, status: Int, body: String): Unit =
+    request.response.setStatusCode(status).putHeader("Content-Type", PerfApi.TextPlain).end(body)
+
+  private def json(request: HttpServerRequest, body: Array[Byte] | Null): Unit =
+    if body == null then text(request, 400, "bad json")
+    else request.response.putHeader("Content-Type", PerfApi.Json).end(Buffer.buffer(body.nn))
+
+  private def echo(body: Buffer): Array[Byte] | Null =
+    val bytes = body.getBytes
+    PayloadCodecs.echo(bytes, bytes.length).orNull
+
+  /** One route of each kind, in a hash map on the first path segment. */
+  final class PlainHandler extends Handler[HttpServerRequest]:
+    private val Text = 0
+    private val Bytes = 1
+    private val Json = 2
+    private val kinds = java.util.HashMap[String, Integer]()
+    kinds.put("path0", Text)
+    kinds.put("pathBytes0", Bytes)
+    kinds.put("pathJson0", Json)
+
+    def handle(request: HttpServerRequest): Unit =
+      val path = request.path
+      val second = path.indexOf('/', 1)
+      val first = if second < 0 then path.substring(1) else path.substring(1, second)
+      val kind = kinds.get(first)
+      val method = request.method
+      if kind == null then text(request, 404, "not found")
+      else if kind == Text && method == HttpMethod.GET && second > 0 then
+        path.substring(second + 1).toIntOption match
+          case Some(id) => text(request, 200, PerfApi.ok(id))
+          case None => text(request, 400, "bad id")
+      else if second >= 0 || method != HttpMethod.POST then text(request, 404, "not found")
+      else
+        val length = request.getHeader("Content-Length")
+        if length != null && length.toLongOption.exists(_ > PerfApi.MaxBodySize) then text(request, 413, "too large")
+        else
+          request.body.onSuccess { body =>
+            kind.intValue match
+              case 0 => text(request, 200, PerfApi.ok(body.toString(StandardCharsets.UTF_8).length))
+              case 1 => text(request, 200, PerfApi.ok(body.length))
+              case _ => json(request, echo(body))
+          }
+
+  /** 128 routes of each kind on a vertx-web router, as its documentation shows. */
+  def router(vertx: Vertx, routes: Int): Router =
+    val router = Router.router(vertx)
+    val bodies = BodyHandler.create().setBodyLimit(PerfApi.MaxBodySize.toLong)
+    for n <- 0 until routes do
+      router.get(s"/path$n/:id").handler { (ctx: RoutingContext) =>
+        ctx.pathParam("id").toIntOption match
+          case Some(id) => text(ctx.request, 200, PerfApi.ok(id))
+          case None => text(ctx.request, 400, "bad id")
+      }
+      router.post(s"/path$n").handler(bodies).handler { (ctx: RoutingContext) =>
+        text(ctx.request, 200, PerfApi.ok(ctx.body.asString("UTF-8").length))
+      }
+      router.post(s"/pathBytes$n").handler(bodies).handler { (ctx: RoutingContext) =>
+        text(ctx.request, 200, PerfApi.ok(ctx.body.length))
+      }
+      router.post(s"/pathJson$n").handler(bodies).handler { (ctx: RoutingContext) =>
+        json(ctx.request, echo(ctx.body.buffer))
+      }
+    router
