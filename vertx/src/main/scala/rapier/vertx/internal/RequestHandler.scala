@@ -13,6 +13,8 @@ import rapier.server.{Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
 
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeUnit.NANOSECONDS
+import io.netty.util.concurrent.ScheduledFuture
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.control.NonFatal
 import scala.util.{Failure, Success, Try}
@@ -58,27 +60,45 @@ private[vertx] final class RequestHandler(
 
   private def tooLarge = s"The body is larger than the limit of ${options.maxBodySize} bytes."
 
-  /** Reads one request's body, once, into an array: sized by Content-Length, or grown as chunks arrive. */
-  private final class BodyReader(request: HttpServerRequest, length: Long):
+  /**
+   * Reads one request's body, once, into an array: sized by Content-Length, or grown as chunks arrive. One object is
+   * the request's data, end and exception handler (Vert.x calls them with a buffer, null and a throwable), and the
+   * body-read deadline is armed only for a body still incomplete once the current read has been handled: a small body
+   * that arrives with its headers costs no timer.
+   */
+  private final class BodyReader(request: HttpServerRequest, length: Long) extends Handler[AnyRef], Runnable:
     private var array = new Array[Byte](if length > 0 then length.toInt else 1024)
     private var filled = 0
     private var done = false
-    private val timer =
-      if options.bodyReadTimeout.isFinite then
-        Vertx.currentContext.owner.setTimer(options.bodyReadTimeout.toMillis, _ => timeout())
-      else -1L
+    private var timer: ScheduledFuture[?] | Null = null
+    private val channel = Connections.channel(request.connection)
 
-    request.handler(chunk => onChunk(chunk))
-    // Vert.x reports a broken chunked framing here, then closes.
-    request.exceptionHandler { _ =>
+    // One handler for three event types: Handler is invariant in Java, erased at run time.
+    request.handler(this.asInstanceOf[Handler[Buffer]])
+    request.exceptionHandler(this.asInstanceOf[Handler[Throwable]])
+    request.endHandler(this.asInstanceOf[Handler[Void]])
+    private var vertxTimer = -1L
+    if options.bodyReadTimeout.isFinite then
+      if channel != null then channel.nn.eventLoop.execute(this)
+      else // Not a connection Vert.x shows the channel of: a Vert.x timer, at once.
+        vertxTimer = Vertx.currentContext.owner.setTimer(options.bodyReadTimeout.toMillis, _ => timeout())
+
+    /** After the read that brought the headers: arms the deadline if the body is still to come. */
+    def run(): Unit =
       if !done then
-        finish()
-        refuse(request, StatusCode.BadRequest, "The request body is not valid HTTP/1.1 framing")
-    }
-    request.endHandler(_ =>
-      if !done then
-        finish(); dispatch(request, body)
-    )
+        timer = channel.nn.eventLoop.schedule((() => timeout()): Runnable, options.bodyReadTimeout.toNanos, NANOSECONDS)
+
+    def handle(event: AnyRef): Unit = event match
+      case chunk: Buffer => onChunk(chunk)
+      // Vert.x reports a broken chunked framing here, then closes.
+      case _: Throwable =>
+        if !done then
+          finish()
+          refuse(request, StatusCode.BadRequest, "The request body is not valid HTTP/1.1 framing")
+      case _ =>
+        if !done then
+          finish()
+          dispatch(request, body)
 
     private def onChunk(chunk: Buffer): Unit =
       if !done then
@@ -103,7 +123,8 @@ private[vertx] final class RequestHandler(
 
     private def finish(): Unit =
       done = true
-      if timer >= 0 then Vertx.currentContext.owner.cancelTimer(timer)
+      if timer != null then timer.nn.cancel(false)
+      if vertxTimer >= 0 then Vertx.currentContext.owner.cancelTimer(vertxTimer)
 
     private def body: Array[Byte] = if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
 
