@@ -9,7 +9,7 @@ import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
-import rapier.server.internal.Done
+import rapier.server.internal.{Done, Refusals, RequestSyntax}
 import rapier.server.{Problem, ServerInterpreter, ServerResponse}
 
 import java.util.concurrent.TimeUnit
@@ -110,10 +110,10 @@ private[netty] class HttpHandler(
       val now = System.nanoTime()
       val head = decoder.headPendingSince
       if head != 0L && headerNanos > 0 && now - head >= headerNanos then
-        refuse(StatusCode.RequestTimeout, s"The request head did not arrive within ${options.headerReadTimeout}")
+        refuse(Refusals.headTimeout(options.headerReadTimeout))
       else if receiving != null && bodySince != 0L && bodyNanos > 0 && now - bodySince >= bodyNanos then
         discardBody()
-        refuse(StatusCode.RequestTimeout, s"The request body did not arrive within ${options.bodyReadTimeout}")
+        refuse(Refusals.bodyTimeout(options.bodyReadTimeout))
       else if receiving != null || head != 0L then watchDeadlines()
 
   private def headerNanos: Long = nanosOrZero(options.headerReadTimeout)
@@ -123,7 +123,7 @@ private[netty] class HttpHandler(
     val decoded = request.decoderResult
     if decoded.isFailure then
       decoded.cause match
-        case invalid: InvalidRequest => refuse(invalid.problem.status, invalid.problem.message)
+        case invalid: InvalidRequest => refuse(invalid.problem)
         case _: TooLongHttpLineException =>
           refuse(StatusCode.UriTooLong, s"The request line is longer than ${options.maxInitialLineLength} bytes")
         case _: TooLongHttpHeaderException =>
@@ -132,37 +132,32 @@ private[netty] class HttpHandler(
             s"The header section is larger than ${options.maxHeaderSize} bytes"
           )
         case _ => refuse(StatusCode.BadRequest, "The request is not valid HTTP/1.1")
-    else if connections.draining then refuse(StatusCode.ServiceUnavailable, "The server is shutting down")
+    else if connections.draining then refuse(Refusals.ShuttingDown)
     else
       val length =
         try HttpUtil.getContentLength(request, -1L)
         catch case _: NumberFormatException => -2L
-      if length == -2L then refuse(StatusCode.BadRequest, "Invalid Content-Length")
+      val expect = request.headers.get(HttpHeaderNames.EXPECT)
+      val http10 = request.protocolVersion == HttpVersion.HTTP_1_0
+      if length == -2L then refuse(Refusals.InvalidContentLength)
       else if length > options.maxBodySize then
         // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
-        refuse(StatusCode.ContentTooLarge, s"The body is larger than the limit of ${options.maxBodySize} bytes.")
-      else if unsupportedExpectation(request) then
-        refuse(StatusCode.ExpectationFailed, "Only the 100-continue expectation is supported")
+        refuse(Refusals.bodyTooLarge(options.maxBodySize))
+      else if Refusals.unsupportedExpectation(expect, http10) then refuse(Refusals.UnsupportedExpectation)
       else
-        if HttpUtil.is100ContinueExpected(request) then
+        if Refusals.expectsContinue(expect, http10) then
           ctx.writeAndFlush(DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE))
         receiving = request
         filled = 0
         if length > 0 then sized = new Array[Byte](length.toInt)
         else if length < 0 && HttpUtil.isTransferEncodingChunked(request) then chunks = ctx.alloc.compositeBuffer(1024)
 
-  /** An `Expect` other than `100-continue` on HTTP/1.1 (RFC 9110 §10.1.1: answer 417); HTTP/1.0 ignores it. */
-  private def unsupportedExpectation(request: HttpRequest): Boolean =
-    val expect = request.headers.get(HttpHeaderNames.EXPECT)
-    expect != null && request.protocolVersion != HttpVersion.HTTP_1_0 &&
-    !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim)
-
   private def onContent(content: HttpContent): Unit =
     val request = receiving
     if request == null then return
     if content.decoderResult.isFailure then
       discardBody()
-      refuse(StatusCode.BadRequest, "The request body is not valid HTTP/1.1 framing")
+      refuse(Refusals.InvalidBodyFraming)
       return
     val buf = content.content
     val n = buf.readableBytes
@@ -171,7 +166,7 @@ private[netty] class HttpHandler(
         val array = sized.nn
         if filled + n > array.length then
           discardBody()
-          refuse(StatusCode.BadRequest, "The body is longer than its Content-Length")
+          refuse(Refusals.BodyLongerThanLength)
           return
         buf.getBytes(buf.readerIndex, array, filled, n)
         filled += n
@@ -179,7 +174,7 @@ private[netty] class HttpHandler(
         val all = chunks.nn
         if all.readableBytes.toLong + n > options.maxBodySize then
           discardBody()
-          refuse(StatusCode.ContentTooLarge, s"The body is larger than the limit of ${options.maxBodySize} bytes.")
+          refuse(Refusals.bodyTooLarge(options.maxBodySize))
           return
         all.addComponent(true, buf.retain())
       else
@@ -246,6 +241,8 @@ private[netty] class HttpHandler(
     if inFlight >= options.maxPipelinedRequests then ctx.channel.config.setAutoRead(false)
 
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
+  private def refuse(reason: RequestSyntax.Invalid): Unit = refuse(reason.status, reason.message)
+
   private def refuse(status: StatusCode, message: String): Unit =
     closing = true
     refused = true
@@ -330,21 +327,18 @@ private[netty] object HttpHandler:
   private val log = LoggerFactory.getLogger(classOf[HttpHandler])
   private val EmptyBody = new Array[Byte](0)
 
-  /** How long a connection closing after a refusal keeps reading (and discarding) what its client still sends. */
-  val LingerMillis = 2000L
-
   /**
    * Closes after a refusal without losing the answer: a client still sending (a body over the limit, a request after
    * a malformed one) would otherwise have the connection reset under it, and with it the response it has not read.
    * The output is shut down at once (the client reads the answer, then the end of the stream), and what still
-   * arrives is discarded until the client closes, or for [[LingerMillis]] at most.
+   * arrives is discarded until the client closes, or for [[Refusals.LingerMillis]] at most.
    */
   private val lingerThenClose: ChannelFutureListener = future =>
     future.channel match
       case duplex: DuplexChannel if future.isSuccess && duplex.isActive =>
         duplex.config.setAutoRead(true)
         duplex.shutdownOutput()
-        duplex.eventLoop.schedule((() => duplex.close()): Runnable, LingerMillis, TimeUnit.MILLISECONDS)
+        duplex.eventLoop.schedule((() => duplex.close()): Runnable, Refusals.LingerMillis, TimeUnit.MILLISECONDS)
       case channel => channel.close()
 
   private def nanosOrZero(d: scala.concurrent.duration.Duration): Long = if d.isFinite then d.toNanos else 0L
@@ -366,7 +360,7 @@ private[netty] object HttpHandler:
       headers.add(r.headerName(i), r.headerValue(i))
       i += 1
     val status = r.status
-    if status >= 200 && status != 204 && status != 304 then headers.set(HttpHeaderNames.CONTENT_LENGTH, length)
+    if Refusals.hasContentLength(status) then headers.set(HttpHeaderNames.CONTENT_LENGTH, length)
     else headers.remove(HttpHeaderNames.CONTENT_LENGTH)
     if !keepAlive then headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
     else if version == HttpVersion.HTTP_1_0 then

@@ -114,25 +114,15 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
         request.setDecoderResult(DecoderResult.failure(InvalidRequest(problem.nn)))
 
   private def headProblem(request: HttpRequest): Invalid | Null =
-    val headers = request.headers
     if folded then RequestSyntax.ObsoleteFold
-    else if hosts > 1 then RequestSyntax.DuplicateHost
-    else if hosts == 0 && (request.protocolVersion eq HttpVersion.HTTP_1_1) then RequestSyntax.MissingHost
     else
-      val host = if hosts == 1 then RequestSyntax.host(headers.get(HttpHeaderNames.HOST)) else null
-      if host != null then host
-      else if headers.contains(HttpHeaderNames.TRANSFER_ENCODING) then codingsProblem(request)
-      else null
-
-  // Netty has already refused a final coding other than chunked, and chunked applied twice.
-  private def codingsProblem(request: HttpRequest): Invalid | Null =
-    val fields = request.headers.getAll(HttpHeaderNames.TRANSFER_ENCODING)
-    var i = 0
-    var problem: Invalid | Null = null
-    while problem == null && i < fields.size do
-      problem = RequestSyntax.chunkedOnly(fields.get(i))
-      i += 1
-    problem
+      val headers = request.headers
+      val host = if hosts == 1 then headers.get(HttpHeaderNames.HOST) else null
+      // Netty has already refused a final coding other than chunked, and chunked applied twice.
+      val codings =
+        if headers.contains(HttpHeaderNames.TRANSFER_ENCODING) then headers.getAll(HttpHeaderNames.TRANSFER_ENCODING)
+        else java.util.Collections.emptyList[String]
+      RequestSyntax.head(hosts, host, request.protocolVersion eq HttpVersion.HTTP_1_1, codings)
 
   override protected def splitFirstWordInitialLine(line: Array[Byte], start: Int, length: Int): String =
     // The line is at the start of Netty's scratch array: a method elsewhere follows whitespace. The space after it

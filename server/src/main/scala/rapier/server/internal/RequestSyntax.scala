@@ -101,6 +101,26 @@ object RequestSyntax:
       null
 
   /**
+   * Checks a head's Host and Transfer-Encoding fields, once the backend has counted the Host fields: exactly one on
+   * HTTP/1.1 (at most one otherwise), of valid syntax, and no coding but chunked in any Transfer-Encoding field.
+   *
+   * @param host
+   *   the first Host field's value, or null when there is none
+   * @param codings
+   *   every Transfer-Encoding field's value (empty when there is none)
+   */
+  def head(hosts: Int, host: String | Null, http11: Boolean, codings: java.util.List[String]): Invalid | Null =
+    if hosts > 1 then DuplicateHost
+    else if hosts == 0 && http11 then MissingHost
+    else
+      var problem = if host == null then null else RequestSyntax.host(host.nn)
+      var i = 0
+      while problem == null && i < codings.size do
+        problem = chunkedOnly(codings.get(i))
+        i += 1
+      problem
+
+  /**
    * Checks a Transfer-Encoding field value whose final coding a backend has already found to be `chunked`, applied
    * once: any other coding in it is one this server does not implement (RFC 9112 §6.1: 501). Empty list elements
    * are allowed (RFC 9110 §5.6.1).

@@ -59,3 +59,22 @@ class RequestSyntaxTest extends munit.FunSuite:
     for v <- List("gzip, chunked", "identity,chunked", "x, chunked", "\"chunked\"") do
       assertEquals(chunkedOnly(v), UnsupportedCoding, v)
     assertEquals(UnsupportedCoding.status.code, 501)
+
+  test("a head's Host and codings: one valid Host on HTTP/1.1, at most one otherwise, chunked alone"):
+    val none = java.util.Collections.emptyList[String]
+    assertEquals(head(1, "x", http11 = true, none), null)
+    assertEquals(head(0, null, http11 = false, none), null)
+    assertEquals(head(0, null, http11 = true, none), MissingHost)
+    assertEquals(head(2, "x", http11 = false, none), DuplicateHost)
+    assertEquals(head(1, "x y", http11 = true, none), InvalidHost)
+    assertEquals(head(1, "x", http11 = true, java.util.List.of("chunked", "gzip, chunked")), UnsupportedCoding)
+
+  test("expectations: 100-continue on HTTP/1.1, anything else a 417, nothing on HTTP/1.0"):
+    import Refusals.*
+    assert(expectsContinue("100-Continue", http10 = false))
+    assert(!expectsContinue("100-continue", http10 = true))
+    assert(!expectsContinue(null, http10 = false))
+    assert(unsupportedExpectation("magic", http10 = false))
+    assert(!unsupportedExpectation("magic", http10 = true))
+    assert(!unsupportedExpectation("100-continue", http10 = false))
+    assertEquals(List(100, 200, 204, 304, 404).map(hasContentLength), List(false, true, false, false, true))

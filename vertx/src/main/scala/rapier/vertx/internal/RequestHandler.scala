@@ -8,7 +8,7 @@ import io.vertx.core.internal.buffer.BufferInternal
 import io.vertx.core.{Handler, Vertx}
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
-import rapier.server.internal.{Done, RequestSyntax}
+import rapier.server.internal.{Done, Refusals, RequestSyntax}
 import rapier.server.{Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
 
@@ -34,31 +34,30 @@ private[vertx] final class RequestHandler(
   import RequestHandler.*
 
   def handle(request: HttpServerRequest): Unit =
-    val problem = syntaxProblem(request)
     if connections.isRefused(request.connection) then Connections.close(request.connection)
-    else if problem != null then refuse(request, problem.nn.status, problem.nn.message)
-    else if connections.draining then refuse(request, StatusCode.ServiceUnavailable, "The server is shutting down")
     else
-      val length =
-        val header = request.getHeader("Content-Length")
-        if header == null then -1L
-        else
-          try header.trim.toLong
-          catch case _: NumberFormatException => -2L
-      val chunked = request.getHeader("Transfer-Encoding") != null
-      if length == -2L then refuse(request, StatusCode.BadRequest, "Invalid Content-Length")
-      else if length > options.maxBodySize then
-        // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
-        refuse(request, StatusCode.ContentTooLarge, tooLarge)
-      else if unsupportedExpectation(request) then
-        refuse(request, StatusCode.ExpectationFailed, "Only the 100-continue expectation is supported")
-      else if length <= 0 && !chunked then dispatch(request, EmptyBody)
+      val problem = syntaxProblem(request)
+      if problem != null then refuse(request, problem.nn)
+      else if connections.draining then refuse(request, Refusals.ShuttingDown)
       else
-        if "100-continue".equalsIgnoreCase(request.getHeader("Expect")) && request.version != HttpVersion.HTTP_1_0 then
-          request.response.writeContinue()
-        BodyReader(request, length)
-
-  private def tooLarge = s"The body is larger than the limit of ${options.maxBodySize} bytes."
+        val length =
+          val header = request.getHeader("Content-Length")
+          if header == null then -1L
+          else
+            try header.trim.toLong
+            catch case _: NumberFormatException => -2L
+        val chunked = request.getHeader("Transfer-Encoding") != null
+        val expect = request.getHeader("Expect")
+        val http10 = request.version == HttpVersion.HTTP_1_0
+        if length == -2L then refuse(request, Refusals.InvalidContentLength)
+        else if length > options.maxBodySize then
+          // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
+          refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
+        else if Refusals.unsupportedExpectation(expect, http10) then refuse(request, Refusals.UnsupportedExpectation)
+        else if length <= 0 && !chunked then dispatch(request, EmptyBody)
+        else
+          if Refusals.expectsContinue(expect, http10) then request.response.writeContinue()
+          BodyReader(request, length)
 
   /**
    * Reads one request's body, once, into an array: sized by Content-Length, or grown as chunks arrive. One object is
@@ -94,7 +93,7 @@ private[vertx] final class RequestHandler(
       case _: Throwable =>
         if !done then
           finish()
-          refuse(request, StatusCode.BadRequest, "The request body is not valid HTTP/1.1 framing")
+          refuse(request, Refusals.InvalidBodyFraming)
       case _ =>
         if !done then
           finish()
@@ -105,10 +104,10 @@ private[vertx] final class RequestHandler(
         val n = chunk.length
         if filled.toLong + n > options.maxBodySize then
           finish()
-          refuse(request, StatusCode.ContentTooLarge, tooLarge)
+          refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
         else if length > 0 && filled + n > array.length then
           finish()
-          refuse(request, StatusCode.BadRequest, "The body is longer than its Content-Length")
+          refuse(request, Refusals.BodyLongerThanLength)
         else
           if filled + n > array.length then
             array =
@@ -119,7 +118,7 @@ private[vertx] final class RequestHandler(
     private def timeout(): Unit =
       if !done then
         finish()
-        refuse(request, StatusCode.RequestTimeout, s"The request body did not arrive within ${options.bodyReadTimeout}")
+        refuse(request, Refusals.bodyTimeout(options.bodyReadTimeout))
 
     private def finish(): Unit =
       done = true
@@ -157,9 +156,9 @@ private[vertx] final class RequestHandler(
     write(request, response, close = false)
 
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
-  private def refuse(request: HttpServerRequest, status: StatusCode, message: String): Unit =
+  private def refuse(request: HttpServerRequest, reason: RequestSyntax.Invalid): Unit =
     connections.refuse(request.connection)
-    write(request, options.serverOptions.problemRenderer(Problem(status, message)), close = true)
+    write(request, options.serverOptions.problemRenderer(Problem(reason.status, reason.message)), close = true)
 
   private def write(request: HttpServerRequest, r: ServerResponse, close: Boolean): Unit =
     val response = request.response
@@ -176,7 +175,7 @@ private[vertx] final class RequestHandler(
       val length = if bytes == null then 0 else bytes.nn.length
       // Content-Length from the body, also for HEAD, whose body is not sent.
       val status = r.status
-      if status >= 200 && status != 204 && status != 304 then headers.set("Content-Length", Integer.toString(length))
+      if Refusals.hasContentLength(status) then headers.set("Content-Length", Integer.toString(length))
       else headers.remove("Content-Length")
       val ended =
         if length == 0 || request.method == HttpMethod.HEAD then response.end()
@@ -187,7 +186,7 @@ private[vertx] final class RequestHandler(
    * Closes after a refusal without losing the answer: a client still sending its body would otherwise have the
    * connection reset under it, and with it the response it has not read. The output is shut down at once (the client
    * reads the answer, then the end of the stream), and what still arrives is discarded until the client closes, or for
-   * [[LingerMillis]] at most.
+   * [[Refusals.LingerMillis]] at most.
    */
   private def linger(request: HttpServerRequest): Unit =
     Connections.channel(request.connection) match
@@ -195,15 +194,12 @@ private[vertx] final class RequestHandler(
         duplex.shutdownOutput()
         request.handler(_ => ())
         request.resume()
-        duplex.eventLoop.schedule((() => duplex.close()): Runnable, LingerMillis, TimeUnit.MILLISECONDS)
+        duplex.eventLoop.schedule((() => duplex.close()): Runnable, Refusals.LingerMillis, TimeUnit.MILLISECONDS)
       case _ => Connections.close(request.connection)
 
 private[vertx] object RequestHandler:
   private val log = LoggerFactory.getLogger(classOf[RequestHandler])
   private val EmptyBody = new Array[Byte](0)
-
-  /** How long a connection closing after a refusal keeps reading (and discarding) what its client still sends. */
-  val LingerMillis = 2000L
 
   /** What Vert.x's parser lets through that RFC 9112 refuses, as far as a parsed request still shows it. */
   def syntaxProblem(request: HttpServerRequest): RequestSyntax.Invalid | Null =
@@ -214,22 +210,10 @@ private[vertx] object RequestHandler:
       if target != null then target
       else
         val hosts = request.headers.getAll("Host")
-        if hosts.size > 1 then RequestSyntax.DuplicateHost
-        else if hosts.isEmpty then
-          if request.version == HttpVersion.HTTP_1_1 then RequestSyntax.MissingHost else null
-        else
-          val host = RequestSyntax.host(hosts.get(0))
-          if host != null then host
-          else
-            val codings = request.headers.getAll("Transfer-Encoding")
-            var problem: RequestSyntax.Invalid | Null = null
-            var i = 0
-            while problem == null && i < codings.size do
-              problem = RequestSyntax.chunkedOnly(codings.get(i))
-              i += 1
-            problem
-
-  /** An `Expect` other than `100-continue` on HTTP/1.1 (RFC 9110 §10.1.1: answer 417); HTTP/1.0 ignores it. */
-  private def unsupportedExpectation(request: HttpServerRequest): Boolean =
-    val expect = request.getHeader("Expect")
-    expect != null && request.version != HttpVersion.HTTP_1_0 && !"100-continue".equalsIgnoreCase(expect.trim)
+        val codings = request.headers.getAll("Transfer-Encoding")
+        RequestSyntax.head(
+          hosts.size,
+          if hosts.isEmpty then null else hosts.get(0),
+          request.version == HttpVersion.HTTP_1_1,
+          codings
+        )
