@@ -1,6 +1,7 @@
 package rapier.netty
 
 import rapier.server.ServerOptions
+import rapier.server.internal.BackendLimits
 
 import scala.concurrent.duration.*
 
@@ -54,16 +55,18 @@ final case class NettyServerOptions(
     transport: NettyTransport = NettyTransport.Auto,
     serverOptions: ServerOptions = ServerOptions.default
 ):
-  require(port >= 0 && port <= 65535, s"a port is between 0 and 65535, not $port")
-  require(maxBodySize >= 0 && maxBodySize <= Int.MaxValue - 8, "maxBodySize must fit in a byte array")
-  require(maxInitialLineLength > 0 && maxHeaderSize > 0, "line and header limits must be positive")
-  require(maxPipelinedRequests > 0, "maxPipelinedRequests must be positive")
-  require(maxConnections > 0, "maxConnections must be positive")
-  require(eventLoopThreads >= 0, "eventLoopThreads must not be negative")
-  require(
-    headerReadTimeout > Duration.Zero && bodyReadTimeout > Duration.Zero && idleTimeout > Duration.Zero,
-    "timeouts must be positive (Duration.Inf for none)"
+  BackendLimits.check(
+    port,
+    maxBodySize,
+    maxInitialLineLength,
+    maxHeaderSize,
+    maxConnections,
+    headerReadTimeout,
+    bodyReadTimeout,
+    idleTimeout
   )
+  require(maxPipelinedRequests > 0, "maxPipelinedRequests must be positive")
+  require(eventLoopThreads >= 0, "eventLoopThreads must not be negative")
 
   def withHost(h: String): NettyServerOptions = copy(host = h)
   def withPort(p: Int): NettyServerOptions = copy(port = p)

@@ -2,6 +2,7 @@ package rapier.vertx
 
 import io.vertx.core.http.HttpServerOptions
 import rapier.server.ServerOptions
+import rapier.server.internal.BackendLimits
 
 import java.util.concurrent.TimeUnit
 import scala.concurrent.duration.*
@@ -44,13 +45,14 @@ final case class VertxServerOptions(
     maxConnections: Int = 10000,
     serverOptions: ServerOptions = ServerOptions.default
 ):
-  require(port >= 0 && port <= 65535, s"a port is between 0 and 65535, not $port")
-  require(maxBodySize >= 0 && maxBodySize <= Int.MaxValue - 8, "maxBodySize must fit in a byte array")
-  require(maxInitialLineLength > 0 && maxHeaderSize > 0, "line and header limits must be positive")
-  require(maxConnections > 0, "maxConnections must be positive")
-  require(
-    bodyReadTimeout > Duration.Zero && idleTimeout > Duration.Zero,
-    "timeouts must be positive (Duration.Inf for none)"
+  BackendLimits.check(
+    port,
+    maxBodySize,
+    maxInitialLineLength,
+    maxHeaderSize,
+    maxConnections,
+    bodyReadTimeout,
+    idleTimeout
   )
 
   def withHost(h: String): VertxServerOptions = copy(host = h)
