@@ -9,13 +9,12 @@ import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
-import rapier.server.internal.{Done, Refusals, RequestSyntax}
+import rapier.server.internal.{Done, FutureDispatch, Refusals, RequestSyntax}
 import rapier.server.{Problem, ServerInterpreter, ServerResponse}
 
 import java.util.concurrent.TimeUnit
 import scala.concurrent.{ExecutionContext, Future}
-import scala.util.control.NonFatal
-import scala.util.{Failure, Success, Try}
+import scala.util.{Success, Try}
 
 /**
  * Serves the HTTP/1.1 requests of one connection: one instance per channel, touched only by its event loop, so
@@ -221,9 +220,7 @@ private[netty] class HttpHandler(
     if !keepAlive then closing = true
     val head = request.method eq HttpMethod.HEAD
     val version = request.protocolVersion
-    val result =
-      try interpreter(NettyRequest(request, body, ctx.channel))
-      catch case NonFatal(e) => Future.failed(e)
+    val result = FutureDispatch.serve(interpreter, NettyRequest(request, body, ctx.channel))
     result match
       // The interpreter's own completed futures are read as they are: no `Some(Success(...))` per request.
       case done: Done[ServerResponse] @unchecked => respond(sequence, done.get, keepAlive, head, version)
@@ -265,12 +262,7 @@ private[netty] class HttpHandler(
       head: Boolean,
       version: HttpVersion
   ): Unit =
-    val response = outcome match
-      case Success(r) => r
-      case Failure(e) =>
-        log.error("The interpreter failed to produce a response", e)
-        ServerResponse.text(StatusCode.InternalServerError, "Internal Server Error")
-    respond(sequence, response, keepAlive, head, version)
+    respond(sequence, FutureDispatch.responseOf(outcome), keepAlive, head, version)
 
   private def respond(
       sequence: Int,

@@ -7,8 +7,7 @@ import io.vertx.core.http.{HttpMethod, HttpServerRequest, HttpVersion}
 import io.vertx.core.internal.buffer.BufferInternal
 import io.vertx.core.{Handler, Vertx}
 import org.slf4j.LoggerFactory
-import rapier.model.StatusCode
-import rapier.server.internal.{Done, Refusals, RequestSyntax}
+import rapier.server.internal.{Done, FutureDispatch, Refusals, RequestSyntax}
 import rapier.server.{Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
 
@@ -16,8 +15,7 @@ import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeUnit.NANOSECONDS
 import io.netty.util.concurrent.ScheduledFuture
 import scala.concurrent.{ExecutionContext, Future}
-import scala.util.control.NonFatal
-import scala.util.{Failure, Success, Try}
+import scala.util.Try
 
 /**
  * Serves every request of a Vert.x HTTP server (or of the routes it is mounted on): checks what Vert.x's parser lets
@@ -128,9 +126,7 @@ private[vertx] final class RequestHandler(
     private def body: Array[Byte] = if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
 
   private def dispatch(request: HttpServerRequest, body: Array[Byte]): Unit =
-    val result =
-      try interpreter(VertxRequest(request, body))
-      catch case NonFatal(e) => Future.failed(e)
+    val result = FutureDispatch.serve(interpreter, VertxRequest(request, body))
     result match
       // The interpreter's own completed futures are read as they are.
       case done: Done[ServerResponse] @unchecked => write(request, done.get, close = false)
@@ -148,12 +144,7 @@ private[vertx] final class RequestHandler(
         }(using ExecutionContext.parasitic)
 
   private def completed(request: HttpServerRequest, outcome: Try[ServerResponse]): Unit =
-    val response = outcome match
-      case Success(r) => r
-      case Failure(e) =>
-        log.error("The interpreter failed to produce a response", e)
-        ServerResponse.text(StatusCode.InternalServerError, "Internal Server Error")
-    write(request, response, close = false)
+    write(request, FutureDispatch.responseOf(outcome), close = false)
 
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
   private def refuse(request: HttpServerRequest, reason: RequestSyntax.Invalid): Unit =
