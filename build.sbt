@@ -208,14 +208,15 @@ lazy val bench = (project in file("bench"))
   )
 
 // The performance suite. perfCommon is plain JDK code both server sides share; perf holds the runner and the servers on
-// Rapier's Netty; perfTapir holds Tapir's servers on the Netty version Tapir brings, with a vanilla twin on that same
-// version. The vanilla Netty handler is one source, compiled on both sides.
+// Rapier's Netty and Vert.x; perfTapir holds Tapir's servers on the Netty and Vert.x versions Tapir brings, with vanilla
+// twins on those same versions. The vanilla Netty and Vert.x servers are one source each, compiled on both sides.
 lazy val perfCommon = (project in file("perf-suite/common"))
   .settings(testSettings)
   .settings(name := "rapier-perf-common", publish / skip := true)
 
-val vanillaNettySources = Compile / unmanagedSourceDirectories +=
-  (LocalRootProject / baseDirectory).value / "perf-suite" / "vanilla-netty"
+val vanillaSources = Compile / unmanagedSourceDirectories ++= Seq("vanilla-netty", "vanilla-vertx").map(
+  (LocalRootProject / baseDirectory).value / "perf-suite" / _
+)
 
 lazy val perf = (project in file("perf-suite/rapier"))
   .dependsOn(perfCommon, netty, vertx, jsonJsoniter, testkit % Test)
@@ -223,8 +224,14 @@ lazy val perf = (project in file("perf-suite/rapier"))
   .settings(
     name := "rapier-perf",
     publish / skip := true,
-    vanillaNettySources,
+    vanillaSources,
     nettyPin,
+    // The tests start the Tapir side's servers too, from the class path written here.
+    Test / javaOptions += {
+      val file = target.value / "classpath-tapir.txt"
+      IO.write(file, (perfTapir / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator))
+      s"-Drapier.perf.classpath.tapir=$file"
+    },
     libraryDependencies ++= Seq(
       "io.vertx" % "vertx-web" % versions.vertxWeb,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % versions.jsoniter,
@@ -238,10 +245,11 @@ lazy val perfTapir = (project in file("perf-suite/tapir"))
   .settings(
     name := "rapier-perf-tapir",
     publish / skip := true,
-    vanillaNettySources,
-    // Tapir's own choices, not Rapier's: its Netty (4.1) and its jsoniter.
+    vanillaSources,
+    // Tapir's own choices, not Rapier's: its Netty (4.1), its Vert.x (4.5) and its jsoniter.
     libraryDependencies ++= Seq(
       "com.softwaremill.sttp.tapir" %% "tapir-netty-server" % versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-vertx-server" % versions.tapir,
       "com.softwaremill.sttp.tapir" %% "tapir-jsoniter-scala" % versions.tapir,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.tapirJsoniter % Provided,
       "org.slf4j" % "slf4j-nop" % versions.slf4j

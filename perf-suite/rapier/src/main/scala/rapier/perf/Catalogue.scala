@@ -1,8 +1,8 @@
 package rapier.perf
 
 /**
- * Which classpath a server runs on: Rapier's side (Netty 4.2, and Vert.x 5 on it), or Tapir's (the Netty version Tapir
- * brings).
+ * Which classpath a server runs on: Rapier's side (Netty 4.2, and Vert.x 5 on it), or Tapir's (the Netty 4.1 and
+ * Vert.x 4 versions Tapir brings).
  */
 enum Side:
   case Rapier, Tapir
@@ -32,8 +32,9 @@ object Catalogue:
   private val vanilla = "rapier.perf.vanilla.VanillaNettyServer"
   private val rapier = "rapier.perf.servers.RapierNettyServer"
   private val tapir = "rapier.perf.tapir.TapirNettyServer"
-  private val vanillaVertx = "rapier.perf.servers.VanillaVertxServer"
+  private val vanillaVertx = "rapier.perf.vanilla.VanillaVertxServer"
   private val rapierVertx = "rapier.perf.servers.RapierVertxServer"
+  private val tapirVertx = "rapier.perf.tapir.TapirVertxServer"
 
   val servers: List[ServerSpec] = List(
     ServerSpec(
@@ -185,6 +186,56 @@ object Catalogue:
       Implementation.Tapir,
       Some("netty41.Vanilla"),
       "Tapir 1.11 Netty Future server, default server log, writing nothing"
+    ),
+    ServerSpec(
+      "vertx4.Vanilla",
+      Side.Tapir,
+      vanillaVertx,
+      1,
+      false,
+      Implementation.Vanilla,
+      None,
+      "the same hand-written request handler on Vert.x 4, Tapir's version"
+    ),
+    ServerSpec(
+      "vertx4.VanillaMulti",
+      Side.Tapir,
+      vanillaVertx,
+      128,
+      false,
+      Implementation.Vanilla,
+      None,
+      "the same vertx-web Router on Vert.x 4, 128 routes per kind"
+    ),
+    ServerSpec(
+      "vertx.future.Tapir",
+      Side.Tapir,
+      tapirVertx,
+      1,
+      false,
+      Implementation.Tapir,
+      Some("vertx4.Vanilla"),
+      "Tapir 1.11 Vert.x Future interpreter on a vertx-web Router, server log off"
+    ),
+    ServerSpec(
+      "vertx.future.TapirMulti",
+      Side.Tapir,
+      tapirVertx,
+      128,
+      false,
+      Implementation.Tapir,
+      Some("vertx4.VanillaMulti"),
+      "Tapir 1.11 Vert.x Future interpreter, 128 endpoints per kind, server log off"
+    ),
+    ServerSpec(
+      "vertx.future.TapirLog",
+      Side.Tapir,
+      tapirVertx,
+      1,
+      true,
+      Implementation.Tapir,
+      Some("vertx4.Vanilla"),
+      "Tapir 1.11 Vert.x Future interpreter, default server log, writing nothing"
     )
   )
 

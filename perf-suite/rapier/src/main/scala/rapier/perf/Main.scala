@@ -35,7 +35,7 @@ object Main:
    * The class path of each side: files the build wrote, named by ./perf in system properties; the runner's own
    * class path for Rapier's side when run otherwise (from tests, or sbt).
    */
-  private def classpaths: Map[Side, String] =
+  private[perf] def classpaths: Map[Side, String] =
     def fromProperty(name: String) = Option(System.getProperty(name)).flatMap(f => Runner.classpathFrom(Paths.get(f)))
     val rapier = fromProperty("rapier.perf.classpath.rapier").getOrElse(System.getProperty("java.class.path"))
     Map(Side.Rapier -> rapier) ++ fromProperty("rapier.perf.classpath.tapir").map(Side.Tapir -> _)

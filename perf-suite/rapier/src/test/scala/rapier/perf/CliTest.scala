@@ -110,7 +110,17 @@ class CatalogueTest extends munit.FunSuite:
     )
     assertEquals(
       Catalogue.select(List("*.Vanilla")).map(_.name),
-      List("netty.Vanilla", "vertx.Vanilla", "netty41.Vanilla")
+      List("netty.Vanilla", "vertx.Vanilla", "netty41.Vanilla", "vertx4.Vanilla")
+    )
+    assertEquals(
+      Catalogue.select(List("vertx.future.Tapir*")).map(_.name),
+      List(
+        "vertx4.Vanilla",
+        "vertx4.VanillaMulti",
+        "vertx.future.Tapir",
+        "vertx.future.TapirMulti",
+        "vertx.future.TapirLog"
+      )
     )
     assertEquals(
       Catalogue.select(List("vertx.future.RapierMulti")).map(_.name),

@@ -1,0 +1,27 @@
+package rapier.perf
+
+import scala.concurrent.duration.*
+
+/**
+ * Every server of the catalogue, on its own side's class path (the build hands the tests Tapir's), starts and answers
+ * each scenario it serves with the right answer: a server that drifted from the suite's endpoints fails here rather
+ * than in the middle of a long run.
+ */
+class ServersTest extends munit.FunSuite:
+  override def munitTimeout: Duration = 2.minutes
+
+  private val java = ProcessHandle.current.info.command.orElse("java")
+
+  for spec <- Catalogue.servers do
+    test(s"${spec.name} starts and answers every scenario it serves"):
+      val classpath = Main.classpaths.getOrElse(
+        spec.side,
+        fail(s"no class path for the ${spec.side} side: the build passes it in rapier.perf.classpath.tapir")
+      )
+      val command = ServerProcess.command(java, List("-Xmx512m"), classpath, spec, 0, 1, None, stopOnEof = true)
+      val server = ServerProcess.start(command).fold(why => fail(s"${spec.name} did not start: $why"), identity)
+      try
+        val scenarios = Scenarios.all.filter(_.servable(spec))
+        assert(scenarios.size >= 6, scenarios.map(_.name))
+        for scenario <- scenarios do assertEquals(Probe.check("127.0.0.1", server.port, scenario), None, scenario.name)
+      finally server.stop()
