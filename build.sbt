@@ -123,6 +123,8 @@ lazy val vertx = (project in file("vertx"))
     name := "rapier-vertx",
     libraryDependencies ++= Seq(
       "io.vertx" % "vertx-core" % versions.vertx,
+      // Only for VertxServerInterpreter.routeHandler: applications that mount Rapier on a Router bring their own.
+      "io.vertx" % "vertx-web" % versions.vertxWeb % Provided,
       "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
     )
   )
@@ -181,15 +183,17 @@ lazy val fuzz = (project in file("fuzz"))
   )
 
 lazy val examples = (project in file("examples"))
-  .dependsOn(netty, jsonJsoniter, testkit % Test)
+  .dependsOn(netty, vertx, jsonJsoniter, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-examples",
     publish / skip := true,
     libraryDependencies ++= Seq(
       "org.slf4j" % "slf4j-simple" % versions.slf4j,
+      "io.vertx" % "vertx-web" % versions.vertxWeb,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided
     ),
+    nettyPin,
     run / fork := true,
     run / connectInput := true,
     Compile / run / mainClass := Some("rapier.examples.runHelloWorld")

@@ -84,6 +84,22 @@ class ExamplesTest extends munit.FunSuite:
       assertEquals(c.send("PUT", "/books/1", "").status, 405)
     }
 
+  test("a Vert.x application with the books API mounted on its router: both sides serve, bodies intact"):
+    val vertx = io.vertx.core.Vertx.vertx()
+    try
+      val c = TestClient(VertxRouterApp.start(vertx, 0).actualPort)
+      assertEquals(c.get("/status").body, "up")
+      assertEquals(c.get("/books/1").body, """{"id":1,"title":"Dune","author":"Frank Herbert","year":1965}""")
+      val added =
+        c.send("POST", "/books", """{"title":"Kindred","author":"Octavia E. Butler","year":1979}""", json, librarian)
+      assertEquals((added.status, added.header("Location")), (201, Some("/books/3")))
+      assertEquals(c.send("POST", "/books", "{}", json).status, 401)
+      assertEquals(c.get("/books/abc").header("Content-Type"), Some("application/problem+json"))
+      val feedback = c.post("/feedback", "more books by Le Guin")
+      assertEquals((feedback.status, feedback.body), (202, "thanks for 21 bytes"))
+      assertEquals(c.get("/elsewhere").status, 404)
+    finally vertx.close().toCompletionStage.toCompletableFuture.get(30, java.util.concurrent.TimeUnit.SECONDS)
+
   override def afterAll(): Unit =
     val leaks = LeakDetection.leaksSoFar()
     assert(leaks.isEmpty, leaks.mkString("\n"))

@@ -4,8 +4,19 @@ import rapier.testkit.{StubRequest, StubServer}
 
 import java.nio.file.{Files, Path}
 
-/** The README's example is this module's `readme/ReadmeExample.scala`, word for word, and does what the README says. */
+/** The README's code is this module's example code, word for word, and does what the README says. */
 class ReadmeTest extends munit.FunSuite:
+  /** The lines between `// start:NAME` and `// end:NAME` in an example file, their common indentation removed. */
+  def region(file: String, name: String): String =
+    val source = Files.readString(Path.of(s"src/main/scala/rapier/examples/$file"))
+    val lines = source.linesIterator.toList
+    val from = lines.indexWhere(_.trim == s"// start:$name")
+    val to = lines.indexWhere(_.trim == s"// end:$name")
+    assert(from >= 0 && to > from, s"no region $name in $file")
+    val body = lines.slice(from + 1, to)
+    val indent = body.filter(_.trim.nonEmpty).map(_.takeWhile(_ == ' ').length).min
+    body.map(_.drop(indent)).mkString("", "\n", "\n")
+
   test("the README shows the example file as it is"):
     val readme = Files.readString(Path.of("../README.md"))
     val block = """(?s)## An example\n\n```scala\n(.*?)```""".r.findFirstMatchIn(readme).map(_.group(1)).getOrElse("")
@@ -18,21 +29,20 @@ class ReadmeTest extends munit.FunSuite:
       .findFirstMatchIn(readme)
       .map(_.group(1))
       .getOrElse("")
-    def region(file: String, name: String): String =
-      val source = Files.readString(Path.of(s"src/main/scala/rapier/examples/$file"))
-      val lines = source.linesIterator.toList
-      val from = lines.indexWhere(_.trim == s"// start:$name")
-      val to = lines.indexWhere(_.trim == s"// end:$name")
-      assert(from >= 0 && to > from, s"no region $name in $file")
-      val body = lines.slice(from + 1, to)
-      val indent = body.filter(_.trim.nonEmpty).map(_.takeWhile(_ == ' ').length).min
-      body.map(_.drop(indent)).mkString("", "\n", "\n")
     val expected = List(
       region("Books.scala", "rules"),
       region("Books.scala", "endpoints"),
       region("BooksServer.scala", "security")
     ).mkString("\n")
     assertEquals(block, expected)
+
+  test("the README shows the Vert.x mount as it is in the example"):
+    val readme = Files.readString(Path.of("../README.md"))
+    val block = """(?s)## On Vert.x, beside an application's own routes\n.*?```scala\n(.*?)```""".r
+      .findFirstMatchIn(readme)
+      .map(_.group(1))
+      .getOrElse("")
+    assertEquals(block, region("VertxRouterApp.scala", "mount"))
 
   test("the README example answers as the README says"):
     val stub = StubServer(List(readme.served))

@@ -24,7 +24,8 @@ final class ServerInterpreter[F[_]](
     endpoints: List[ServerEndpoint[F]],
     requestBody: RequestBody[F],
     options: ServerOptions = ServerOptions.default
-)(using m: Monad[F]):
+)(using m: Monad[F])
+    extends Handler[F]:
   private val compiled: List[CompiledEndpoint[F]] = endpoints.map(CompiledEndpoint.compile(_))
 
   private val trie: PathTrie[Handler[F]] =
@@ -56,25 +57,34 @@ final class ServerInterpreter[F[_]](
   val serverEndpoints: List[ServerEndpoint[F]] = endpoints
 
   def apply(request: ServerRequest): F[ServerResponse] =
-    // 1. locate the path in the request target
+    // 1-2. locate the path in the request target, walk the trie by path and method
+    val handler = routeOrNull(request)
+    // 3. run the endpoint's chain, or the rejection chain
+    if handler != null then handler.nn(request)
+    else
+      val target = request.uri
+      request.rejection =
+        if RequestTarget.pathStart(target) < 0 then Rejection.InvalidTarget
+        else
+          val allowed = trie.allowedMethods(target, request.pathStart, request.pathEnd)
+          if allowed.isEmpty then Rejection.NotFound else Rejection.MethodNotAllowed(allowed.map(Method.unsafe))
+      rejected(request)
+
+  /**
+   * The chain of the endpoint that takes the request's method and path, with the path located and its captures
+   * recorded in the request; null when no endpoint does. Serving a request is `routeOrNull(r)(r)` when it is not null.
+   * For backends mounted among other routes: they pass on what this declines, and read a body only for what it keeps.
+   */
+  def routeOrNull(request: ServerRequest): Handler[F] | Null =
     val target = request.uri
     val start = RequestTarget.pathStart(target)
     if start < 0 then
       request.begin(0, 0)
-      request.rejection = Rejection.InvalidTarget
-      rejected(request)
+      null
     else
       val end = RequestTarget.pathEnd(target, start)
       request.begin(start, end)
-      // 2. walk the trie, by path and method
-      val handler = trie.find(target, start, end, request.method.name, request)
-      // 3. run the endpoint's chain, or the rejection chain
-      if handler != null then handler.nn(request)
-      else
-        val allowed = trie.allowedMethods(target, start, end)
-        request.rejection =
-          if allowed.isEmpty then Rejection.NotFound else Rejection.MethodNotAllowed(allowed.map(Method.unsafe))
-        rejected(request)
+      trie.find(target, start, end, request.method.name, request)
 
 object ServerInterpreter:
   private val log = LoggerFactory.getLogger(classOf[ServerInterpreter[?]])

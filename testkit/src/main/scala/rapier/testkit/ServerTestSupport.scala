@@ -60,7 +60,7 @@ final class Target(running: RunningServer):
   def send(method: String, path: String, body: Array[Byte] | String | Null, headers: (String, String)*): TestResponse =
     client.send(method, path, body, headers*)
   def post(path: String, body: Array[Byte] | String, headers: (String, String)*): TestResponse =
-    client.send("POST", path, body, headers*)
+    client.post(path, body, headers*)
 
   /** A new raw connection. */
   def raw(): RawHttp = RawHttp(port)

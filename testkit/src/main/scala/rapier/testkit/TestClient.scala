@@ -21,6 +21,8 @@ final class TestClient(port: Int):
   private val client = TestClient.shared
 
   def get(path: String, headers: (String, String)*): TestResponse = send("GET", path, null, headers*)
+  def post(path: String, body: Array[Byte] | String, headers: (String, String)*): TestResponse =
+    send("POST", path, body, headers*)
 
   def send(method: String, path: String, body: Array[Byte] | String | Null, headers: (String, String)*): TestResponse =
     val publisher = body match

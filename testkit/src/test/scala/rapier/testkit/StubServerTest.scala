@@ -33,6 +33,23 @@ class StubServerTest extends munit.FunSuite:
     val stub = StubServer[Identity](List(e.serverLogicSuccess[Identity]((who, body) => s"$who: $body")))
     assertEquals(stub.send(StubRequest.post("/echo", "hi").header("X-Who", "ann")).bodyText, "ann: hi")
 
+  test("routeOrNull: the chain for a request an endpoint takes, null for any other, the request otherwise untouched"):
+    val interpreter = ServerInterpreter[Identity](
+      List(add.serverLogicSuccess[Identity]((a, b) => (a + b).toString)),
+      StubRequest.body[Identity],
+      ServerOptions.default.withoutRequestLog
+    )
+    val request = StubRequest.get("/add/40/2?x=1")
+    val chain = interpreter.routeOrNull(request)
+    assert(chain != null)
+    assertEquals(chain.nn(request).bodyText, "42")
+    assertEquals(interpreter.routeOrNull(StubRequest.get("/add/1")), null)
+    assertEquals(interpreter.routeOrNull(StubRequest(methodName = "POST", uri = "/add/1/2")), null)
+    assertEquals(interpreter.routeOrNull(StubRequest(methodName = "OPTIONS", uri = "*")), null)
+    // Routing is by shape: a capture that does not decode is the endpoint's 400, not a miss.
+    val bad = StubRequest.get("/add/x/2")
+    assertEquals(interpreter.routeOrNull(bad).nn(bad).status, 400)
+
   /** A backend that reads bodies only when asked, with a limit: the interpreter's asynchronous path. */
   private final class LazyBody(limit: Int, reads: AtomicInteger) extends RequestBody[Future]:
     def bytesIfRead(request: ServerRequest): Array[Byte] | Null = null

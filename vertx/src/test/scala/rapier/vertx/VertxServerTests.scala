@@ -9,10 +9,15 @@ import scala.concurrent.Future
 class VertxServerTests extends ServerTests:
   def server: TestServer = VertxTestServer
 
+  override def unsupported: Map[String, String] = VertxServerTests.unsupported
+  override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
+
+/** What Vert.x can't do that the kit tests, and why: shared by every way Rapier runs on Vert.x. */
+object VertxServerTests:
   private val headersFirst =
     "Vert.x hands a request over once its headers are parsed, and has no deadline for reading them"
 
-  override def unsupported: Map[String, String] = Map(
+  val unsupported: Map[String, String] = Map(
     "a client trickling its headers is answered 408 at the header deadline, and closed" -> headersFirst,
     "a client sending only empty lines is closed at the header deadline" -> headersFirst,
     "while 500 slowloris connections trickle their headers, requests are served, and the deadline closes them all" ->
@@ -26,7 +31,7 @@ class VertxServerTests extends ServerTests:
   private val normalized = "Vert.x's parser reads it leniently and hands over a request that shows no trace of it"
   private val versions = "Vert.x answers a request line with a version other than HTTP/1.x by itself, with 501"
 
-  override def unsupportedMalformedRequests: Map[String, String] = Map(
+  val unsupportedMalformedRequests: Map[String, String] = Map(
     "request line: two spaces after the method" -> normalized,
     "request line: a tab as separator" -> normalized,
     "request line: leading whitespace" -> normalized,
@@ -44,7 +49,13 @@ object VertxTestServer extends TestServer:
   def name = "vertx"
 
   def start(endpoints: List[ServerEndpoint[Future]], config: TestServerConfig): RunningServer =
-    val options = VertxServerOptions()
+    val binding = VertxServer(endpoints, options(config)).start()
+    new RunningServer:
+      def port: Int = binding.port
+      def stop(): Unit = binding.stop()
+
+  def options(config: TestServerConfig): VertxServerOptions =
+    VertxServerOptions()
       .withPort(0)
       .withMaxBodySize(config.maxBodySize)
       .withMaxInitialLineLength(config.maxInitialLineLength)
@@ -54,7 +65,3 @@ object VertxTestServer extends TestServer:
       .withMaxConnections(config.maxConnections)
       .withShutdownTimeout(config.shutdownTimeout)
       .withServerOptions(config.serverOptions)
-    val binding = VertxServer(endpoints, options).start()
-    new RunningServer:
-      def port: Int = binding.port
-      def stop(): Unit = binding.stop()

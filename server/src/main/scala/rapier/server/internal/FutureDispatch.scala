@@ -2,7 +2,7 @@ package rapier.server.internal
 
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
-import rapier.server.{ServerInterpreter, ServerRequest, ServerResponse}
+import rapier.server.{Handler, ServerRequest, ServerResponse}
 
 import scala.concurrent.Future
 import scala.util.control.NonFatal
@@ -15,9 +15,12 @@ import scala.util.{Failure, Success, Try}
 object FutureDispatch:
   private val log = LoggerFactory.getLogger(getClass)
 
-  /** The interpreter's answer; something it throws comes back as a failed future. */
-  def serve(interpreter: ServerInterpreter[Future], request: ServerRequest): Future[ServerResponse] =
-    try interpreter(request)
+  /**
+   * The answer of the interpreter (or of the chain `ServerInterpreter.routeOrNull` found); something it throws comes
+   * back as a failed future.
+   */
+  def serve(handler: Handler[Future], request: ServerRequest): Future[ServerResponse] =
+    try handler(request)
     catch case NonFatal(e) => Future.failed(e)
 
   /** The response, or a bare 500 for a failed one, whose cause is logged and never sent. */

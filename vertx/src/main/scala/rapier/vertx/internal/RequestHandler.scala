@@ -6,6 +6,7 @@ import io.vertx.core.buffer.Buffer
 import io.vertx.core.http.{HttpMethod, HttpServerRequest, HttpVersion}
 import io.vertx.core.internal.buffer.BufferInternal
 import io.vertx.core.{Handler, Vertx}
+import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
 import rapier.server.internal.{Done, FutureDispatch, Refusals, RequestSyntax}
 import rapier.server.{Problem, ServerInterpreter, ServerResponse}
@@ -18,8 +19,8 @@ import scala.concurrent.{ExecutionContext, Future}
 import scala.util.Try
 
 /**
- * Serves every request of a Vert.x HTTP server (or of the routes it is mounted on): checks what Vert.x's parser lets
- * through, reads the body once into an array, hands the request to the interpreter and writes its response.
+ * Serves the requests of a Vert.x HTTP server, or those a router hands to Rapier's mount: checks what Vert.x's parser
+ * lets through, reads the body once into an array, hands the request to the interpreter and writes its response.
  *
  * Vert.x answers a connection's pipelined requests in order by itself: it hands over the next request only once the
  * response to the previous one has ended.
@@ -31,31 +32,71 @@ private[vertx] final class RequestHandler(
 ) extends Handler[HttpServerRequest]:
   import RequestHandler.*
 
+  /** A request of the server's own: every one is served, by an endpoint or with a rejection (404, 405). */
   def handle(request: HttpServerRequest): Unit =
     if connections.isRefused(request.connection) then Connections.close(request.connection)
+    else serve(request, VertxRequest(request), interpreter, null)
+
+  /**
+   * A request a router handed over: served when an endpoint takes its method and path, passed on to the router's next
+   * route otherwise, its body untouched. A body that a vertx-web `BodyHandler` before the mount already read is used
+   * as it is.
+   */
+  def route(context: RoutingContext): Unit =
+    val request = context.request
+    val view = VertxRequest(request)
+    val endpoint = interpreter.routeOrNull(view)
+    if endpoint == null then context.next()
+    else if connections.isRefused(request.connection) then Connections.close(request.connection)
+    else serve(request, view, endpoint.nn, context)
+
+  private def serve(
+      request: HttpServerRequest,
+      view: VertxRequest,
+      handler: rapier.server.Handler[Future],
+      context: RoutingContext | Null
+  ): Unit =
+    val problem = syntaxProblem(request)
+    if problem != null then refuse(request, problem.nn)
+    else if connections.draining then refuse(request, Refusals.ShuttingDown)
     else
-      val problem = syntaxProblem(request)
-      if problem != null then refuse(request, problem.nn)
-      else if connections.draining then refuse(request, Refusals.ShuttingDown)
-      else
-        val length =
-          val header = request.getHeader("Content-Length")
-          if header == null then -1L
-          else
-            try header.trim.toLong
-            catch case _: NumberFormatException => -2L
-        val chunked = request.getHeader("Transfer-Encoding") != null
-        val expect = request.getHeader("Expect")
-        val http10 = request.version == HttpVersion.HTTP_1_0
-        if length == -2L then refuse(request, Refusals.InvalidContentLength)
-        else if length > options.maxBodySize then
-          // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
-          refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
-        else if Refusals.unsupportedExpectation(expect, http10) then refuse(request, Refusals.UnsupportedExpectation)
-        else if length <= 0 && !chunked then dispatch(request, EmptyBody)
+      val length =
+        val header = request.getHeader("Content-Length")
+        if header == null then -1L
         else
-          if Refusals.expectsContinue(expect, http10) then request.response.writeContinue()
-          BodyReader(request, length)
+          try header.trim.toLong
+          catch case _: NumberFormatException => -2L
+      val chunked = request.getHeader("Transfer-Encoding") != null
+      val expect = request.getHeader("Expect")
+      val http10 = request.version == HttpVersion.HTTP_1_0
+      if length == -2L then refuse(request, Refusals.InvalidContentLength)
+      else if length > options.maxBodySize then
+        // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
+        refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
+      else if Refusals.unsupportedExpectation(expect, http10) then refuse(request, Refusals.UnsupportedExpectation)
+      else if length <= 0 && !chunked then dispatch(request, view, handler)
+      else if context != null && context.body.available then readBefore(request, view, handler, context.body.buffer)
+      else if request.isEnded then
+        // Read by a route before the mount, and kept nowhere Rapier can find it: the application's mistake.
+        log.error(s"The body of ${request.method} ${request.path} was read before Rapier's route; put no handler " +
+          "that consumes bodies (other than vertx-web's BodyHandler) before it")
+        write(request, FutureDispatch.responseOf(scala.util.Failure(IllegalStateException("body consumed"))), false)
+      else
+        if Refusals.expectsContinue(expect, http10) then request.response.writeContinue()
+        BodyReader(request, length, view, handler, resume = context != null)
+
+  /** A body a vertx-web `BodyHandler` read: within Rapier's limit, it is served as it is. */
+  private def readBefore(
+      request: HttpServerRequest,
+      view: VertxRequest,
+      handler: rapier.server.Handler[Future],
+      buffer: Buffer | Null
+  ): Unit =
+    val n = if buffer == null then 0 else buffer.nn.length
+    if n > options.maxBodySize then refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
+    else
+      if n > 0 then view.body = buffer.nn.getBytes
+      dispatch(request, view, handler)
 
   /**
    * Reads one request's body, once, into an array: sized by Content-Length, or grown as chunks arrive. One object is
@@ -63,7 +104,14 @@ private[vertx] final class RequestHandler(
    * body-read deadline is armed only for a body still incomplete once the current read has been handled: a small body
    * that arrives with its headers costs no timer.
    */
-  private final class BodyReader(request: HttpServerRequest, length: Long) extends Handler[AnyRef], Runnable:
+  private final class BodyReader(
+      request: HttpServerRequest,
+      length: Long,
+      view: VertxRequest,
+      handler: rapier.server.Handler[Future],
+      resume: Boolean
+  ) extends Handler[AnyRef],
+        Runnable:
     private var array = new Array[Byte](if length > 0 then length.toInt else 1024)
     private var filled = 0
     private var done = false
@@ -74,6 +122,8 @@ private[vertx] final class RequestHandler(
     request.handler(this.asInstanceOf[Handler[Buffer]])
     request.exceptionHandler(this.asInstanceOf[Handler[Throwable]])
     request.endHandler(this.asInstanceOf[Handler[Void]])
+    // A route before a mount may have paused the request while it did its own work.
+    if resume then request.resume()
     private var vertxTimer = -1L
     if options.bodyReadTimeout.isFinite then
       if channel != null then channel.nn.eventLoop.execute(this)
@@ -95,7 +145,8 @@ private[vertx] final class RequestHandler(
       case _ =>
         if !done then
           finish()
-          dispatch(request, body)
+          view.body = body
+          dispatch(request, view, handler)
 
     private def onChunk(chunk: Buffer): Unit =
       if !done then
@@ -125,8 +176,8 @@ private[vertx] final class RequestHandler(
 
     private def body: Array[Byte] = if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
 
-  private def dispatch(request: HttpServerRequest, body: Array[Byte]): Unit =
-    val result = FutureDispatch.serve(interpreter, VertxRequest(request, body))
+  private def dispatch(request: HttpServerRequest, view: VertxRequest, handler: rapier.server.Handler[Future]): Unit =
+    val result = FutureDispatch.serve(handler, view)
     result match
       // The interpreter's own completed futures are read as they are.
       case done: Done[ServerResponse] @unchecked => write(request, done.get, close = false)
@@ -183,14 +234,14 @@ private[vertx] final class RequestHandler(
     Connections.channel(request.connection) match
       case duplex: DuplexChannel if duplex.isActive =>
         duplex.shutdownOutput()
-        request.handler(_ => ())
-        request.resume()
+        if !request.isEnded then
+          request.handler(_ => ())
+          request.resume()
         duplex.eventLoop.schedule((() => duplex.close()): Runnable, Refusals.LingerMillis, TimeUnit.MILLISECONDS)
       case _ => Connections.close(request.connection)
 
 private[vertx] object RequestHandler:
   private val log = LoggerFactory.getLogger(classOf[RequestHandler])
-  private val EmptyBody = new Array[Byte](0)
 
   /** What Vert.x's parser lets through that RFC 9112 refuses, as far as a parsed request still shows it. */
   def syntaxProblem(request: HttpServerRequest): RequestSyntax.Invalid | Null =

@@ -10,9 +10,11 @@ import scala.jdk.CollectionConverters.*
 
 /**
  * A Vert.x request as the interpreter sees it: a view over Vert.x's own objects, converting nothing until asked. The
- * body has been read in full by the time the interpreter sees the request.
+ * body has been read in full, and set here, by the time the interpreter runs an endpoint (routing needs no body).
  */
-private[vertx] final class VertxRequest(request: HttpServerRequest, val body: Array[Byte]) extends ServerRequest:
+private[vertx] final class VertxRequest(request: HttpServerRequest) extends ServerRequest:
+  var body: Array[Byte] = VertxRequest.NoBody
+
   // Vert.x hands over Netty's method constants, whose names are interned literals: routing compares them by reference.
   def method: Method = Method.unsafe(request.method.name)
   def uri: String = request.uri
@@ -32,6 +34,9 @@ private[vertx] final class VertxRequest(request: HttpServerRequest, val body: Ar
   def remoteAddressOrNull: InetSocketAddress | Null =
     val a = request.remoteAddress
     if a == null || a.hostAddress == null then null else InetSocketAddress(a.hostAddress, a.port)
+
+private[vertx] object VertxRequest:
+  val NoBody = new Array[Byte](0)
 
 /** Vert.x bodies are read before dispatch, so the interpreter always finds them ready. */
 private[vertx] object VertxRequestBody extends RequestBody[Future]:
