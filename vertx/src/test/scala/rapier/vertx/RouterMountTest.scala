@@ -6,6 +6,7 @@ import io.vertx.ext.web.{Router, RoutingContext}
 import rapier.*
 import rapier.server.*
 import rapier.testkit.*
+import rapier.vertx.internal.{Connections, RequestHandler, VertxRequestBody}
 
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
@@ -96,6 +97,9 @@ class RouterMountTest extends munit.FunSuite:
       }
     } { c =>
       assertEquals(c.post("/upload", bytes(300_000)).body, summary(300_000))
+      // Without a body, one after the other on the connection: each request's end comes through.
+      for id <- 1 to 3 do assertEquals(c.get(s"/items/$id").body, s"item $id")
+      assertEquals(c.post("/upload", bytes(10)).body, summary(10))
     }
 
   test("a body consumed before the mount by something other than a BodyHandler is the application's 500, no trace"):
@@ -105,6 +109,28 @@ class RouterMountTest extends munit.FunSuite:
       assert(!response.body.contains("Exception"), response.body)
       assertEquals(c.get("/items/1").body, "item 1")
     }
+
+  test("connections refused by the mount are forgotten once closed"):
+    val vertx = Vertx.vertx()
+    try
+      val connections = Connections()
+      val handler = RequestHandler(
+        ServerInterpreter(endpoints, VertxRequestBody, ServerOptions.default.withoutRequestLog),
+        VertxServerOptions.default,
+        connections
+      )
+      val router = Router.router(vertx)
+      router.route().handler(ctx => handler.route(ctx))
+      val server = vertx.createHttpServer().requestHandler(router)
+      server.listen(0).toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
+      for _ <- 1 to 20 do
+        // A fragment in the target: routed to an endpoint, then refused by Rapier's own checks.
+        val response = RawHttp.exchange(server.actualPort, "GET /items/1#part HTTP/1.1\r\nHost: x\r\n\r\n")
+        assertEquals((response.status, response.header("Content-Type")), (400, Some("application/problem+json")))
+      val deadline = System.nanoTime + 5_000_000_000L
+      while connections.refusedCount > 0 && System.nanoTime < deadline do Thread.sleep(20)
+      assertEquals(connections.refusedCount, 0)
+    finally vertx.close().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
 
   test("mounted under a prefix, the endpoints match the full request path"):
     val vertx = Vertx.vertx()

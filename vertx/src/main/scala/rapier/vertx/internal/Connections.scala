@@ -1,6 +1,6 @@
 package rapier.vertx.internal
 
-import io.netty.channel.Channel
+import io.netty.channel.{Channel, ChannelFutureListener}
 import io.vertx.core.Handler
 import io.vertx.core.http.HttpConnection
 import io.vertx.core.net.impl.ConnectionBase
@@ -28,15 +28,23 @@ private[vertx] final class Connections(max: Int = Int.MaxValue) extends Handler[
       open.decrementAndGet()
       Connections.close(connection)
     else
-      connection.closeHandler { _ =>
-        open.decrementAndGet()
-        refused.remove(connection)
-      }
+      connection.closeHandler(_ => open.decrementAndGet())
 
-  /** Marks a connection as closing after a refusal: nothing more it carries is served. */
-  def refuse(connection: HttpConnection): Unit = refused.add(connection)
+  /**
+   * Marks a connection as closing after a refusal: nothing more it carries is served. It is forgotten when its
+   * channel closes (a listener on the channel rather than Vert.x's single close handler, which a mounted Rapier must
+   * leave to the application). A connection whose channel Vert.x doesn't show is not marked: its refusal closes it.
+   */
+  def refuse(connection: HttpConnection): Unit =
+    val channel = Connections.channel(connection)
+    if channel != null && refused.add(connection) then
+      val forget: ChannelFutureListener = _ => refused.remove(connection)
+      channel.nn.closeFuture.addListener(forget)
 
   def isRefused(connection: HttpConnection): Boolean = !refused.isEmpty && refused.contains(connection)
+
+  /** How many refused connections are still open. */
+  def refusedCount: Int = refused.size
 
 private[vertx] object Connections:
   /** The Netty channel under a Vert.x connection, where Vert.x exposes it. */

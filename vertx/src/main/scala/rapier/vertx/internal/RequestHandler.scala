@@ -9,7 +9,9 @@ import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
 import rapier.server.internal.{Done, FutureDispatch, Refusals, RequestSyntax}
-import rapier.server.{Problem, ServerInterpreter, ServerResponse}
+import rapier.model.StatusCode
+// An endpoint's chain, as the interpreter hands it out: Handler is Vert.x's word here.
+import rapier.server.{Handler as Chain, Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
 
 import java.util.concurrent.TimeUnit
@@ -53,7 +55,7 @@ private[vertx] final class RequestHandler(
   private def serve(
       request: HttpServerRequest,
       view: VertxRequest,
-      handler: rapier.server.Handler[Future],
+      handler: Chain[Future],
       context: RoutingContext | Null
   ): Unit =
     val problem = syntaxProblem(request)
@@ -74,13 +76,17 @@ private[vertx] final class RequestHandler(
         // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
         refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
       else if Refusals.unsupportedExpectation(expect, http10) then refuse(request, Refusals.UnsupportedExpectation)
-      else if length <= 0 && !chunked then dispatch(request, view, handler)
+      else if length <= 0 && !chunked then
+        // A route before a mount may have paused the request: its end must still come through.
+        if context != null then request.resume()
+        dispatch(request, view, handler)
       else if context != null && context.body.available then readBefore(request, view, handler, context.body.buffer)
       else if request.isEnded then
         // Read by a route before the mount, and kept nowhere Rapier can find it: the application's mistake.
         log.error(s"The body of ${request.method} ${request.path} was read before Rapier's route; put no handler " +
           "that consumes bodies (other than vertx-web's BodyHandler) before it")
-        write(request, FutureDispatch.responseOf(scala.util.Failure(IllegalStateException("body consumed"))), false)
+        val problem = Problem(StatusCode.InternalServerError, "The request's body could not be read")
+        write(request, options.serverOptions.problemRenderer(problem), close = false)
       else
         if Refusals.expectsContinue(expect, http10) then request.response.writeContinue()
         BodyReader(request, length, view, handler, resume = context != null)
@@ -89,7 +95,7 @@ private[vertx] final class RequestHandler(
   private def readBefore(
       request: HttpServerRequest,
       view: VertxRequest,
-      handler: rapier.server.Handler[Future],
+      handler: Chain[Future],
       buffer: Buffer | Null
   ): Unit =
     val n = if buffer == null then 0 else buffer.nn.length
@@ -108,7 +114,7 @@ private[vertx] final class RequestHandler(
       request: HttpServerRequest,
       length: Long,
       view: VertxRequest,
-      handler: rapier.server.Handler[Future],
+      handler: Chain[Future],
       resume: Boolean
   ) extends Handler[AnyRef],
         Runnable:
@@ -176,7 +182,7 @@ private[vertx] final class RequestHandler(
 
     private def body: Array[Byte] = if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
 
-  private def dispatch(request: HttpServerRequest, view: VertxRequest, handler: rapier.server.Handler[Future]): Unit =
+  private def dispatch(request: HttpServerRequest, view: VertxRequest, handler: Chain[Future]): Unit =
     val result = FutureDispatch.serve(handler, view)
     result match
       // The interpreter's own completed futures are read as they are.
@@ -251,11 +257,19 @@ private[vertx] object RequestHandler:
       val target = RequestSyntax.target(request.uri)
       if target != null then target
       else
-        val hosts = request.headers.getAll("Host")
-        val codings = request.headers.getAll("Transfer-Encoding")
-        RequestSyntax.head(
-          hosts.size,
-          if hosts.isEmpty then null else hosts.get(0),
-          request.version == HttpVersion.HTTP_1_1,
-          codings
-        )
+        // One walk over the fields counts the Host fields and finds any Transfer-Encoding: no list per request.
+        val headers = request.headers
+        var hosts = 0
+        var host: String | Null = null
+        var coded = false
+        val fields = headers.iterator
+        while fields.hasNext do
+          val field = fields.next
+          val name = field.getKey
+          if name.equalsIgnoreCase("Host") then
+            hosts += 1
+            if host == null then host = field.getValue
+          else if name.equalsIgnoreCase("Transfer-Encoding") then coded = true
+        val codings =
+          if coded then headers.getAll("Transfer-Encoding") else java.util.Collections.emptyList[String]()
+        RequestSyntax.head(hosts, host, request.version == HttpVersion.HTTP_1_1, codings)
