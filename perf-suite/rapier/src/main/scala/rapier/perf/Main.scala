@@ -1,6 +1,6 @@
 package rapier.perf
 
-import rapier.perf.report.{Baseline, Csv, Html, Terminal}
+import rapier.perf.report.{Baseline, Csv, Html, Markdown, Terminal}
 
 import java.nio.file.{Files, Paths}
 import java.time.LocalDateTime
@@ -83,6 +83,7 @@ object Main:
     Files.write(out.resolve("results.json"), RunResults.toJson(results))
     Files.writeString(out.resolve("results.csv"), Csv.render(results.rows))
     Files.writeString(out.resolve("report.html"), Html.render(results))
+    Files.writeString(out.resolve("summary.md"), Markdown.render(results))
 
   private def runSuite(o: RunOptions, args: List[String]): Int =
     if Wrk.version.isEmpty then

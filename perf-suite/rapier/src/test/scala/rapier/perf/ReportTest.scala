@@ -1,6 +1,6 @@
 package rapier.perf
 
-import rapier.perf.report.Html
+import rapier.perf.report.{Html, Markdown}
 
 import java.nio.file.{Files, Path}
 import scala.concurrent.duration.*
@@ -87,6 +87,22 @@ class ReportTest extends munit.FunSuite:
     assert(html.contains("netty.future.Tapir&lt;x&gt;") && !html.contains("Tapir<x>"))
     assert(html.contains("95%"), "Rapier's ratio to its twin")
     assert(!html.contains("http://") || html.contains("http://www.w3.org/2000/svg"), "no external resources")
+
+  test("summary.md: a ratio table and an allocation table, a row per library server and a column per scenario"):
+    val md = Markdown.render(sample)
+    assert(md.startsWith("```sh\n./perf -r 2\n```"), md.take(100))
+    assert(md.contains("| server | compared with | SimpleGet | PostBytes |"), md)
+    assert(
+      md.contains("| `netty.future.Rapier` | `netty.Vanilla` | 0.95 (0.95–0.95) / 1.00 | 0.95 (0.95–0.95) / 1.00 |"),
+      md
+    )
+    assert(
+      md.contains("| `netty.future.Tapir<x>` | `netty41.Vanilla` | +0 (1,400 vs 1,400) | +0 (1,400 vs 1,400) |"),
+      md
+    )
+    assert(md.contains("None: every run was valid"), md)
+    val loadBound = sample.copy(rows = sample.rows.map(r => if r.round == 2 then r.copy(loadBound = true) else r))
+    assert(Markdown.render(loadBound).contains("- round 2, `netty.Vanilla` · SimpleGet: load-bound"))
 
   private lazy val chromium: Option[String] =
     List("chromium", "chromium-browser", "google-chrome").find(b =>
