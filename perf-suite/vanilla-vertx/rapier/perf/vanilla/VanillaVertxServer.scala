@@ -1,14 +1,13 @@
 package rapier.perf.vanilla
 
 import io.vertx.core.buffer.Buffer
-import io.vertx.core.http.{HttpMethod, HttpServer, HttpServerOptions, HttpServerRequest}
-import io.vertx.core.{Handler, Vertx, VertxOptions}
+import io.vertx.core.http.{HttpMethod, HttpServerOptions, HttpServerRequest}
+import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.handler.BodyHandler
 import io.vertx.ext.web.{Router, RoutingContext}
-import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+import rapier.perf.common.{PerfApi, ServerConfig}
 
 import java.nio.charset.StandardCharsets
-import java.util.concurrent.TimeUnit
 
 /**
  * The suite's endpoints written directly on Vert.x, as a Vert.x user would. With one route: a plain request handler,
@@ -16,29 +15,12 @@ import java.util.concurrent.TimeUnit
  * vertx-web `Router` with a route per endpoint and a `BodyHandler` for the POSTs. One source, compiled on both sides
  * of the suite: on Vert.x 5 beside Rapier, and on the Vert.x 4 Tapir brings.
  */
-final class VanillaVertxServer extends PerfServer:
-  private var vertx: Vertx | Null = null
-  private var server: HttpServer | Null = null
-
-  def start(config: ServerConfig): Int =
-    val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
-    vertx = v
-    val options = HttpServerOptions()
-      .setHost("0.0.0.0")
-      .setPort(config.port)
-      .setMaxInitialLineLength(8192)
-      .setMaxHeaderSize(16384)
-      .setTcpNoDelay(true)
+final class VanillaVertxServer extends HttpServerPerfServer:
+  protected def serve(vertx: Vertx, config: ServerConfig): (HttpServerOptions, Handler[HttpServerRequest]) =
+    val options = HttpServerOptions().setMaxInitialLineLength(8192).setMaxHeaderSize(16384).setTcpNoDelay(true)
     val handler: Handler[HttpServerRequest] =
-      if config.routes == 1 then VanillaVertxServer.PlainHandler() else VanillaVertxServer.router(v, config.routes)
-    val s = v.createHttpServer(options).requestHandler(handler)
-    s.listen().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
-    server = s
-    s.actualPort
-
-  def stop(): Unit =
-    if server != null then server.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
-    if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
+      if config.routes == 1 then VanillaVertxServer.PlainHandler() else VanillaVertxServer.router(vertx, config.routes)
+    (options, handler)
 
 object VanillaVertxServer:
   private def text(request: HttpServerRequest, status: Int, body: String): Unit =
