@@ -17,6 +17,14 @@ class ReadmeTest extends munit.FunSuite:
     val indent = body.filter(_.trim.nonEmpty).map(_.takeWhile(_ == ' ').length).min
     body.map(_.drop(indent)).mkString("", "\n", "\n")
 
+  /** The first `scala` code block after a heading of the README. */
+  def firstScalaBlockUnder(heading: String): String =
+    val readme = Files.readString(Path.of("../README.md"))
+    s"""(?s)${java.util.regex.Pattern.quote(heading)}\n.*?```scala\n(.*?)```""".r
+      .findFirstMatchIn(readme)
+      .map(_.group(1))
+      .getOrElse("")
+
   test("the README shows the example file as it is"):
     val readme = Files.readString(Path.of("../README.md"))
     val block = """(?s)## An example\n\n```scala\n(.*?)```""".r.findFirstMatchIn(readme).map(_.group(1)).getOrElse("")
@@ -24,11 +32,7 @@ class ReadmeTest extends munit.FunSuite:
     assertEquals(source, s"package rapier.examples.readme\n\n$block")
 
   test("the README shows the books API's rules, endpoints and security logic as they are in the example"):
-    val readme = Files.readString(Path.of("../README.md"))
-    val block = """(?s)## A JSON API, with validation and authentication\n.*?```scala\n(.*?)```""".r
-      .findFirstMatchIn(readme)
-      .map(_.group(1))
-      .getOrElse("")
+    val block = firstScalaBlockUnder("## A JSON API, with validation and authentication")
     val expected = List(
       region("Books.scala", "rules"),
       region("Books.scala", "endpoints"),
@@ -37,11 +41,7 @@ class ReadmeTest extends munit.FunSuite:
     assertEquals(block, expected)
 
   test("the README shows the Vert.x mount as it is in the example"):
-    val readme = Files.readString(Path.of("../README.md"))
-    val block = """(?s)## On Vert.x, beside an application's own routes\n.*?```scala\n(.*?)```""".r
-      .findFirstMatchIn(readme)
-      .map(_.group(1))
-      .getOrElse("")
+    val block = firstScalaBlockUnder("## On Vert.x, beside an application's own routes")
     assertEquals(block, region("VertxRouterApp.scala", "mount"))
 
   test("the README example answers as the README says"):

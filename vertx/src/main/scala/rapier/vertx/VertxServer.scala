@@ -42,7 +42,7 @@ final case class VertxServer(
   def start(): VertxServer.Binding =
     val connections = Connections(options.maxConnections)
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
-    val handler = VertxServerInterpreter(options).requestHandler(endpoints, connections)
+    val handler = VertxServerInterpreter(options).handler(endpoints, connections)
     val owned = vertx.isEmpty
     val v = vertx.getOrElse(Vertx.vertx(VertxOptions().setEventLoopPoolSize(Runtime.getRuntime.availableProcessors)))
     try

@@ -28,7 +28,7 @@ final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOpti
 
   /** A handler serving `endpoints` on every request it is given. */
   def requestHandler(endpoints: List[ServerEndpoint[Future]]): Handler[HttpServerRequest] =
-    requestHandler(endpoints, Connections())
+    handler(endpoints, Connections())
 
   /**
    * A vertx-web route handler serving `endpoints` among an application's own routes. A request that one of the
@@ -39,12 +39,9 @@ final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOpti
    * depends on vertx-core only.
    */
   def routeHandler(endpoints: List[ServerEndpoint[Future]]): Handler[RoutingContext] =
-    val handler =
-      RequestHandler(ServerInterpreter(endpoints, VertxRequestBody, options.serverOptions), options, Connections())
-    context => handler.route(context)
+    val served = handler(endpoints, Connections())
+    context => served.route(context)
 
-  private[vertx] def requestHandler(
-      endpoints: List[ServerEndpoint[Future]],
-      connections: Connections
-  ): Handler[HttpServerRequest] =
+  /** The endpoints compiled into one interpreter, behind the handler that serves both ways in. */
+  private[vertx] def handler(endpoints: List[ServerEndpoint[Future]], connections: Connections): RequestHandler =
     RequestHandler(ServerInterpreter(endpoints, VertxRequestBody, options.serverOptions), options, connections)

@@ -6,7 +6,7 @@ import io.vertx.ext.web.{Router, RoutingContext}
 import rapier.*
 import rapier.server.*
 import rapier.testkit.*
-import rapier.vertx.internal.{Connections, RequestHandler, VertxRequestBody}
+import rapier.vertx.internal.Connections
 
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
@@ -114,11 +114,8 @@ class RouterMountTest extends munit.FunSuite:
     val vertx = Vertx.vertx()
     try
       val connections = Connections()
-      val handler = RequestHandler(
-        ServerInterpreter(endpoints, VertxRequestBody, ServerOptions.default.withoutRequestLog),
-        VertxServerOptions.default,
-        connections
-      )
+      val options = VertxServerOptions.default.modifyServerOptions(_.withoutRequestLog)
+      val handler = VertxServerInterpreter(options).handler(endpoints, connections)
       val router = Router.router(vertx)
       router.route().handler(ctx => handler.route(ctx))
       val server = vertx.createHttpServer().requestHandler(router)

@@ -2,8 +2,8 @@ package rapier.vertx
 
 import io.vertx.core.Vertx
 import io.vertx.ext.web.Router
-import rapier.server.{ServerEndpoint, ServerInterpreter}
-import rapier.vertx.internal.{Connections, RequestHandler, VertxRequestBody}
+import rapier.server.ServerEndpoint
+import rapier.vertx.internal.Connections
 import rapier.testkit.*
 
 import java.util.concurrent.TimeUnit
@@ -49,8 +49,7 @@ object VertxRouterMountTestServer extends TestServer:
     val options = VertxTestServer.options(config)
     val vertx = Vertx.vertx()
     // What routeHandler builds, kept at hand to answer what the mount passes on with the same interpreter.
-    val handler =
-      RequestHandler(ServerInterpreter(endpoints, VertxRequestBody, options.serverOptions), options, Connections())
+    val handler = VertxServerInterpreter(options).handler(endpoints, Connections())
     val router = Router.router(vertx)
     router.route().handler(context => handler.route(context))
     router.route().handler(context => handler.handle(context.request))
