@@ -200,7 +200,7 @@ lazy val examples = (project in file("examples"))
   )
 
 lazy val bench = (project in file("bench"))
-  .dependsOn(netty, jsonJsoniter, testkit)
+  .dependsOn(netty, vertx, jsonJsoniter, testkit)
   .enablePlugins(JmhPlugin)
   .settings(
     name := "rapier-bench",

@@ -58,18 +58,18 @@ private[vertx] final class RequestHandler(
       handler: Chain[Future],
       context: RoutingContext | Null
   ): Unit =
-    val problem = syntaxProblem(request)
+    val problem = syntaxProblem(request, view)
     if problem != null then refuse(request, problem.nn)
     else if connections.draining then refuse(request, Refusals.ShuttingDown)
     else
       val length =
-        val header = request.getHeader("Content-Length")
+        val header = view.contentLength
         if header == null then -1L
         else
           try header.trim.toLong
           catch case _: NumberFormatException => -2L
-      val chunked = request.getHeader("Transfer-Encoding") != null
-      val expect = request.getHeader("Expect")
+      val chunked = view.transferEncoding
+      val expect = view.expect
       val http10 = request.version == HttpVersion.HTTP_1_0
       if length == -2L then refuse(request, Refusals.InvalidContentLength)
       else if length > options.maxBodySize then
@@ -249,27 +249,19 @@ private[vertx] final class RequestHandler(
 private[vertx] object RequestHandler:
   private val log = LoggerFactory.getLogger(classOf[RequestHandler])
 
-  /** What Vert.x's parser lets through that RFC 9112 refuses, as far as a parsed request still shows it. */
-  def syntaxProblem(request: HttpServerRequest): RequestSyntax.Invalid | Null =
+  /**
+   * What Vert.x's parser lets through that RFC 9112 refuses, as far as a parsed request still shows it. Reads the
+   * head's framing fields into `view` on the way.
+   */
+  def syntaxProblem(request: HttpServerRequest, view: VertxRequest): RequestSyntax.Invalid | Null =
     val method = RequestSyntax.method(request.method.name)
     if method != null then method
     else
       val target = RequestSyntax.target(request.uri)
       if target != null then target
       else
-        // One walk over the fields counts the Host fields and finds any Transfer-Encoding: no list per request.
-        val headers = request.headers
-        var hosts = 0
-        var host: String | Null = null
-        var coded = false
-        val fields = headers.iterator
-        while fields.hasNext do
-          val field = fields.next
-          val name = field.getKey
-          if name.equalsIgnoreCase("Host") then
-            hosts += 1
-            if host == null then host = field.getValue
-          else if name.equalsIgnoreCase("Transfer-Encoding") then coded = true
+        view.readHead()
         val codings =
-          if coded then headers.getAll("Transfer-Encoding") else java.util.Collections.emptyList[String]()
-        RequestSyntax.head(hosts, host, request.version == HttpVersion.HTTP_1_1, codings)
+          if view.transferEncoding then request.headers.getAll("Transfer-Encoding")
+          else java.util.Collections.emptyList[String]()
+        RequestSyntax.head(view.hosts, view.host, request.version == HttpVersion.HTTP_1_1, codings)

@@ -1,5 +1,7 @@
 package rapier.vertx.internal
 
+import io.netty.handler.codec.http.HttpHeaders
+import io.netty.util.AsciiString
 import io.vertx.core.http.{HttpServerRequest, HttpVersion}
 import rapier.model.{Header, Method}
 import rapier.server.{RequestBody, ServerRequest}
@@ -14,6 +16,38 @@ import scala.jdk.CollectionConverters.*
  */
 private[vertx] final class VertxRequest(request: HttpServerRequest) extends ServerRequest:
   var body: Array[Byte] = VertxRequest.NoBody
+
+  // The fields framing and syntax checks need, found by one walk over the header section (`readHead`).
+  var hosts = 0
+  var host: String | Null = null
+  var contentLength: String | Null = null
+  var transferEncoding = false
+  var expect: String | Null = null
+
+  /**
+   * Walks the header fields once for Host, Content-Length, Transfer-Encoding and Expect. Vert.x's HTTP/1 headers are
+   * Netty's, whose fields can be read as they are; through `MultiMap`'s iterator each would be wrapped, its name
+   * copied.
+   */
+  def readHead(): Unit = request.headers match
+    case fields: HttpHeaders =>
+      val each = fields.iteratorCharSequence
+      while each.hasNext do
+        val field = each.next
+        see(field.getKey, field.getValue)
+    case fields => fields.forEach((name, value) => see(name, value))
+
+  // The four names differ in length: one comparison per field at most.
+  private def see(name: CharSequence, value: CharSequence): Unit = name.length match
+    case 4 if AsciiString.contentEqualsIgnoreCase(name, "Host") =>
+      hosts += 1
+      if host == null then host = value.toString
+    case 14 if AsciiString.contentEqualsIgnoreCase(name, "Content-Length") =>
+      if contentLength == null then contentLength = value.toString
+    case 17 if AsciiString.contentEqualsIgnoreCase(name, "Transfer-Encoding") => transferEncoding = true
+    case 6 if AsciiString.contentEqualsIgnoreCase(name, "Expect") =>
+      if expect == null then expect = value.toString
+    case _ => ()
 
   // Vert.x hands over Netty's method constants, whose names are interned literals: routing compares them by reference.
   def method: Method = Method.unsafe(request.method.name)
