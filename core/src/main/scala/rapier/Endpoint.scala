@@ -130,3 +130,6 @@ object Endpoint:
     case _ => Nil
 
   private def methodOf(input: EndpointInput[?]): Option[Method] = methods(input).headOption
+
+/** An endpoint of any types, for lists of endpoints of different shapes (documentation, clients). */
+type AnyEndpoint = Endpoint[?, ?, ?, ?]

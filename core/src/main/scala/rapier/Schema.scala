@@ -38,6 +38,17 @@ final case class Schema[T](
   def deprecated(d: Boolean = true): Schema[T] = copy(deprecated = d)
 
   /**
+   * For a sealed trait's schema: its JSON says which alternative a value is in the field `field`, whose value is the
+   * alternative's simple name (`{"type": "Circle", …}`, what jsoniter-scala's codecs write by default).
+   * Documentation shows it as a discriminator.
+   * @throws IllegalArgumentException
+   *   if this is not the schema of several alternatives
+   */
+  def discriminator(field: String): Schema[T] = schemaType match
+    case c: SchemaType.SCoproduct => copy(schemaType = c.copy(discriminator = Some(field)))
+    case other => throw IllegalArgumentException(s"a discriminator needs a sealed trait's schema, not ${other.kind}")
+
+  /**
    * Whether checking a value can find anything: this schema or a nested one has a validator. Computed once; values
    * of schemas without rules are never walked.
    */
@@ -133,30 +144,37 @@ object Schema:
   /**
    * The schema of a case class (a product of its fields' schemas), a sealed trait or enum (the alternatives' schemas;
    * an enum of singleton cases is a string with its case names), derived from its `Mirror`. A field's schema is the
-   * given one for its type, or derived in turn; recursive types need their own `given` (a `lazy val`).
+   * given one for its type, or derived in turn. A type that refers back to itself, directly or through another
+   * (`case class Tree(children: List[Tree])`), is derived too: the inner mention is an [[SchemaType.SRef]] to the
+   * named schema (rules of values below such a reference are not checked).
    */
-  inline def derived[T](using m: Mirror.Of[T]): Schema[T] =
+  inline def derived[T](using m: Mirror.Of[T]): Schema[T] = derivedWithin[T *: EmptyTuple, T]
+
+  private inline def nameOf[T]: Name = Name(SchemaMacros.typeName[T], SchemaMacros.typeArguments[T])
+
+  /** Derives `T`, with `Stack` the types being derived around it, which a field may refer back to. */
+  private inline def derivedWithin[Stack <: Tuple, T](using m: Mirror.Of[T]): Schema[T] =
     inline m match
       case p: Mirror.ProductOf[T] =>
         val labels = constValueTuple[p.MirroredElemLabels].toList.asInstanceOf[List[String]]
-        val schemas = fieldSchemas[p.MirroredElemTypes]
+        val schemas = fieldSchemas[Stack, p.MirroredElemTypes]
         val fields = labels.zip(schemas).zipWithIndex.map { case ((label, schema), i) =>
           SchemaField(label, schema, (v: Any) => v.asInstanceOf[Product].productElement(i))
         }
-        Schema[T](SchemaType.SProduct(fields), name = Some(Name(SchemaMacros.typeName[T])))
+        Schema[T](SchemaType.SProduct(fields), name = Some(nameOf[T]))
       case s: Mirror.SumOf[T] =>
         singletons[s.MirroredElemTypes] match
           case Some(values) =>
             Schema[T](
               SchemaType.SString,
-              name = Some(Name(SchemaMacros.typeName[T])),
+              name = Some(nameOf[T]),
               validator = Validator.Enumeration(values.asInstanceOf[List[T]], _.toString, exhaustive = true)
             )
           case None =>
-            val alternatives = fieldSchemas[s.MirroredElemTypes]
+            val alternatives = alternativeSchemas[Stack, s.MirroredElemTypes]
             Schema[T](
               SchemaType.SCoproduct(alternatives, None, (v: Any) => s.ordinal(v.asInstanceOf[T])),
-              name = Some(Name(SchemaMacros.typeName[T]))
+              name = Some(nameOf[T])
             )
 
   /** The values of the alternatives when all are singletons (enum cases without fields, case objects). */
@@ -174,29 +192,50 @@ object Schema:
       case _ => None
     }
 
-  private inline def fieldSchemas[Ts <: Tuple]: List[Schema[?]] =
+  private inline def fieldSchemas[Stack <: Tuple, Ts <: Tuple]: List[Schema[?]] =
     inline erasedValue[Ts] match
       case _: EmptyTuple => Nil
-      case _: (t *: ts) => givenOrDerived[t] :: fieldSchemas[ts]
+      case _: (t *: ts) => givenOrDerivedWithin[Stack, t] :: fieldSchemas[Stack, ts]
+
+  /** The alternatives of a sum: each its given schema, or derived with the sum on the stack. */
+  private inline def alternativeSchemas[Stack <: Tuple, Ts <: Tuple]: List[Schema[?]] =
+    inline erasedValue[Ts] match
+      case _: EmptyTuple => Nil
+      case _: (t *: ts) => givenOrDerivedAlternative[Stack, t] :: alternativeSchemas[Stack, ts]
+
+  private inline def givenOrDerivedAlternative[Stack <: Tuple, A]: Schema[A] =
+    summonFrom {
+      case s: Schema[A] => s
+      case _ => derivedWithin[A *: Stack, A](using summonInline[Mirror.Of[A]])
+    }
 
   /**
    * The given schema of `A`, or one derived: collections and options of derived types included, so that a
    * `List[Line]` field needs no schema for `Line` in scope.
    */
-  inline def givenOrDerived[A]: Schema[A] =
-    summonFrom {
-      case s: Schema[A] => s
-      case _ =>
-        inline erasedValue[A] match
-          case _: Option[e] => givenOrDerived[e].asOption.asInstanceOf[Schema[A]]
-          case _: List[e] => givenOrDerived[e].asIterable[List[e]].asInstanceOf[Schema[A]]
-          case _: Vector[e] => givenOrDerived[e].asIterable[Vector[e]].asInstanceOf[Schema[A]]
-          case _: Set[e] => givenOrDerived[e].asIterable[Set[e]].asInstanceOf[Schema[A]]
-          case _: Seq[e] => givenOrDerived[e].asIterable[Seq[e]].asInstanceOf[Schema[A]]
-          case _: Array[e] => Schema[A](SchemaType.SArray(givenOrDerived[e]))
-          case _: Map[String, v] => Schema[A](SchemaType.SOpenProduct(givenOrDerived[v]))
-          case _ => derived[A](using summonInline[Mirror.Of[A]])
-    }
+  inline def givenOrDerived[A]: Schema[A] = givenOrDerivedWithin[EmptyTuple, A]
+
+  private inline def givenOrDerivedWithin[Stack <: Tuple, A]: Schema[A] =
+    // A type being derived, or a collection of one, is never summoned: its given (if any) is what is being built.
+    inline if SchemaMacros.mentions[Stack, A] then
+      inline if SchemaMacros.isOneOf[Stack, A] then Schema[A](SchemaType.SRef(nameOf[A]))
+      else structural[Stack, A]
+    else
+      summonFrom {
+        case s: Schema[A] => s
+        case _ => structural[Stack, A]
+      }
+
+  private inline def structural[Stack <: Tuple, A]: Schema[A] =
+    inline erasedValue[A] match
+      case _: Option[e] => givenOrDerivedWithin[Stack, e].asOption.asInstanceOf[Schema[A]]
+      case _: List[e] => givenOrDerivedWithin[Stack, e].asIterable[List[e]].asInstanceOf[Schema[A]]
+      case _: Vector[e] => givenOrDerivedWithin[Stack, e].asIterable[Vector[e]].asInstanceOf[Schema[A]]
+      case _: Set[e] => givenOrDerivedWithin[Stack, e].asIterable[Set[e]].asInstanceOf[Schema[A]]
+      case _: Seq[e] => givenOrDerivedWithin[Stack, e].asIterable[Seq[e]].asInstanceOf[Schema[A]]
+      case _: Array[e] => Schema[A](SchemaType.SArray(givenOrDerivedWithin[Stack, e]))
+      case _: Map[String, v] => Schema[A](SchemaType.SOpenProduct(givenOrDerivedWithin[Stack, v]))
+      case _ => derivedWithin[A *: Stack, A](using summonInline[Mirror.Of[A]])
 
   def string[T]: Schema[T] = Schema(SchemaType.SString)
   def binary[T]: Schema[T] = Schema(SchemaType.SBinary)

@@ -11,6 +11,49 @@ private[rapier] object SchemaMacros:
     import quotes.reflect.*
     Expr(TypeRepr.of[T].typeSymbol.fullName.replace("$", ""))
 
+  /**
+   * The simple names of `T`'s type arguments, each followed by its own (`Page[Map[String, Book]]` gives `Map`,
+   * `String`, `Book`): what tells `Page[Book]` and `Page[Author]` apart in a schema's name.
+   */
+  inline def typeArguments[T]: List[String] = ${ typeArgumentsImpl[T] }
+
+  private def typeArgumentsImpl[T: Type](using Quotes): Expr[List[String]] =
+    import quotes.reflect.*
+    def names(t: TypeRepr): List[String] = t.dealias match
+      case AppliedType(_, args) => args.flatMap(a => a.typeSymbol.name.replace("$", "") :: names(a))
+      case _ => Nil
+    Expr(names(TypeRepr.of[T]))
+
+  /**
+   * Whether `A` is one of the types of the tuple `Stack`, or has one among its type arguments, at any depth: a type
+   * being derived that refers back to itself (`List[Tree]` inside `Tree`).
+   */
+  inline def mentions[Stack <: Tuple, A]: Boolean = ${ mentionsImpl[Stack, A] }
+
+  /** Whether `A` is exactly one of the types of `Stack`. */
+  inline def isOneOf[Stack <: Tuple, A]: Boolean = ${ isOneOfImpl[Stack, A] }
+
+  private def stackTypes[Stack <: Tuple: Type](using Quotes): List[quotes.reflect.TypeRepr] =
+    import quotes.reflect.*
+    def walk(t: TypeRepr): List[TypeRepr] = t.dealias match
+      case AppliedType(_, List(head, tail)) => head :: walk(tail)
+      case _ => Nil
+    walk(TypeRepr.of[Stack])
+
+  private def mentionsImpl[Stack <: Tuple: Type, A: Type](using Quotes): Expr[Boolean] =
+    import quotes.reflect.*
+    val stack = stackTypes[Stack]
+    def mentioned(t: TypeRepr): Boolean =
+      stack.exists(_ =:= t) ||
+        (t.dealias match
+          case AppliedType(_, args) => args.exists(mentioned)
+          case _ => false)
+    Expr(mentioned(TypeRepr.of[A]))
+
+  private def isOneOfImpl[Stack <: Tuple: Type, A: Type](using Quotes): Expr[Boolean] =
+    import quotes.reflect.*
+    Expr(stackTypes[Stack].exists(_ =:= TypeRepr.of[A]))
+
   /** `_.items.each.price` as `List("items", "each", "price")`. */
   inline def selectorPath[T, U](inline f: T => U): List[String] = ${ selectorPathImpl('f) }
 

@@ -14,6 +14,18 @@ object SchemaTest:
 
   final case class Plain(a: Int, b: String)
 
+  final case class Tree(label: String, children: List[Tree], parent: Option[Tree])
+  final case class Person(name: String, employer: Option[Company])
+  final case class Company(name: String, staff: Map[String, Person])
+  final case class Page[T](items: List[T])
+
+  sealed trait Expr
+  final case class Num(value: Int) extends Expr
+  final case class Sum(terms: List[Expr]) extends Expr
+
+  final case class Node(next: Option[Node])
+  given nodeSchema: Schema[Node] = Schema.derived
+
 class SchemaTest extends munit.FunSuite:
   import SchemaTest.*
 
@@ -40,6 +52,44 @@ class SchemaTest extends munit.FunSuite:
         assertEquals(alternatives.flatMap(_.name.map(_.shortName)), List("Circle", "Square"))
         assertEquals(alternativeOf(Square(1)), 1)
       case other => fail(s"not a coproduct: $other")
+
+  test("a recursive type is derived: its inner mentions refer to it by name"):
+    val tree = Schema.derived[Tree]
+    val treeName = Schema.Name("rapier.SchemaTest.Tree")
+    tree.schemaType match
+      case SchemaType.SProduct(List(_, children, parent)) =>
+        assertEquals(children.schema.schemaType, SchemaType.SArray(Schema(SchemaType.SRef(treeName))))
+        assertEquals(parent.schema.schemaType, SchemaType.SOption(Schema(SchemaType.SRef(treeName))))
+        assert(parent.schema.isOptional)
+      case other => fail(s"not a product: $other")
+    // Mutual recursion, through an option and a map.
+    val person = Schema.derived[Person]
+    val employer = person.schemaType.asInstanceOf[SchemaType.SProduct].fields(1).schema
+    val company = employer.schemaType.asInstanceOf[SchemaType.SOption].element
+    assertEquals(company.name.map(_.shortName), Some("Company"))
+    assertEquals(
+      company.schemaType.asInstanceOf[SchemaType.SProduct].fields(1).schema.schemaType,
+      SchemaType.SOpenProduct(Schema(SchemaType.SRef(Schema.Name("rapier.SchemaTest.Person"))))
+    )
+    // A sealed trait whose alternative holds the trait.
+    val expr = Schema.derived[Expr].schemaType.asInstanceOf[SchemaType.SCoproduct]
+    val terms = expr.alternatives(1).schemaType.asInstanceOf[SchemaType.SProduct].fields.head.schema
+    assertEquals(terms.schemaType, SchemaType.SArray(Schema(SchemaType.SRef(Schema.Name("rapier.SchemaTest.Expr")))))
+    // A given defined by derivation doesn't summon itself while it is being built.
+    assertEquals(SchemaTest.nodeSchema.name.map(_.shortName), Some("Node"))
+    // Rules still apply above the reference.
+    val checked = Schema.derived[Tree].modify(_.label)(_.validate(Validator.nonEmptyString))
+    assertEquals(checked.check(Tree("", Nil, None)).map(_.pathString), List("label"))
+
+  test("a generic type's name carries its type arguments"):
+    assertEquals(Schema.derived[Page[Plain]].name.map(_.typeParameters), Some(List("Plain")))
+    assertEquals(Schema.derived[Page[List[Plain]]].name.map(_.typeParameters), Some(List("List", "Plain")))
+
+  test("a sealed trait's schema takes a discriminator; another schema refuses one, saying why"):
+    val shape = Schema.derived[Shape].discriminator("kind")
+    assertEquals(shape.schemaType.asInstanceOf[SchemaType.SCoproduct].discriminator, Some("kind"))
+    val e = intercept[IllegalArgumentException](Schema.derived[Plain].discriminator("kind"))
+    assert(e.getMessage.contains("not object"), e.getMessage)
 
   test("a schema without rules finds nothing, and doesn't walk the value"):
     val s = summon[Schema[Basket]]
