@@ -29,6 +29,10 @@ val versions = new {
   // The peer in the performance suite, with the versions it brings (Netty 4.1, jsoniter 2.33).
   val tapir = "1.11.15"
   val tapirJsoniter = "2.33.2"
+  // Writes OpenAPI documents as JSON and YAML; the version swagger-parser's own BOM names.
+  val jackson = "2.22.1"
+  val swaggerParser = "2.1.48"
+  val swaggerUi = "5.34.1"
 }
 
 val munit = "org.scalameta" %% "munit" % versions.munit
@@ -68,7 +72,22 @@ val testSettings = Seq(
 )
 
 lazy val root = (project in file("."))
-  .aggregate(core, server, jsonJsoniter, netty, vertx, testkit, fuzz, examples, bench, perfCommon, perf, perfTapir)
+  .aggregate(
+    core,
+    server,
+    jsonJsoniter,
+    netty,
+    vertx,
+    openapi,
+    swaggerUi,
+    testkit,
+    fuzz,
+    examples,
+    bench,
+    perfCommon,
+    perf,
+    perfTapir
+  )
   .settings(name := "rapier", publish / skip := true)
 
 lazy val core = (project in file("core"))
@@ -129,6 +148,41 @@ lazy val vertx = (project in file("vertx"))
     )
   )
 
+lazy val openapi = (project in file("openapi"))
+  .dependsOn(core, jsonJsoniter % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-openapi",
+    libraryDependencies ++= Seq(
+      "com.fasterxml.jackson.core" % "jackson-core" % versions.jackson,
+      "com.fasterxml.jackson.dataformat" % "jackson-dataformat-yaml" % versions.jackson,
+      "io.swagger.parser.v3" % "swagger-parser" % versions.swaggerParser % Test,
+      "org.slf4j" % "slf4j-nop" % versions.slf4j % Test,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Test
+    )
+  )
+
+// Swagger UI's static files come from the webjar, served by ordinary endpoints on any backend.
+lazy val swaggerUi = (project in file("swagger-ui"))
+  .dependsOn(openapi, server, netty % Test, testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-swagger-ui",
+    libraryDependencies ++= Seq(
+      "org.webjars" % "swagger-ui" % versions.swaggerUi,
+      "org.slf4j" % "slf4j-nop" % versions.slf4j % Test
+    ),
+    Compile / sourceGenerators += Def.task {
+      // The webjar's version, for the path of its files inside the jar.
+      val file = (Compile / sourceManaged).value / "rapier" / "swaggerui" / "WebjarVersion.scala"
+      IO.write(
+        file,
+        s"""package rapier.swaggerui\n\nprivate[swaggerui] object WebjarVersion:\n  val value = "${versions.swaggerUi}"\n"""
+      )
+      Seq(file)
+    }.taskValue
+  )
+
 lazy val testkit = (project in file("testkit"))
   .dependsOn(server, jsonJsoniter)
   .settings(testSettings)
@@ -183,7 +237,7 @@ lazy val fuzz = (project in file("fuzz"))
   )
 
 lazy val examples = (project in file("examples"))
-  .dependsOn(netty, vertx, jsonJsoniter, testkit % Test)
+  .dependsOn(netty, vertx, jsonJsoniter, openapi, swaggerUi, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-examples",

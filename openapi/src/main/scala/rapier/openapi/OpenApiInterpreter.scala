@@ -1,0 +1,98 @@
+package rapier.openapi
+
+import rapier.*
+import rapier.openapi.internal.*
+
+import scala.collection.immutable.ListMap
+import scala.collection.mutable
+
+/**
+ * What the documentation says beyond the endpoints themselves.
+ *
+ * @param documentDecodeFailures
+ *   document the 400 the server answers when a request's inputs don't decode, with its problem-details body, for
+ *   every endpoint with inputs that can fail (beside the endpoint's own 400, if it has one)
+ */
+final case class OpenApiOptions(documentDecodeFailures: Boolean = true):
+  def withoutDecodeFailures: OpenApiOptions = copy(documentDecodeFailures = false)
+
+/**
+ * Documents endpoints as an OpenAPI 3.1 document: paths and parameters with their schemas and validation rules,
+ * request bodies and every response by content type, headers, security schemes, tags, operation ids and
+ * deprecation. Named schemas (case classes, sealed traits, enums) become components.
+ * {{{
+ * val docs: OpenApi = OpenApiInterpreter().toOpenApi(List(getBook, addBook), "Books", "1.0")
+ * Files.writeString(Path.of("openapi.yaml"), docs.toYaml)
+ * }}}
+ *
+ * The same endpoints always give the same document. An operation's id is the endpoint's name, or is made from its
+ * method and path (`getBooksId`); a second operation with the same id gets `_2`, and so on, in the order given.
+ * Endpoints that accept any method are documented under each method. Of two endpoints with one method and path,
+ * the first is documented, as the server serves the first.
+ */
+final class OpenApiInterpreter(options: OpenApiOptions = OpenApiOptions()):
+  def toOpenApi(endpoints: Iterable[AnyEndpoint], title: String, version: String): OpenApi =
+    toOpenApi(endpoints, Info(title, version))
+
+  def toOpenApi(endpoints: Iterable[AnyEndpoint], info: Info): OpenApi =
+    val list = endpoints.toList
+    val schemas = SchemaComponents(list.flatMap(OpenApiInterpreter.schemasOf))
+    val operations = Operations(schemas, options)
+    val ids = mutable.Map[String, Int]()
+    def unique(id: String): String =
+      val n = ids.getOrElse(id, 0) + 1
+      ids(id) = n
+      if n == 1 then id else s"${id}_$n"
+    val paths = mutable.LinkedHashMap[String, ListMap[String, Operation]]()
+    for e <- list do
+      val path = operations.pathOf(e)
+      val id = e.info.name.getOrElse(operations.derivedId(e))
+      val methods = e.httpMethod match
+        case Some(m) => List(m.name.toLowerCase -> id)
+        case None => OpenApiInterpreter.Methods.map(m => m -> s"$id${m.head.toUpper}${m.tail}")
+      for (method, methodId) <- methods do
+        val existing = paths.getOrElse(path, ListMap.empty)
+        if !existing.contains(method) then
+          paths(path) = existing + (method -> operations.operation(e, unique(methodId)))
+    val all = paths.values.flatMap(_.values).toList
+    val usesProblem = all.exists(_.responses.values.exists(_.content.values.exists(_.schema.ref.contains(
+      s"#/components/schemas/${Problems.ComponentName}"
+    ))))
+    val componentSchemas =
+      if usesProblem && !schemas.schemas.contains(Problems.ComponentName) then
+        ListMap.from((schemas.schemas + (Problems.ComponentName -> Problems.schema)).toList.sortBy(_._1))
+      else schemas.schemas
+    val schemes = list.flatMap(e => Endpoint.authSchemes(e.securityInput) ++ Endpoint.authSchemes(e.input))
+    val securitySchemes =
+      ListMap.from(schemes.map(s => SecuritySchemes.name(s) -> SecuritySchemes.of(s)).distinctBy(_._1).sortBy(_._1))
+    OpenApi(
+      info = info,
+      paths = ListMap.from(paths.map((path, ops) => path -> PathItem(ops))),
+      components = Components(componentSchemas, securitySchemes),
+      tags = all.flatMap(_.tags).distinct.map(Tag(_))
+    )
+
+object OpenApiInterpreter:
+  /** The methods an endpoint that accepts any method is documented under. */
+  private val Methods = List("get", "put", "post", "delete", "patch")
+
+  /** Every schema an endpoint's inputs and outputs carry. */
+  private def schemasOf(e: AnyEndpoint): List[Schema[?]] =
+    val inputs = (Inputs.basics(e.securityInput) ++ Inputs.basics(e.input)).flatMap {
+      case EndpointInput.PathCapture(_, codec, _, _) => List(codec.schema)
+      case EndpointInput.Query(_, codec, _) => List(codec.schema)
+      case EndpointInput.Cookie(_, codec, _) => List(codec.schema)
+      case EndpointIO.Header(_, codec, _) => List(codec.schema)
+      case EndpointIO.Body(_, codec, _) => List(codec.schema)
+      case EndpointIO.OneOfBody(variants, _) => variants.map(_.codec.schema)
+      case _ => Nil
+    }
+    inputs ++ outputSchemas(e.output) ++ outputSchemas(e.errorOutput)
+
+  private def outputSchemas(o: EndpointOutput[?]): List[Schema[?]] = Inputs.outputs(o).flatMap {
+    case EndpointIO.Header(_, codec, _) => List(codec.schema)
+    case EndpointIO.Body(_, codec, _) => List(codec.schema)
+    case EndpointIO.OneOfBody(variants, _) => variants.map(_.codec.schema)
+    case EndpointOutput.OneOf(variants) => variants.flatMap(v => outputSchemas(v.output))
+    case _ => Nil
+  }

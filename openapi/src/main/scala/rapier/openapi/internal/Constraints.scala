@@ -1,0 +1,37 @@
+package rapier.openapi.internal
+
+import rapier.openapi.{Json, SchemaObject}
+import rapier.{SchemaType, Validator}
+
+/**
+ * Validators as JSON Schema keywords: `Min` as `minimum` (or `exclusiveMinimum`), `MaxLength` as `maxLength`,
+ * `Pattern` as `pattern`, `Enumeration` as `enum`, and so on. A custom rule has no keyword: its description is added
+ * to the schema's, so a reader still learns it.
+ */
+private[openapi] object Constraints:
+  def add(o: SchemaObject, v: Validator[?], tpe: SchemaType): SchemaObject = v match
+    case Validator.All(vs) => vs.foldLeft(o)((acc, each) => add(acc, each, tpe))
+    case Validator.Min(value, exclusive) =>
+      if exclusive then o.copy(exclusiveMinimum = Some(number(value))) else o.copy(minimum = Some(number(value)))
+    case Validator.Max(value, exclusive) =>
+      if exclusive then o.copy(exclusiveMaximum = Some(number(value))) else o.copy(maximum = Some(number(value)))
+    case Validator.MinLength(n) => o.copy(minLength = Some(n))
+    case Validator.MaxLength(n) => o.copy(maxLength = Some(n))
+    case Validator.Pattern(regex) => o.copy(pattern = Some(regex))
+    case Validator.MinSize(n) => o.copy(minItems = Some(n))
+    case Validator.MaxSize(n) => o.copy(maxItems = Some(n))
+    case e: Validator.Enumeration[?] =>
+      val render = e.render.asInstanceOf[Any => String]
+      o.copy(enumValues = e.values.map(value => enumValue(render(value), tpe)))
+    case c: Validator.Custom[?] =>
+      o.copy(description = Some(o.description.fold(s"Must be ${c.expected}.")(d => s"$d Must be ${c.expected}.")))
+    case _ => o
+
+  private def number(value: Any): BigDecimal = BigDecimal(value.toString)
+
+  private def enumValue(rendered: String, tpe: SchemaType): Json = tpe match
+    case SchemaType.SInteger | SchemaType.SNumber =>
+      try Json.Num(BigDecimal(rendered))
+      catch case _: NumberFormatException => Json.Str(rendered)
+    case SchemaType.SBoolean if rendered == "true" || rendered == "false" => Json.Bool(rendered == "true")
+    case _ => Json.Str(rendered)

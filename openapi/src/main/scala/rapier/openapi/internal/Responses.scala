@@ -1,0 +1,174 @@
+package rapier.openapi.internal
+
+import rapier.*
+import rapier.model.{HeaderNames, StatusCode}
+import rapier.openapi.*
+
+import scala.collection.immutable.ListMap
+
+/**
+ * The responses of an operation: the success output under its status code (200 unless it sets one), the error
+ * output's variants each under theirs (400 for an error output without one, as the server answers), and what the
+ * server itself answers: 400 for a request whose inputs don't decode, 401 with a challenge for a secured endpoint.
+ * An output whose status code the logic chooses is the `default` response. Several outputs under one status code
+ * share the response; bodies of one media type become a `oneOf`.
+ */
+private[openapi] final class Responses(schemas: SchemaComponents, options: OpenApiOptions):
+  /** One output's part of a response, before outputs sharing a status code are merged. */
+  private final case class Part(
+      descriptions: List[String],
+      headers: ListMap[String, HeaderObject],
+      bodies: List[(String, MediaTypeObject)]
+  )
+
+  def of(e: AnyEndpoint, inputs: List[EndpointInput.Basic[?]], secured: Boolean): ListMap[String, Response] =
+    val success = parts(e.output, StatusCode.Ok)
+    val errors = parts(e.errorOutput, StatusCode.BadRequest)
+    val decodes = inputs.exists(decodable)
+    val own =
+      (if decodes && options.documentDecodeFailures then
+         List("400" -> Part(List("The request's inputs are invalid"), ListMap.empty, List(Problems.content)))
+       else Nil) ++
+        (if secured then
+           List(
+             "401" -> Part(
+               List("Credentials are missing or invalid"),
+               ListMap(HeaderNames.WwwAuthenticate -> HeaderObject(
+                 SchemaObject.of("string"),
+                 description =
+                   Some("The challenge naming the accepted schemes")
+               )),
+               List(Problems.content)
+             )
+           )
+         else Nil)
+    // The server's answers share a status code with the endpoint's own outputs there: both can be sent.
+    val all = success ++ errors ++ own
+    val grouped = all.groupBy(_._1).view.mapValues(_.map(_._2)).toMap
+    ListMap.from(all.map(_._1).distinct.sortBy(order).map(status => status -> merge(status, grouped(status))))
+
+  /** Status codes in numeric order, `default` last. */
+  private def order(status: String): Int = status.toIntOption.getOrElse(1000)
+
+  private def decodable(input: EndpointInput.Basic[?]): Boolean = input match
+    case _: EndpointInput.FixedMethod | _: EndpointInput.FixedPath => false
+    case _: EndpointInput.Auth[?] | _: EndpointInput.AuthAlternatives[?] => false
+    case _ => true
+
+  private def merge(status: String, ps: List[Part]): Response =
+    val descriptions = ps.flatMap(_.descriptions).distinct
+    val description =
+      if descriptions.nonEmpty then descriptions.mkString("; ")
+      else status.toIntOption.fold("Any other response")(c => StatusCode(c).reason)
+    val bodies = ps.flatMap(_.bodies).groupBy(_._1)
+    val content = ps.flatMap(_.bodies).map(_._1).distinct.map { mediaType =>
+      bodies(mediaType).map(_._2).distinct match
+        case one :: Nil => mediaType -> one
+        case many => mediaType -> MediaTypeObject(SchemaObject(oneOf = many.map(_.schema).distinct))
+    }
+    Response(description, ps.map(_.headers).reduce(_ ++ _), ListMap.from(content))
+
+  /** The parts of a response an output writes, by status code. */
+  private def parts(output: EndpointOutput[?], defaultStatus: StatusCode): List[(String, Part)] =
+    val outputs = Inputs.outputs(output)
+    if outputs.isEmpty && output != EndpointIO.Empty then Nil
+    else
+      outputs.collectFirst { case o: EndpointOutput.OneOf[?] => o } match
+        case Some(oneOf) =>
+          // A oneOf's variants each go under their own status; the outputs beside it apply to all of them.
+          val beside = part(outputs.filterNot(_ == oneOf))
+          oneOf.variants.map { v =>
+            val own = part(Inputs.outputs(v.output))
+            val status = v.statusCode.orElse(fixedStatus(Inputs.outputs(v.output))).orElse(fixedStatus(outputs))
+            val description = v.description.toList ++ own.descriptions
+            statusKey(status, defaultStatus) -> Part(
+              description ++ beside.descriptions,
+              beside.headers ++ own.headers,
+              beside.bodies ++ own.bodies
+            )
+          }
+        case None =>
+          if outputs.isEmpty && defaultStatus == StatusCode.BadRequest then Nil
+          else
+            val chosen = outputs.exists(_.isInstanceOf[EndpointOutput.StatusCodeValue])
+            val status = fixedStatus(outputs)
+            List((if chosen && status.isEmpty then "default" else statusKey(status, defaultStatus)) -> part(outputs))
+
+  private def statusKey(status: Option[StatusCode], default: StatusCode): String =
+    status.getOrElse(default).code.toString
+
+  private def fixedStatus(outputs: List[EndpointOutput[?]]): Option[StatusCode] =
+    outputs.collectFirst { case EndpointOutput.FixedStatusCode(code, _) => code }
+
+  private def part(outputs: List[EndpointOutput[?]]): Part =
+    val descriptions = outputs.flatMap {
+      case EndpointOutput.FixedStatusCode(_, info) => info.description
+      case b: EndpointIO.Body[?, ?] => b.info.description
+      case b: EndpointIO.OneOfBody[?] => b.info.description
+      case _ => None
+    }
+    val headers = outputs.flatMap {
+      case EndpointIO.Header(name, codec, info) if !name.equalsIgnoreCase(HeaderNames.ContentType) =>
+        val s = codec.schema
+        val required = s.schemaType match
+          case _: SchemaType.SOption | _: SchemaType.SArray => false
+          case _ => !s.isOptional
+        List(name -> HeaderObject(schemas.required(s), required, info.description))
+      case EndpointIO.FixedHeader(name, value, info) if !name.equalsIgnoreCase(HeaderNames.ContentType) =>
+        List(name ->
+          HeaderObject(SchemaObject.of("string").copy(const = Some(Json.Str(value))), true, info.description))
+      case EndpointOutput.SetCookie(name, _, info) =>
+        List(
+          HeaderNames.SetCookie -> HeaderObject(
+            SchemaObject.of("string"),
+            required = false,
+            description = info.description.orElse(Some(s"Sets the cookie $name"))
+          )
+        )
+      case _ => Nil
+    }
+    val operations = Operations(schemas, options)
+    val bodies = outputs.flatMap {
+      case b: EndpointIO.Body[?, ?] => List(operations.body(b))
+      case b: EndpointIO.OneOfBody[?] => b.variants.map(operations.body)
+      case _ => Nil
+    }
+    Part(descriptions, ListMap.from(headers), bodies)
+
+/** The problem details (RFC 9457) the server answers its own errors with, and their schema. */
+private[openapi] object Problems:
+  val ComponentName = "Problem"
+
+  val content: (String, MediaTypeObject) = "application/problem+json" ->
+    MediaTypeObject(SchemaObject.ref(ComponentName))
+
+  private val string = SchemaObject.of("string")
+
+  val schema: SchemaObject = SchemaObject(
+    types = List("object"),
+    description = Some("Problem details (RFC 9457)"),
+    properties = ListMap(
+      "type" -> string,
+      "title" -> string,
+      "status" -> SchemaObject.of("integer", Some("int32")),
+      "detail" -> string,
+      "errors" -> SchemaObject(
+        types = List("array"),
+        description = Some("Each input that failed, and how"),
+        items = Some(
+          SchemaObject(
+            types = List("object"),
+            properties = ListMap(
+              "location" -> string.copy(description = Some("Where: query.limit, body.items[2].price, …")),
+              "rule" -> string.copy(description = Some("The rule broken: required, format, minimum, …")),
+              "expected" -> string,
+              "message" -> string
+            ),
+            required = List("location", "rule", "expected", "message")
+          )
+        )
+      ),
+      "requestId" -> string
+    ),
+    required = List("type", "title", "status", "detail")
+  )
