@@ -1,10 +1,10 @@
 package rapier.perf
 
 import rapier.perf.report.{Html, Markdown}
+import rapier.testkit.HeadlessChromium
 
-import java.nio.file.{Files, Path}
+import java.nio.file.Files
 import scala.concurrent.duration.*
-import scala.util.Try
 
 /** The HTML report: what it contains, and that a real browser renders its charts. */
 class ReportTest extends munit.FunSuite:
@@ -104,39 +104,14 @@ class ReportTest extends munit.FunSuite:
     val loadBound = sample.copy(rows = sample.rows.map(r => if r.round == 2 then r.copy(loadBound = true) else r))
     assert(Markdown.render(loadBound).contains("- round 2, `netty.Vanilla` · SimpleGet: load-bound"))
 
-  private lazy val chromium: Option[String] =
-    List("chromium", "chromium-browser", "google-chrome").find(b =>
-      Try(ProcessBuilder(b, "--version").start().waitFor() == 0).getOrElse(false)
-    )
-
-  private def browse(file: Path, args: String*): String =
-    val profile = Files.createTempDirectory("chromium-profile")
-    val command = List(
-      chromium.get,
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      s"--user-data-dir=$profile"
-    ) ++
-      args ++ List(file.toUri.toString)
-    val p = ProcessBuilder(command*).redirectError(ProcessBuilder.Redirect.DISCARD).start()
-    val out = String(p.getInputStream.readAllBytes())
-    p.waitFor()
-    out
-
   test("in headless Chromium, the charts and tables are in the page, and it can be drawn"):
-    assume(chromium.isDefined, "chromium is not installed (apt-get install chromium); .ci/run installs it for CI")
+    assume(HeadlessChromium.command.isDefined, HeadlessChromium.Missing)
     val dir = Files.createTempDirectory("perf-report")
     val file = Files.writeString(dir.resolve("report.html"), Html.render(sample))
-    val dom = browse(file, "--dump-dom")
+    val dom = HeadlessChromium.run(file.toUri.toString, "--dump-dom")
     assert("<svg".r.findAllIn(dom).size >= 10, "charts in the DOM")
     assert("<rect".r.findAllIn(dom).size >= 16, "bars in the DOM")
     assert(dom.contains("<table class=\"grid\">") && dom.contains("netty.future.Rapier"), "overview in the DOM")
     val png = dir.resolve("report.png")
-    browse(file, "--window-size=1280,2400", s"--screenshot=$png")
+    HeadlessChromium.run(file.toUri.toString, "--window-size=1280,2400", s"--screenshot=$png")
     assert(Files.size(png) > 20000, s"screenshot of ${Files.size(png)} bytes")
