@@ -3,7 +3,9 @@ package rapier.examples
 import rapier.Secrets
 import rapier.examples.Books.*
 import rapier.netty.NettyServer
+import rapier.openapi.OpenApiInterpreter
 import rapier.server.*
+import rapier.swaggerui.SwaggerUi
 
 import java.util.concurrent.ConcurrentSkipListMap
 import java.util.concurrent.atomic.AtomicLong
@@ -64,12 +66,19 @@ final class BooksServer(librarianToken: String = BooksServer.defaultToken):
       )
   )
 
+  // start:docs
+  val docs = OpenApiInterpreter().toOpenApi(endpoints.map(_.endpoint), "Books", "1.0")
+  val endpointsWithDocs = endpoints ++ SwaggerUi[Future](docs)
+  // end:docs
+
 object BooksServer:
   /** The token of the example's librarian; set `BOOKS_TOKEN` to choose another. */
   val defaultToken = "let-me-in"
 
   @main def runBooks(port: Int = 8080): Unit =
     val token = sys.env.getOrElse("BOOKS_TOKEN", defaultToken)
-    val binding = NettyServer().withPort(port).addEndpoints(BooksServer(token).endpoints).start().stopOnShutdown()
+    val binding =
+      NettyServer().withPort(port).addEndpoints(BooksServer(token).endpointsWithDocs).start().stopOnShutdown()
     println(s"Books on http://localhost:${binding.port}/books   (changes need: Authorization: Bearer $token)")
+    println(s"Its documentation, in Swagger UI: http://localhost:${binding.port}/docs")
     binding.awaitStop()

@@ -100,6 +100,16 @@ class ExamplesTest extends munit.FunSuite:
       assertEquals(c.get("/elsewhere").status, 404)
     finally vertx.close().toCompletionStage.toCompletableFuture.get(30, java.util.concurrent.TimeUnit.SECONDS)
 
+  test("books: its documentation, and Swagger UI to read it, at /docs"):
+    serving(BooksServer().endpointsWithDocs) { c =>
+      assertEquals(c.get("/docs").header("Location"), Some("docs/index.html"))
+      assert(c.get("/docs/index.html").body.contains("swagger-ui-bundle.js"))
+      val yaml = c.get("/docs/openapi.yaml").body
+      for line <- List("openapi: 3.1.0", "/books/{id}:", "operationId: addBook", "bearerAuth:", "NewBook:") do
+        assert(yaml.contains(line), s"$line in\n$yaml")
+      assertEquals(c.get("/books/1").status, 200)
+    }
+
   override def afterAll(): Unit =
     val leaks = LeakDetection.leaksSoFar()
     assert(leaks.isEmpty, leaks.mkString("\n"))
