@@ -56,11 +56,10 @@ final class OpenApiInterpreter(options: OpenApiOptions = OpenApiOptions()):
           paths(path) = existing + (method -> operations.operation(e, unique(methodId)))
     val all = paths.values.flatMap(_.values).toList
     val usesProblem = all.exists(_.responses.values.exists(_.content.values.exists(_.schema.ref.contains(
-      s"#/components/schemas/${Problems.ComponentName}"
+      s"#/components/schemas/${schemas.problemName}"
     ))))
     val componentSchemas =
-      if usesProblem && !schemas.schemas.contains(Problems.ComponentName) then
-        ListMap.from((schemas.schemas + (Problems.ComponentName -> Problems.schema)).toList.sortBy(_._1))
+      if usesProblem then ListMap.from((schemas.schemas + (schemas.problemName -> Problems.schema)).toList.sortBy(_._1))
       else schemas.schemas
     val schemes = list.flatMap(e => Endpoint.authSchemes(e.securityInput) ++ Endpoint.authSchemes(e.input))
     val securitySchemes =

@@ -9,6 +9,12 @@ import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters.*
 
+object OpenApiTest:
+  /** An application's type of the name the server's problem details would take. */
+  final case class Problem(code: Int)
+  given com.github.plokhotnyuk.jsoniter_scala.core.JsonValueCodec[Option[Problem]] =
+    com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker.make
+
 class OpenApiTest extends munit.FunSuite:
   import RichApi.given
 
@@ -155,6 +161,27 @@ class OpenApiTest extends munit.FunSuite:
   test("an endpoint of no inputs that can fail has no 400 of the server's") {
     val categories = document.paths("/categories").operations("get")
     assertEquals(categories.responses.keys.toList, List("200"))
+  }
+
+  test("an application's type named Problem keeps its name; the server's problem details take another") {
+    import OpenApiTest.given
+    val e = endpoint.post.in("p").in(query[Int]("n")).in(jsonBody[Option[OpenApiTest.Problem]]).out(stringBody)
+    val doc = OpenApiInterpreter().toOpenApi(List(e), "x", "1")
+    assertEquals(doc.components.schemas.keys.toList, List("Problem", "RapierProblem"))
+    assertEquals(doc.components.schemas("Problem").properties.keys.toList, List("code"))
+    val operation = doc.paths("/p").operations("post")
+    assertEquals(
+      operation.responses("400").content("application/problem+json").schema.ref,
+      Some("#/components/schemas/RapierProblem")
+    )
+    // An optional body: not required, and null where the value is absent.
+    val body = operation.requestBody.get
+    assert(!body.required)
+    assertEquals(
+      body.content("application/json").schema.oneOf.map(s => s.ref.orElse(s.types.headOption)),
+      List(Some("#/components/schemas/Problem"), Some("null"))
+    )
+    assertEquals(problems(doc.toYaml), Nil)
   }
 
   test("a document of no endpoints is still valid") {

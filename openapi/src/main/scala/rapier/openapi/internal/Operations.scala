@@ -21,7 +21,8 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
     val names = parameterNames(e)
     val parameters = inputs.flatMap(parameter(_, names))
     val requestBody = inputs.collectFirst {
-      case b: EndpointIO.Body[?, ?] => RequestBody(ListMap(body(b)), description = b.info.description)
+      case b: EndpointIO.Body[?, ?] =>
+        RequestBody(ListMap(body(b)), required = !b.codec.schema.isOptional, description = b.info.description)
       case b: EndpointIO.OneOfBody[?] =>
         RequestBody(ListMap.from(b.variants.map(body)), description = b.info.description)
     }

@@ -21,13 +21,15 @@ private[openapi] final class Responses(schemas: SchemaComponents, options: OpenA
       bodies: List[(String, MediaTypeObject)]
   )
 
+  private val problem = "application/problem+json" -> MediaTypeObject(SchemaObject.ref(schemas.problemName))
+
   def of(e: AnyEndpoint, inputs: List[EndpointInput.Basic[?]], secured: Boolean): ListMap[String, Response] =
     val success = parts(e.output, StatusCode.Ok)
     val errors = parts(e.errorOutput, StatusCode.BadRequest)
     val decodes = inputs.exists(decodable)
     val own =
       (if decodes && options.documentDecodeFailures then
-         List("400" -> Part(List("The request's inputs are invalid"), ListMap.empty, List(Problems.content)))
+         List("400" -> Part(List("The request's inputs are invalid"), ListMap.empty, List(problem)))
        else Nil) ++
         (if secured then
            List(
@@ -38,7 +40,7 @@ private[openapi] final class Responses(schemas: SchemaComponents, options: OpenA
                  description =
                    Some("The challenge naming the accepted schemes")
                )),
-               List(Problems.content)
+               List(problem)
              )
            )
          else Nil)
@@ -135,13 +137,8 @@ private[openapi] final class Responses(schemas: SchemaComponents, options: OpenA
     }
     Part(descriptions, ListMap.from(headers), bodies)
 
-/** The problem details (RFC 9457) the server answers its own errors with, and their schema. */
+/** The schema of the problem details (RFC 9457) the server answers its own errors with. */
 private[openapi] object Problems:
-  val ComponentName = "Problem"
-
-  val content: (String, MediaTypeObject) = "application/problem+json" ->
-    MediaTypeObject(SchemaObject.ref(ComponentName))
-
   private val string = SchemaObject.of("string")
 
   val schema: SchemaObject = SchemaObject(
