@@ -23,14 +23,7 @@ import scala.concurrent.Future
 @BenchmarkMode(Array(Mode.AverageTime))
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 class NettyPipelineBenchmark:
-  private val simpleGet =
-    "GET /path0/4 HTTP/1.1\r\nHost: localhost:8080\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n".getBytes(
-      StandardCharsets.US_ASCII
-    )
-  private val postBytes =
-    val body = "x" * 256
-    s"POST /pathBytes0 HTTP/1.1\r\nHost: localhost:8080\r\nContent-Length: 256\r\nContent-Type: application/octet-stream\r\n\r\n$body"
-      .getBytes(StandardCharsets.US_ASCII)
+  import BenchRequests.{postBytes, simpleGet}
 
   private var rapier: EmbeddedChannel = null
   private var vanilla: EmbeddedChannel = null
@@ -126,6 +119,17 @@ private final class VanillaHandler extends SimpleChannelInboundHandler[FullHttpR
     HandWritten.respond(ctx, text)
 
 /** What both hand-written handlers answer: the text as `text/plain`, or 404 for null. */
+/** The two requests both pipeline benchmarks send: the perf suite's SimpleGet and PostBytes. */
+private object BenchRequests:
+  val simpleGet: Array[Byte] =
+    "GET /path0/4 HTTP/1.1\r\nHost: localhost:8080\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n".getBytes(
+      StandardCharsets.US_ASCII
+    )
+  val postBytes: Array[Byte] =
+    val body = "x" * 256
+    s"POST /pathBytes0 HTTP/1.1\r\nHost: localhost:8080\r\nContent-Length: 256\r\nContent-Type: application/octet-stream\r\n\r\n$body"
+      .getBytes(StandardCharsets.US_ASCII)
+
 private object HandWritten:
   def respond(ctx: ChannelHandlerContext, text: String | Null): Unit =
     val response =

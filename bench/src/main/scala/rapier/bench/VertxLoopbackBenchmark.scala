@@ -25,14 +25,7 @@ import scala.concurrent.Future
 @BenchmarkMode(Array(Mode.AverageTime))
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 class VertxLoopbackBenchmark:
-  private val simpleGet =
-    "GET /path0/4 HTTP/1.1\r\nHost: localhost:8080\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n".getBytes(
-      StandardCharsets.US_ASCII
-    )
-  private val postBytes =
-    val body = "x" * 256
-    s"POST /pathBytes0 HTTP/1.1\r\nHost: localhost:8080\r\nContent-Length: 256\r\nContent-Type: application/octet-stream\r\n\r\n$body"
-      .getBytes(StandardCharsets.US_ASCII)
+  import BenchRequests.{postBytes, simpleGet}
 
   private var vertx: Vertx = null
   private var rapier: VertxServer.Binding = null

@@ -11,6 +11,8 @@ import scala.collection.immutable.ListMap
  * Inputs and outputs are walked in the order they were declared.
  */
 private[openapi] final class Operations(schemas: SchemaComponents, options: OpenApiOptions):
+  private val responses = Responses(schemas, options, body)
+
   /** The OpenAPI path of an endpoint: `/books/{id}`; a capture of the path's rest shows as one parameter. */
   def pathOf(e: AnyEndpoint): String =
     val parts = Endpoint.pathParts(e.securityInput) ++ Endpoint.pathParts(e.input)
@@ -34,7 +36,7 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
       tags = e.info.tags,
       parameters = parameters,
       requestBody = requestBody,
-      responses = Responses(schemas, options).of(e, inputs, schemes.nonEmpty),
+      responses = responses.of(e, inputs, schemes.nonEmpty),
       security = security(e),
       deprecated = e.info.deprecated
     )
@@ -57,7 +59,7 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
       case Nil => if all.isEmpty then Nil else List(together)
       case first :: _ => first.map(name => together + (name -> Nil))
 
-  /** Names for unnamed path captures: `param1`, `param2`, …; a name used twice is an error of the endpoint. */
+  /** The names of path parameters; unnamed captures are `param1`, `param2`, …, the path's rest `paths`. */
   private def parameterNames(e: AnyEndpoint): Map[EndpointInput.Basic[?], String] =
     var unnamed = 0
     (Endpoint.pathParts(e.securityInput) ++ Endpoint.pathParts(e.input)).collect {
@@ -95,7 +97,7 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
           name,
           ParameterLocation.Query,
           schema,
-          isRequired(codec.schema),
+          schemas.isRequired(codec.schema),
           info.description,
           info.deprecated,
           info.example.map(Examples.of(_, schema))
@@ -105,7 +107,7 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
           name,
           ParameterLocation.Cookie,
           schemas.required(codec.schema),
-          isRequired(codec.schema),
+          schemas.isRequired(codec.schema),
           info.description,
           info.deprecated
         ))
@@ -115,7 +117,7 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
           name,
           ParameterLocation.Header,
           schema,
-          isRequired(codec.schema),
+          schemas.isRequired(codec.schema),
           info.description,
           info.deprecated,
           info.example.map(Examples.of(_, schema))
@@ -135,11 +137,8 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
     !name.equalsIgnoreCase(HeaderNames.ContentType) && !name.equalsIgnoreCase(HeaderNames.Accept) &&
       !name.equalsIgnoreCase(HeaderNames.Authorization)
 
-  private def isRequired(s: Schema[?]): Boolean = s.schemaType match
-    case _: SchemaType.SOption | _: SchemaType.SArray => false
-    case _ => !s.isOptional
-
-  def body(b: EndpointIO.Body[?, ?]): (String, MediaTypeObject) =
+  /** A body's media type (without parameters other than the charset), schema and example. */
+  private def body(b: EndpointIO.Body[?, ?]): (String, MediaTypeObject) =
     val mediaType = b.codec.mediaType
     val schema = b.raw match
       case RawBodyType.ByteArrayBody if b.codec.schema.schemaType == SchemaType.SBinary =>

@@ -13,7 +13,11 @@ import scala.collection.immutable.ListMap
  * An output whose status code the logic chooses is the `default` response. Several outputs under one status code
  * share the response; bodies of one media type become a `oneOf`.
  */
-private[openapi] final class Responses(schemas: SchemaComponents, options: OpenApiOptions):
+private[openapi] final class Responses(
+    schemas: SchemaComponents,
+    options: OpenApiOptions,
+    body: EndpointIO.Body[?, ?] => (String, MediaTypeObject)
+):
   /** One output's part of a response, before outputs sharing a status code are merged. */
   private final case class Part(
       descriptions: List[String],
@@ -111,11 +115,7 @@ private[openapi] final class Responses(schemas: SchemaComponents, options: OpenA
     }
     val headers = outputs.flatMap {
       case EndpointIO.Header(name, codec, info) if !name.equalsIgnoreCase(HeaderNames.ContentType) =>
-        val s = codec.schema
-        val required = s.schemaType match
-          case _: SchemaType.SOption | _: SchemaType.SArray => false
-          case _ => !s.isOptional
-        List(name -> HeaderObject(schemas.required(s), required, info.description))
+        List(name -> HeaderObject(schemas.required(codec.schema), schemas.isRequired(codec.schema), info.description))
       case EndpointIO.FixedHeader(name, value, info) if !name.equalsIgnoreCase(HeaderNames.ContentType) =>
         List(name ->
           HeaderObject(SchemaObject.of("string").copy(const = Some(Json.Str(value))), true, info.description))
@@ -129,10 +129,9 @@ private[openapi] final class Responses(schemas: SchemaComponents, options: OpenA
         )
       case _ => Nil
     }
-    val operations = Operations(schemas, options)
     val bodies = outputs.flatMap {
-      case b: EndpointIO.Body[?, ?] => List(operations.body(b))
-      case b: EndpointIO.OneOfBody[?] => b.variants.map(operations.body)
+      case b: EndpointIO.Body[?, ?] => List(body(b))
+      case b: EndpointIO.OneOfBody[?] => b.variants.map(body)
       case _ => Nil
     }
     Part(descriptions, ListMap.from(headers), bodies)

@@ -54,6 +54,11 @@ private[openapi] final class SchemaComponents(all: Iterable[Schema[?]]):
   /** The components written so far, by name, in alphabetical order. */
   def schemas: ListMap[String, SchemaObject] = ListMap.from(components.toList.sortBy(_._1))
 
+  /** Whether an input or header of this schema must be present: not an `Option`, nor a list that may be empty. */
+  def isRequired(s: Schema[?]): Boolean = s.schemaType match
+    case _: SchemaType.SOption | _: SchemaType.SArray => false
+    case _ => !s.isOptional
+
   /** A schema for a value that must be present: an `Option`'s becomes its element's. */
   def required(s: Schema[?]): SchemaObject = s.schemaType match
     case SchemaType.SOption(element) => apply(element)
