@@ -164,7 +164,7 @@ lazy val openapi = (project in file("openapi"))
 
 // Swagger UI's static files come from the webjar, served by ordinary endpoints on any backend.
 lazy val swaggerUi = (project in file("swagger-ui"))
-  .dependsOn(openapi, server, netty % Test, testkit % Test)
+  .dependsOn(openapi, server, netty % Test, vertx % Test, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-swagger-ui",
@@ -172,6 +172,7 @@ lazy val swaggerUi = (project in file("swagger-ui"))
       "org.webjars" % "swagger-ui" % versions.swaggerUi,
       "org.slf4j" % "slf4j-nop" % versions.slf4j % Test
     ),
+    nettyPin,
     Compile / sourceGenerators += Def.task {
       // The webjar's version, for the path of its files inside the jar.
       val file = (Compile / sourceManaged).value / "rapier" / "swaggerui" / "WebjarVersion.scala"
@@ -245,7 +246,9 @@ lazy val examples = (project in file("examples"))
     libraryDependencies ++= Seq(
       "org.slf4j" % "slf4j-simple" % versions.slf4j,
       "io.vertx" % "vertx-web" % versions.vertxWeb,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
+      // The books API's document is checked by the validator the openapi module's tests use.
+      "io.swagger.parser.v3" % "swagger-parser" % versions.swaggerParser % Test
     ),
     nettyPin,
     run / fork := true,

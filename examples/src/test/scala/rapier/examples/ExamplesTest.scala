@@ -108,6 +108,10 @@ class ExamplesTest extends munit.FunSuite:
       for line <- List("openapi: 3.1.0", "/books/{id}:", "operationId: addBook", "bearerAuth:", "NewBook:") do
         assert(yaml.contains(line), s"$line in\n$yaml")
       assertEquals(c.get("/books/1").status, 200)
+      val options = io.swagger.v3.parser.core.models.ParseOptions()
+      options.setResolve(true)
+      val parsed = io.swagger.parser.OpenAPIParser().readContents(yaml, null, options)
+      assert(parsed.getOpenAPI != null && parsed.getMessages.isEmpty, parsed.getMessages)
     }
 
   override def afterAll(): Unit =

@@ -68,6 +68,18 @@ class SwaggerUiTest extends munit.FunSuite:
     }
   }
 
+  test("on Vert.x, the same endpoints serve the same files") {
+    val binding = rapier.vertx.VertxServer(books ++ SwaggerUi[Future](document))
+      .modifyOptions(_.withHost("127.0.0.1").withPort(0))
+      .start()
+    try
+      val client = TestClient(binding.port)
+      assertEquals(client.get("/docs").header("Location"), Some("docs/index.html"))
+      assertEquals(client.get("/docs/openapi.yaml").body, document.toYaml)
+      assertEquals(client.get("/docs/swagger-ui.css").header("Content-Type"), Some("text/css; charset=UTF-8"))
+    finally binding.stop()
+  }
+
   test("options that can't name a place are refused") {
     intercept[IllegalArgumentException](SwaggerUiOptions(prefix = Nil))
     intercept[IllegalArgumentException](SwaggerUiOptions(prefix = List("a/b")))
