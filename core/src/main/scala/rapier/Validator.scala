@@ -27,6 +27,20 @@ sealed trait Validator[T]:
     case _ => Validator.Contramapped(this, f)
 
   /**
+   * This validator for an optional value: a present value must satisfy it, an absent one is fine. Unlike
+   * `contramap`, documentation still shows the rules: `query[Option[Int]]("limit").validate(Validator.min(1).forOption)`
+   * documents `minimum: 1`.
+   */
+  def forOption: Validator[Option[T]] = this match
+    case Validator.Pass() => Validator.Pass()
+    case _ => Validator.ForOption(this)
+
+  /** This validator for every element of a collection; documentation shows the rules on the elements. */
+  def forEach[C <: Iterable[T]]: Validator[C] = this match
+    case Validator.Pass() => Validator.Pass()
+    case _ => Validator.ForEach(this)
+
+  /**
    * Whether some value can break this validator; false for `pass`, and for an enumeration of every value of its
    * type (a derived enum's schema lists its cases for documentation, but a decoded value is always one of them).
    */
@@ -35,6 +49,8 @@ sealed trait Validator[T]:
     case e: Validator.Enumeration[?] => !e.exhaustive
     case Validator.All(vs) => vs.exists(_.canFail)
     case Validator.Contramapped(inner, _) => inner.canFail
+    case Validator.ForOption(inner) => inner.canFail
+    case Validator.ForEach(inner) => inner.canFail
     case _ => true
 
   /** Whether this validator accepts everything, so running it can be skipped. */
@@ -113,6 +129,22 @@ object Validator:
 
   final case class Contramapped[T, U](inner: Validator[T], f: U => T) extends Validator[U]:
     def apply(value: U): List[ValidationError] = inner(f(value))
+
+  /** `inner` for the value of an `Option`, when there is one. */
+  final case class ForOption[T](inner: Validator[T]) extends Validator[Option[T]]:
+    def apply(value: Option[T]): List[ValidationError] = value match
+      case Some(v) => inner(v)
+      case None => Nil
+
+  /** `inner` for each element of a collection; a broken rule's path names the element's index. */
+  final case class ForEach[T, C <: Iterable[T]](inner: Validator[T]) extends Validator[C]:
+    def apply(value: C): List[ValidationError] =
+      var i = -1
+      value.iterator.flatMap { v =>
+        i += 1
+        val index = i
+        inner(v).map(_.prependPath(ValidationError.index(index)))
+      }.toList
 
   def pass[T]: Validator[T] = Pass()
   def min[T: Numeric](value: T, exclusive: Boolean = false): Validator[T] = Min(value, exclusive)

@@ -91,6 +91,19 @@ class SchemaTest extends munit.FunSuite:
     val e = intercept[IllegalArgumentException](Schema.derived[Plain].discriminator("kind"))
     assert(e.getMessage.contains("not object"), e.getMessage)
 
+  test("a validator for an option checks a present value only; one for each element names the index"):
+    val limit = Validator.min(1).forOption
+    assertEquals(limit(None), Nil)
+    assertEquals(limit(Some(1)), Nil)
+    assertEquals(limit(Some(0)).map(_.rule), List("minimum"))
+    assert(limit.canFail)
+    assert(!Validator.pass[Int].forOption.canFail)
+    val words = Validator.minLength(2).forEach[List[String]]
+    assertEquals(words(List("ab", "c", "de", "")).map(_.pathString), List("[1]", "[3]"))
+    val codec = summon[Codec[List[String], Option[Int]]].validate(limit)
+    assertEquals(codec.decode(List("0")).isInstanceOf[DecodeResult.InvalidValue], true)
+    assertEquals(codec.decode(Nil), DecodeResult.Value(None))
+
   test("a schema without rules finds nothing, and doesn't walk the value"):
     val s = summon[Schema[Basket]]
     assert(!s.hasRules)

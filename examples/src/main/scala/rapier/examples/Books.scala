@@ -41,7 +41,7 @@ object Books:
   val list: Endpoint[Unit, Option[Int], Unit, List[Book]] =
     endpoint.get
       .in("books")
-      .in(query[Option[Int]]("limit").validate(Validator.min(1).contramap(_.getOrElse(1))))
+      .in(query[Option[Int]]("limit").validate(Validator.min(1).forOption))
       .out(jsonBody[List[Book]])
       .name("listBooks")
 

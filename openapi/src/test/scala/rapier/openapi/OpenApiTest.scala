@@ -128,6 +128,8 @@ class OpenApiTest extends munit.FunSuite:
     assertEquals(parameters("limit").schema.maximum, Some(BigDecimal(100)))
     assert(parameters("limit").required)
     assert(!parameters("offset").required)
+    assertEquals(parameters("offset").schema.minimum, Some(BigDecimal(0)))
+    assertEquals(parameters("word").schema.items.flatMap(_.minLength), Some(2))
     assert(!parameters("genre").required)
     assert(parameters("q").deprecated)
     val book = document.components.schemas("Book")

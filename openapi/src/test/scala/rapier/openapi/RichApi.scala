@@ -75,8 +75,9 @@ object RichApi:
   val listBooks = endpoint.get
     .in("books")
     .in(query[Int]("limit").validate(Validator.inRange(1, 100)).description("At most this many books"))
-    .in(query[Option[Int]]("offset").example("0"))
+    .in(query[Option[Int]]("offset").validate(Validator.nonNegative[Int].forOption).example("0"))
     .in(query[List[Genre]]("genre").description("Only books of these genres"))
+    .in(query[List[String]]("word").validate(Validator.minLength(2).forEach[List[String]]))
     .in(query[Option[String]]("q").deprecated)
     .in(header[Option[String]]("X-Trace").description("A trace id to log").example("abc-123"))
     .in(cookie[Option[String]]("session"))

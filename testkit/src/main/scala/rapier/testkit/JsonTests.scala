@@ -26,7 +26,7 @@ trait JsonTests extends ServerTestSupport:
     endpoint.post
       .in("checked")
       .in(query[Int]("limit").validate(Validator.inRange(1, 100)))
-      .in(header[Option[String]]("X-Tag").validate(Validator.maxLength(3).contramap(_.getOrElse(""))))
+      .in(header[Option[String]]("X-Tag").validate(Validator.maxLength(3).forOption))
       .in(jsonBody[Order])
       .out(stringBody)
       .serverLogicSuccess[Future]((limit, _, o) => Future.successful(s"$limit ${o.lines.size}"))

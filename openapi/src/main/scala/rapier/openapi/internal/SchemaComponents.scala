@@ -61,7 +61,8 @@ private[openapi] final class SchemaComponents(all: Iterable[Schema[?]]):
 
   /** A schema for a value that must be present: an `Option`'s becomes its element's. */
   def required(s: Schema[?]): SchemaObject = s.schemaType match
-    case SchemaType.SOption(element) => apply(element)
+    // Rules given for the option (`Validator.min(1).forOption`) apply to its value.
+    case SchemaType.SOption(element) => Constraints.add(apply(element), s.validator, s.schemaType)
     case _ => apply(s)
 
   /** The JSON Schema of `s`, a `$ref` for a named one. */
