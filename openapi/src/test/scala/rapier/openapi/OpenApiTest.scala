@@ -186,6 +186,15 @@ class OpenApiTest extends munit.FunSuite:
     assertEquals(problems(doc.toYaml), Nil)
   }
 
+  test("an endpoint without outputs answers 200, empty; one without inputs documents no 400") {
+    val e = endpoint.post.in("reset").out(emptyOutput)
+    val doc = OpenApiInterpreter().toOpenApi(List(e), "x", "1")
+    val responses = doc.paths("/reset").operations("post").responses
+    assertEquals(responses.keys.toList, List("200"))
+    assertEquals(responses("200"), Response("OK"))
+    assertEquals(problems(doc.toYaml), Nil)
+  }
+
   test("a document of no endpoints is still valid") {
     val empty = OpenApiInterpreter().toOpenApi(Nil, "Nothing", "0")
     assertEquals(problems(empty.toYaml), Nil)

@@ -27,27 +27,25 @@ private[openapi] final class Responses(
 
   private val problem = "application/problem+json" -> MediaTypeObject(SchemaObject.ref(schemas.problemName))
 
+  private val challenge = ListMap(
+    HeaderNames.WwwAuthenticate -> HeaderObject(
+      SchemaObject.of("string"),
+      description = Some("The challenge naming the accepted schemes")
+    )
+  )
+
   def of(e: AnyEndpoint, inputs: List[EndpointInput.Basic[?]], secured: Boolean): ListMap[String, Response] =
     val success = parts(e.output, StatusCode.Ok)
-    val errors = parts(e.errorOutput, StatusCode.BadRequest)
-    val decodes = inputs.exists(decodable)
-    val own =
-      (if decodes && options.documentDecodeFailures then
-         List("400" -> Part(List("The request's inputs are invalid"), ListMap.empty, List(problem)))
-       else Nil) ++
-        (if secured then
-           List(
-             "401" -> Part(
-               List("Credentials are missing or invalid"),
-               ListMap(HeaderNames.WwwAuthenticate -> HeaderObject(
-                 SchemaObject.of("string"),
-                 description =
-                   Some("The challenge naming the accepted schemes")
-               )),
-               List(problem)
-             )
-           )
-         else Nil)
+    // An endpoint without an error output sends none; one without an output still answers 200, empty.
+    val errors = if Inputs.outputs(e.errorOutput).isEmpty then Nil else parts(e.errorOutput, StatusCode.BadRequest)
+    val invalid =
+      if options.documentDecodeFailures && inputs.exists(decodable) then
+        List("400" -> Part(List("The request's inputs are invalid"), ListMap.empty, List(problem)))
+      else Nil
+    val unauthorized =
+      if secured then List("401" -> Part(List("Credentials are missing or invalid"), challenge, List(problem)))
+      else Nil
+    val own = invalid ++ unauthorized
     // The server's answers share a status code with the endpoint's own outputs there: both can be sent.
     val all = success ++ errors ++ own
     val grouped = all.groupBy(_._1).view.mapValues(_.map(_._2)).toMap
@@ -77,28 +75,24 @@ private[openapi] final class Responses(
   /** The parts of a response an output writes, by status code. */
   private def parts(output: EndpointOutput[?], defaultStatus: StatusCode): List[(String, Part)] =
     val outputs = Inputs.outputs(output)
-    if outputs.isEmpty && output != EndpointIO.Empty then Nil
-    else
-      outputs.collectFirst { case o: EndpointOutput.OneOf[?] => o } match
-        case Some(oneOf) =>
-          // A oneOf's variants each go under their own status; the outputs beside it apply to all of them.
-          val beside = part(outputs.filterNot(_ == oneOf))
-          oneOf.variants.map { v =>
-            val own = part(Inputs.outputs(v.output))
-            val status = v.statusCode.orElse(fixedStatus(Inputs.outputs(v.output))).orElse(fixedStatus(outputs))
-            val description = v.description.toList ++ own.descriptions
-            statusKey(status, defaultStatus) -> Part(
-              description ++ beside.descriptions,
-              beside.headers ++ own.headers,
-              beside.bodies ++ own.bodies
-            )
-          }
-        case None =>
-          if outputs.isEmpty && defaultStatus == StatusCode.BadRequest then Nil
-          else
-            val chosen = outputs.exists(_.isInstanceOf[EndpointOutput.StatusCodeValue])
-            val status = fixedStatus(outputs)
-            List((if chosen && status.isEmpty then "default" else statusKey(status, defaultStatus)) -> part(outputs))
+    outputs.collectFirst { case o: EndpointOutput.OneOf[?] => o } match
+      case Some(oneOf) =>
+        // A oneOf's variants each go under their own status; the outputs beside it apply to all of them.
+        val beside = part(outputs.filterNot(_ == oneOf))
+        oneOf.variants.map { v =>
+          val own = part(Inputs.outputs(v.output))
+          val status = v.statusCode.orElse(fixedStatus(Inputs.outputs(v.output))).orElse(fixedStatus(outputs))
+          val description = v.description.toList ++ own.descriptions
+          statusKey(status, defaultStatus) -> Part(
+            description ++ beside.descriptions,
+            beside.headers ++ own.headers,
+            beside.bodies ++ own.bodies
+          )
+        }
+      case None =>
+        val chosen = outputs.exists(_.isInstanceOf[EndpointOutput.StatusCodeValue])
+        val status = fixedStatus(outputs)
+        List((if chosen && status.isEmpty then "default" else statusKey(status, defaultStatus)) -> part(outputs))
 
   private def statusKey(status: Option[StatusCode], default: StatusCode): String =
     status.getOrElse(default).code.toString
