@@ -38,11 +38,12 @@ final class OpenApiInterpreter(options: OpenApiOptions = OpenApiOptions()):
     val list = endpoints.toList
     val schemas = SchemaComponents(list.flatMap(OpenApiInterpreter.schemasOf))
     val operations = Operations(schemas, options)
-    val ids = mutable.Map[String, Int]()
+    val used = mutable.Set[String]()
     def unique(id: String): String =
-      val n = ids.getOrElse(id, 0) + 1
-      ids(id) = n
-      if n == 1 then id else s"${id}_$n"
+      val free = Iterator.single(id) ++ Iterator.from(2).map(n => s"${id}_$n")
+      val chosen = free.find(!used(_)).get
+      used += chosen
+      chosen
     val paths = mutable.LinkedHashMap[String, ListMap[String, Operation]]()
     for e <- list do
       val path = operations.pathOf(e)

@@ -158,6 +158,10 @@ class OpenApiTest extends munit.FunSuite:
     assertEquals(ids.distinct, ids)
     assertEquals(document.paths("/ping/again").operations("get").operationId, "ping_2")
     assertEquals(document.paths("/shapes").operations("post").operationId, "postShapes")
+    // A name that is another's suffixed form is taken into account too.
+    val named = List("a", "a_2", "a").zipWithIndex.map((n, i) => endpoint.get.in(s"p$i").out(stringBody).name(n))
+    val doc = OpenApiInterpreter().toOpenApi(named, "x", "1")
+    assertEquals(doc.paths.values.flatMap(_.operations.values).map(_.operationId).toList, List("a", "a_2", "a_3"))
   }
 
   test("an endpoint of no inputs that can fail has no 400 of the server's") {
