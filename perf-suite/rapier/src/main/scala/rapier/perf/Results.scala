@@ -76,6 +76,7 @@ final case class Summary(
     throughput: Option[Spread],
     ratio: Option[Spread],
     cpuRatio: Option[Spread],
+    bestRatio: Option[Double],
     latencyMs: Option[LatencyMs],
     cpuMsPer1000: Option[Double],
     allocatedBytesPerRequest: Option[Double],
@@ -132,6 +133,12 @@ object RunResults:
       // The twin's CPU time per request over this server's: the throughput ratio both would reach on a saturated CPU,
       // and steadier on a shared machine, where a server may have been waiting rather than working.
       val cpuRatios = pairs.flatMap((r, o) => for a <- r.cpuMsPer1000; b <- o.cpuMsPer1000 if a > 0 yield b / a)
+      // Each server at its best round over the twin at its best: on a shared machine, the runs least disturbed by
+      // other work, whichever rounds those were.
+      val twinBest = twin.toList.flatMap(t => byTest.getOrElse((t, scenario, users), Nil)).filter(_.valid)
+      val bestRatio =
+        if valid.isEmpty || twinBest.isEmpty || twinBest.map(_.throughput).max <= 0 then None
+        else Some(valid.map(_.throughput).max / twinBest.map(_.throughput).max)
       def mean(values: List[Double]) = if values.isEmpty then None else Some(values.sum / values.size)
       val status =
         if valid.nonEmpty then Status.Ok
@@ -150,6 +157,7 @@ object RunResults:
         throughput = Spread.of(valid.map(_.throughput)),
         ratio = Spread.of(ratios),
         cpuRatio = Spread.of(cpuRatios),
+        bestRatio = bestRatio,
         latencyMs = LatencyMs.mean(valid.flatMap(_.latencyMs)),
         cpuMsPer1000 = mean(valid.flatMap(_.cpuMsPer1000)),
         allocatedBytesPerRequest = mean(valid.flatMap(_.allocatedBytesPerRequest)),

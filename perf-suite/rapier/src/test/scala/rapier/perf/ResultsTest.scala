@@ -56,6 +56,8 @@ class ResultsTest extends munit.FunSuite:
     assertEquals(s.throughput, Some(Spread(125.0, 90.0, 160.0)))
     assertSpread(s.ratio, 0.85, 0.8, 0.9)
     assertSpread(s.cpuRatio, 0.65, 0.5, 0.8)
+    // Best over best, whichever rounds: 160 (round 2) over 200 (round 2 of the twin).
+    assertEquals(s.bestRatio, Some(0.8))
     assertEquals(s.status, Status.Ok)
 
   test("a round whose vanilla run is invalid gives no ratio"):

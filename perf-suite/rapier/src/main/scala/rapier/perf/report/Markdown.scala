@@ -34,7 +34,8 @@ object Markdown:
       else
         s.ratio.fold(s.status) { r =>
           val cpu = s.cpuRatio.fold("")(c => s" / ${fmt("%.2f", c.mean)}")
-          s"${fmt("%.2f", r.mean)} (${fmt("%.2f", r.min)}–${fmt("%.2f", r.max)})$cpu"
+          val best = s.bestRatio.filter(_ => s.validRounds > 1).fold("")(b => s" · best ${fmt("%.2f", b)}")
+          s"${fmt("%.2f", r.mean)} (${fmt("%.2f", r.min)}–${fmt("%.2f", r.max)})$cpu$best"
         }
     }
     val bytes = table { (s, twin) =>
@@ -67,7 +68,8 @@ object Markdown:
       "## Throughput as a share of the vanilla twin",
       "",
       "Each cell: the mean of the rounds' ratios (lowest–highest round), then CPU efficiency (the twin's CPU time per " +
-        "request divided by this server's).",
+        "request divided by this server's), then, over several rounds, each server's best round over the twin's best " +
+        "(on a shared machine, the runs least disturbed by other work).",
       "",
       ratios,
       "",
