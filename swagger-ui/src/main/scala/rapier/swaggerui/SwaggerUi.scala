@@ -29,8 +29,8 @@ final case class SwaggerUiOptions(
 /**
  * Swagger UI for a document, as ordinary endpoints for any backend: `GET /docs` redirects to `/docs/index.html`,
  * which loads the document from `/docs/openapi.yaml` (also served as `/docs/openapi.json`) and Swagger UI's static
- * files from the `org.webjars:swagger-ui` jar. Everything is read and rendered once, here; a request only copies
- * nothing and writes bytes.
+ * files from the `org.webjars:swagger-ui` jar. Everything is read and rendered once, here: serving a file is a map
+ * lookup and the write of bytes already in memory.
  * {{{
  * val docs = OpenApiInterpreter().toOpenApi(books.map(_.endpoint), "Books", "1.0")
  * NettyServer().addEndpoints(books ++ SwaggerUi[Future](docs)).start()
