@@ -31,18 +31,10 @@ class NettyPipelineBenchmark:
 
   @Setup
   def setup(): Unit =
-    val endpoints = List(
-      endpoint.get.in("path0" / path[Int]("id")).out(stringBody).serverLogicSuccess[Future](id =>
-        Future.successful(s"ok $id")
-      ),
-      endpoint.post.in("pathBytes0").in(byteArrayBody).out(stringBody).serverLogicSuccess[Future](b =>
-        Future.successful(s"ok ${b.length}")
-      )
-    )
     val options = NettyServerOptions().modifyServerOptions(
       _.withoutRequestLog
     ).withIdleTimeout(scala.concurrent.duration.Duration.Inf)
-    rapier = EmbeddedChannel(NettyServerInterpreter(options).initializer(endpoints))
+    rapier = EmbeddedChannel(NettyServerInterpreter(options).initializer(BenchRequests.endpoints))
     vanilla = EmbeddedChannel(HttpServerCodec(), HttpObjectAggregator(10 * 1024 * 1024), VanillaHandler())
     lean = EmbeddedChannel(HttpServerCodec(), LeanHandler())
 
@@ -118,9 +110,20 @@ private final class VanillaHandler extends SimpleChannelInboundHandler[FullHttpR
       else null
     HandWritten.respond(ctx, text)
 
-/** What both hand-written handlers answer: the text as `text/plain`, or 404 for null. */
-/** The two requests both pipeline benchmarks send: the perf suite's SimpleGet and PostBytes. */
+/**
+ * What both pipeline benchmarks serve and send: the perf suite's SimpleGet and PostBytes endpoints, as Rapier
+ * endpoints, and one request to each.
+ */
 private object BenchRequests:
+  val endpoints: List[ServerEndpoint[Future]] = List(
+    endpoint.get.in("path0" / path[Int]("id")).out(stringBody).serverLogicSuccess[Future](id =>
+      Future.successful(s"ok $id")
+    ),
+    endpoint.post.in("pathBytes0").in(byteArrayBody).out(stringBody).serverLogicSuccess[Future](b =>
+      Future.successful(s"ok ${b.length}")
+    )
+  )
+
   val simpleGet: Array[Byte] =
     "GET /path0/4 HTTP/1.1\r\nHost: localhost:8080\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n".getBytes(
       StandardCharsets.US_ASCII
@@ -130,6 +133,7 @@ private object BenchRequests:
     s"POST /pathBytes0 HTTP/1.1\r\nHost: localhost:8080\r\nContent-Length: 256\r\nContent-Type: application/octet-stream\r\n\r\n$body"
       .getBytes(StandardCharsets.US_ASCII)
 
+/** What both hand-written handlers answer: the text as `text/plain`, or 404 for null. */
 private object HandWritten:
   def respond(ctx: ChannelHandlerContext, text: String | Null): Unit =
     val response =

@@ -5,14 +5,12 @@ import io.vertx.core.http.{HttpMethod, HttpServer, HttpServerOptions, HttpServer
 import io.vertx.core.{Handler, Vertx, VertxOptions}
 import org.openjdk.jmh.annotations.*
 import rapier.*
-import rapier.server.*
 import rapier.vertx.{VertxServer, VertxServerOptions}
 
 import java.io.{InputStream, OutputStream}
 import java.net.{InetSocketAddress, Socket}
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.TimeUnit
-import scala.concurrent.Future
 
 /**
  * A whole HTTP exchange with a Vert.x server over a loopback connection kept alive: one request written, its response
@@ -36,16 +34,8 @@ class VertxLoopbackBenchmark:
   @Setup
   def setup(): Unit =
     vertx = Vertx.vertx(VertxOptions().setEventLoopPoolSize(1))
-    val endpoints = List(
-      endpoint.get.in("path0" / path[Int]("id")).out(stringBody).serverLogicSuccess[Future](id =>
-        Future.successful(s"ok $id")
-      ),
-      endpoint.post.in("pathBytes0").in(byteArrayBody).out(stringBody).serverLogicSuccess[Future](b =>
-        Future.successful(s"ok ${b.length}")
-      )
-    )
     val options = VertxServerOptions.default.withHost("127.0.0.1").withPort(0).modifyServerOptions(_.withoutRequestLog)
-    rapier = VertxServer(endpoints, options, Some(vertx)).start()
+    rapier = VertxServer(BenchRequests.endpoints, options, Some(vertx)).start()
     vanilla = vertx.createHttpServer(HttpServerOptions().setHost("127.0.0.1").setPort(0).setTcpNoDelay(true))
       .requestHandler(PlainVertxHandler())
     vanilla.listen().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
