@@ -69,13 +69,7 @@ final case class Schema[T](
         case SchemaType.SProduct(fields) =>
           fields.flatMap(f => Schema.checkNested(f.schema, f.get(value), f.name))
         case SchemaType.SArray(element) if element.hasRules =>
-          val errors = List.newBuilder[ValidationError]
-          var i = 0
-          Schema.elements(value).foreach { e =>
-            errors ++= Schema.checkNested(element, e, ValidationError.index(i))
-            i += 1
-          }
-          errors.result()
+          ValidationError.atEachIndex(Schema.elements(value))(Schema.checkNested(element, _, null))
         case SchemaType.SOption(element) =>
           value match
             case Some(v) => Schema.checkNested(element, v, null)

@@ -20,6 +20,10 @@ object ValidationError:
   /** The path segment of the element at `index` of a sequence. */
   def index(i: Int): String = s"[$i]"
 
+  /** What `check` finds in each of `values`, each error's path starting with the value's `[index]`. */
+  def atEachIndex[A](values: Iterator[A])(check: A => List[ValidationError]): List[ValidationError] =
+    values.zipWithIndex.flatMap((v, i) => check(v).map(_.prependPath(index(i)))).toList
+
   /** `items`, `[2]`, `price` as `items[2].price`. */
   def render(path: List[String]): String =
     val b = new StringBuilder

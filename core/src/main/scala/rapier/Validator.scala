@@ -138,13 +138,7 @@ object Validator:
 
   /** `inner` for each element of a collection; a broken rule's path names the element's index. */
   final case class ForEach[T, C <: Iterable[T]](inner: Validator[T]) extends Validator[C]:
-    def apply(value: C): List[ValidationError] =
-      var i = -1
-      value.iterator.flatMap { v =>
-        i += 1
-        val index = i
-        inner(v).map(_.prependPath(ValidationError.index(index)))
-      }.toList
+    def apply(value: C): List[ValidationError] = ValidationError.atEachIndex(value.iterator)(inner(_))
 
   def pass[T]: Validator[T] = Pass()
   def min[T: Numeric](value: T, exclusive: Boolean = false): Validator[T] = Min(value, exclusive)
