@@ -56,19 +56,13 @@ final class OpenApiInterpreter(options: OpenApiOptions = OpenApiOptions()):
         if !existing.contains(method) then
           paths(path) = existing + (method -> operations.operation(e, unique(methodId)))
     val all = paths.values.flatMap(_.values).toList
-    val usesProblem = all.exists(_.responses.values.exists(_.content.values.exists(_.schema.ref.contains(
-      s"#/components/schemas/${schemas.problemName}"
-    ))))
-    val componentSchemas =
-      if usesProblem then ListMap.from((schemas.schemas + (schemas.problemName -> Problems.schema)).toList.sortBy(_._1))
-      else schemas.schemas
     val schemes = list.flatMap(e => Endpoint.authSchemes(e.securityInput) ++ Endpoint.authSchemes(e.input))
     val securitySchemes =
       ListMap.from(schemes.map(s => SecuritySchemes.name(s) -> SecuritySchemes.of(s)).distinctBy(_._1).sortBy(_._1))
     OpenApi(
       info = info,
       paths = ListMap.from(paths.map((path, ops) => path -> PathItem(ops))),
-      components = Components(componentSchemas, securitySchemes),
+      components = Components(schemas.schemas, securitySchemes),
       tags = all.flatMap(_.tags).distinct.map(Tag(_))
     )
 

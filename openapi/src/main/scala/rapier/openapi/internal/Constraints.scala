@@ -1,6 +1,6 @@
 package rapier.openapi.internal
 
-import rapier.openapi.{Json, SchemaObject}
+import rapier.openapi.SchemaObject
 import rapier.{SchemaType, Validator}
 
 /**
@@ -23,7 +23,7 @@ private[openapi] object Constraints:
     case Validator.MaxSize(n) => o.copy(maxItems = Some(n))
     case e: Validator.Enumeration[?] =>
       val render = e.render.asInstanceOf[Any => String]
-      o.copy(enumValues = e.values.map(value => enumValue(render(value), tpe)))
+      o.copy(enumValues = e.values.map(value => Examples.of(render(value), o)))
     case Validator.ForOption(inner) =>
       val valueType = tpe match
         case SchemaType.SOption(element) => element.schemaType
@@ -38,10 +38,3 @@ private[openapi] object Constraints:
     case _ => o
 
   private def number(value: Any): BigDecimal = BigDecimal(value.toString)
-
-  private def enumValue(rendered: String, tpe: SchemaType): Json = tpe match
-    case SchemaType.SInteger | SchemaType.SNumber =>
-      try Json.Num(BigDecimal(rendered))
-      catch case _: NumberFormatException => Json.Str(rendered)
-    case SchemaType.SBoolean if rendered == "true" || rendered == "false" => Json.Bool(rendered == "true")
-    case _ => Json.Str(rendered)

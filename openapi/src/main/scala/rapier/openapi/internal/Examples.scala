@@ -6,8 +6,9 @@ import rapier.openapi.{Json, SchemaObject}
 import scala.collection.immutable.ListMap
 
 /**
- * Examples given as encoded text: a JSON body's is shown as JSON, when it parses as such, else as the text; a
- * parameter's as a number or boolean when its schema says so and the text is one.
+ * Values given as text, as JSON: a JSON body's example as JSON, when it parses as such, else as the text; a
+ * parameter's example, or a value of an enumeration, as a number or boolean when its schema says so and the text is
+ * one.
  */
 private[openapi] object Examples:
   private val factory = JsonFactory()

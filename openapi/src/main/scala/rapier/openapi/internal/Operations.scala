@@ -16,7 +16,8 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
   /** The OpenAPI path of an endpoint: `/books/{id}`; a capture of the path's rest shows as one parameter. */
   def pathOf(e: AnyEndpoint): String =
     val parts = Endpoint.pathParts(e.securityInput) ++ Endpoint.pathParts(e.input)
-    if parts.isEmpty then "/" else parts.map(p => "/" + segment(p, parameterNames(e))).mkString
+    val names = parameterNames(e)
+    if parts.isEmpty then "/" else parts.map(p => "/" + segment(p, names)).mkString
 
   def operation(e: AnyEndpoint, operationId: String): Operation =
     val inputs = Inputs.basics(e.securityInput) ++ Inputs.basics(e.input)
@@ -28,7 +29,7 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
       case b: EndpointIO.OneOfBody[?] =>
         RequestBody(ListMap.from(b.variants.map(body)), description = b.info.description)
     }
-    val schemes = Endpoint.authSchemes(e.securityInput) ++ Endpoint.authSchemes(e.input)
+    val requirements = security(inputs)
     Operation(
       operationId = operationId,
       summary = e.info.summary,
@@ -36,8 +37,8 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
       tags = e.info.tags,
       parameters = parameters,
       requestBody = requestBody,
-      responses = responses.of(e, inputs, schemes.nonEmpty),
-      security = security(e),
+      responses = responses.of(e, inputs, secured = requirements.nonEmpty),
+      security = requirements,
       deprecated = e.info.deprecated
     )
 
@@ -48,10 +49,9 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
     method + words.mkString
 
   /** The requirement objects: all the schemes of a `securityIn` together, or one of several alternatives. */
-  private def security(e: AnyEndpoint): List[SecurityRequirement] =
-    val basics = Inputs.basics(e.securityInput) ++ Inputs.basics(e.input)
-    val all = basics.collect { case EndpointInput.Auth(scheme, _, _) => SecuritySchemes.name(scheme) }
-    val alternatives = basics.collect { case EndpointInput.AuthAlternatives(as, _) =>
+  private def security(inputs: List[EndpointInput.Basic[?]]): List[SecurityRequirement] =
+    val all = inputs.collect { case EndpointInput.Auth(scheme, _, _) => SecuritySchemes.name(scheme) }
+    val alternatives = inputs.collect { case EndpointInput.AuthAlternatives(as, _) =>
       as.map(a => SecuritySchemes.name(a.scheme))
     }
     val together: SecurityRequirement = ListMap.from(all.map(_ -> Nil))
@@ -79,49 +79,16 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
   private def parameter(input: EndpointInput.Basic[?], names: Map[EndpointInput.Basic[?], String]): Option[Parameter] =
     input match
       case p @ EndpointInput.PathCapture(_, codec, info, _) =>
-        val schema = schemas.required(codec.schema)
-        Some(Parameter(
-          names(p),
-          ParameterLocation.Path,
-          schema,
-          true,
-          info.description,
-          example = info.example.map(Examples.of(_, schema))
-        ))
+        Some(decoded(names(p), ParameterLocation.Path, codec.schema, info, required = true))
       case p @ EndpointInput.PathsCapture(_, info) =>
         val description = info.description.getOrElse("The rest of the path: one or more segments, separated by '/'.")
         Some(Parameter(names(p), ParameterLocation.Path, SchemaObject.of("string"), true, Some(description)))
       case EndpointInput.Query(name, codec, info) =>
-        val schema = schemas.required(codec.schema)
-        Some(Parameter(
-          name,
-          ParameterLocation.Query,
-          schema,
-          schemas.isRequired(codec.schema),
-          info.description,
-          info.deprecated,
-          info.example.map(Examples.of(_, schema))
-        ))
+        Some(decoded(name, ParameterLocation.Query, codec.schema, info, schemas.isRequired(codec.schema)))
       case EndpointInput.Cookie(name, codec, info) =>
-        Some(Parameter(
-          name,
-          ParameterLocation.Cookie,
-          schemas.required(codec.schema),
-          schemas.isRequired(codec.schema),
-          info.description,
-          info.deprecated
-        ))
+        Some(decoded(name, ParameterLocation.Cookie, codec.schema, info, schemas.isRequired(codec.schema)))
       case EndpointIO.Header(name, codec, info) if documentedHeader(name) =>
-        val schema = schemas.required(codec.schema)
-        Some(Parameter(
-          name,
-          ParameterLocation.Header,
-          schema,
-          schemas.isRequired(codec.schema),
-          info.description,
-          info.deprecated,
-          info.example.map(Examples.of(_, schema))
-        ))
+        Some(decoded(name, ParameterLocation.Header, codec.schema, info, schemas.isRequired(codec.schema)))
       case EndpointIO.FixedHeader(name, value, info) if documentedHeader(name) =>
         Some(Parameter(
           name,
@@ -131,6 +98,17 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
           info.description
         ))
       case _ => None
+
+  /** A parameter a codec decodes: its schema, and its example typed by that schema. */
+  private def decoded(
+      name: String,
+      in: ParameterLocation,
+      schema: Schema[?],
+      info: IOInfo,
+      required: Boolean
+  ): Parameter =
+    val json = schemas.required(schema)
+    Parameter(name, in, json, required, info.description, info.deprecated, info.example.map(Examples.of(_, json)))
 
   /** OpenAPI describes these with the body and security, and tells documents not to list them as parameters. */
   private def documentedHeader(name: String): Boolean =

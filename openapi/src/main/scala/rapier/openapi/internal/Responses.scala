@@ -25,7 +25,7 @@ private[openapi] final class Responses(
       bodies: List[(String, MediaTypeObject)]
   )
 
-  private val problem = "application/problem+json" -> MediaTypeObject(SchemaObject.ref(schemas.problemName))
+  private lazy val problem = "application/problem+json" -> MediaTypeObject(schemas.problem)
 
   private val challenge = ListMap(
     HeaderNames.WwwAuthenticate -> HeaderObject(
@@ -80,8 +80,9 @@ private[openapi] final class Responses(
         // A oneOf's variants each go under their own status; the outputs beside it apply to all of them.
         val beside = part(outputs.filterNot(_ == oneOf))
         oneOf.variants.map { v =>
-          val own = part(Inputs.outputs(v.output))
-          val status = v.statusCode.orElse(fixedStatus(Inputs.outputs(v.output))).orElse(fixedStatus(outputs))
+          val variantOutputs = Inputs.outputs(v.output)
+          val own = part(variantOutputs)
+          val status = v.statusCode.orElse(fixedStatus(variantOutputs)).orElse(fixedStatus(outputs))
           val description = v.description.toList ++ own.descriptions
           statusKey(status, defaultStatus) -> Part(
             description ++ beside.descriptions,

@@ -40,15 +40,19 @@ private[openapi] final class SchemaComponents(all: Iterable[Schema[?]]):
       n -> name.map(c => if c.isLetterOrDigit && c < 128 || c == '.' || c == '-' || c == '_' then c else '_')
     }.toMap
 
-  /**
-   * The name of the server's problem-details schema: `Problem`, or `RapierProblem` (then `RapierProblem2`, …) when a
-   * type of the application's is named `Problem`.
-   */
-  val problemName: String =
-    val taken = names.values.toSet
-    (Iterator("Problem", "RapierProblem") ++ Iterator.from(2).map(n => s"RapierProblem$n")).find(!taken(_)).get
-
   private val components = mutable.Map[String, SchemaObject]()
+
+  /**
+   * A reference to the server's problem-details schema, which becomes a component once referred to: `Problem`, or
+   * `RapierProblem` (then `RapierProblem2`, …) when a type of the application's is named `Problem`.
+   */
+  lazy val problem: SchemaObject =
+    val taken = names.values.toSet
+    val name = (Iterator("Problem", "RapierProblem") ++ Iterator.from(2).map(n => s"RapierProblem$n")).find(!taken(
+      _
+    )).get
+    components(name) = Problems.schema
+    SchemaObject.ref(name)
   private val inProgress = mutable.Set[String]()
 
   /** The components written so far, by name, in alphabetical order. */
