@@ -136,9 +136,8 @@ object RunResults:
       // Each server at its best round over the twin at its best: on a shared machine, the runs least disturbed by
       // other work, whichever rounds those were.
       val twinBest = twin.toList.flatMap(t => byTest.getOrElse((t, scenario, users), Nil)).filter(_.valid)
-      val bestRatio =
-        if valid.isEmpty || twinBest.isEmpty || twinBest.map(_.throughput).max <= 0 then None
-        else Some(valid.map(_.throughput).max / twinBest.map(_.throughput).max)
+        .map(_.throughput).maxOption.filter(_ > 0)
+      val bestRatio = for best <- valid.map(_.throughput).maxOption; twinsBest <- twinBest yield best / twinsBest
       def mean(values: List[Double]) = if values.isEmpty then None else Some(values.sum / values.size)
       val status =
         if valid.nonEmpty then Status.Ok

@@ -11,10 +11,10 @@ import java.util.Locale
 object Markdown:
   def render(results: RunResults): String =
     val summaries = results.summaries
-    val present = summaries.map(_.scenario).toSet
-    val scenarios = Scenarios.all.map(_.name).filter(present) ++ summaries.map(_.scenario).distinct.filterNot(
-      Scenarios.all.map(_.name).contains
-    )
+    // The catalogue's order, then any scenario it doesn't know, as met.
+    val known = Scenarios.all.map(_.name)
+    val scenarios =
+      summaries.map(_.scenario).distinct.sortBy(n => if known.contains(n) then known.indexOf(n) else known.size)
     val libraries = summaries.filter(_.twin.isDefined).map(s => (s.server, s.twin.get, s.users)).distinct
     def find(server: String, scenario: String, users: Int): Option[Summary] =
       summaries.find(s => s.server == server && s.scenario == scenario && s.users == users)
