@@ -75,7 +75,8 @@ object BooksServer:
   /** The token of the example's librarian; set `BOOKS_TOKEN` to choose another. */
   val defaultToken = "let-me-in"
 
-  @main def runBooks(port: Int = 8080): Unit =
+  @main def runBooks(args: String*): Unit =
+    val port = CommandLine.port("runBooks", args)
     val token = sys.env.getOrElse("BOOKS_TOKEN", defaultToken)
     val binding =
       NettyServer().withPort(port).addEndpoints(BooksServer(token).endpointsWithDocs).start().stopOnShutdown()

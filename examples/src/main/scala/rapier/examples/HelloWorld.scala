@@ -9,7 +9,7 @@ import scala.concurrent.Future
 /**
  * The smallest Rapier server: `GET /hello?name=...` answers a greeting.
  *
- * Run it with `./sbt "examples/runMain rapier.examples.HelloWorld"`, then `curl 'localhost:8080/hello?name=you'`.
+ * Run it with `./sbt "examples/runMain rapier.examples.runHelloWorld"`, then `curl 'localhost:8080/hello?name=you'`.
  */
 object HelloWorld:
   val hello: Endpoint[Unit, Option[String], Unit, String] =
@@ -22,7 +22,8 @@ object HelloWorld:
   val helloServer: ServerEndpoint[Future] =
     hello.serverLogicSuccess(name => Future.successful(s"Hello, ${name.getOrElse("world")}!"))
 
-  @main def runHelloWorld(port: Int = 8080): Unit =
+  @main def runHelloWorld(args: String*): Unit =
+    val port = CommandLine.port("runHelloWorld", args)
     val binding = NettyServer().withPort(port).addEndpoint(helloServer).start().stopOnShutdown()
     println(s"Try: curl 'http://localhost:${binding.port}/hello?name=you'   (Ctrl-C stops)")
     binding.awaitStop()

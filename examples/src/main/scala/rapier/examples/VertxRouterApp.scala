@@ -43,7 +43,8 @@ object VertxRouterApp:
       .toCompletableFuture
       .get(30, TimeUnit.SECONDS)
 
-  @main def runVertxRouterApp(port: Int = 8080): Unit =
+  @main def runVertxRouterApp(args: String*): Unit =
+    val port = CommandLine.port("runVertxRouterApp", args)
     val vertx = Vertx.vertx()
     val server = start(vertx, port)
     println(s"Try: curl http://localhost:${server.actualPort}/books   and   /status   (Ctrl-C stops)")
