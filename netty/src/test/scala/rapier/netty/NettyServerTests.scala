@@ -34,3 +34,4 @@ final class NettyTestServer(transport: NettyTransport) extends TestServer:
     new RunningServer:
       def port: Int = binding.port
       def stop(): Unit = binding.stop()
+      def bodyBytesHeld: Long = binding.bodyBytesHeld

@@ -46,6 +46,12 @@ abstract class ServerTestSupport extends munit.FunSuite:
     try body(Target(running))
     finally running.stop()
 
+  /** Waits up to 10 s for `condition`, which another thread makes true (the server's, here); fails with `what`. */
+  def eventually(condition: => Boolean, what: String): Unit =
+    val deadline = System.nanoTime + 10.seconds.toNanos
+    while !condition && System.nanoTime < deadline do Thread.sleep(10)
+    assert(condition, s"not so within 10 s: $what")
+
   override def afterAll(): Unit =
     super.afterAll()
     val leaks = LeakDetection.leaksSoFar()
@@ -67,6 +73,9 @@ final class Target(running: RunningServer):
 
   /** Sends `request` on a new raw connection and reads one response. */
   def rawExchange(request: String): TestResponse = RawHttp.exchange(port, request)
+
+  /** Bytes of request bodies the server holds now, by its own count. */
+  def bodyBytesHeld: Long = running.bodyBytesHeld
 
   /** Stops the server now (the test kit's own stop afterwards does nothing more). */
   def stop(): Unit = running.stop()

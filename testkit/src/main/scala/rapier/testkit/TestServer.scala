@@ -22,6 +22,9 @@ trait RunningServer:
   /** Stops gracefully, as the backend does in production. */
   def stop(): Unit
 
+  /** Bytes of request bodies the server holds now, by its own count, before their requests reach the endpoints. */
+  def bodyBytesHeld: Long
+
 /** The limits and options a test asks for; backends map them onto their own options. */
 final case class TestServerConfig(
     serverOptions: ServerOptions = ServerOptions.default.withoutRequestLog,

@@ -72,6 +72,12 @@ object VertxServer:
     val port: Int = server.actualPort
 
     /**
+     * Bytes of request bodies the server holds now, being read before their requests reach the endpoints: at most
+     * `maxBodySize` per connection receiving a body. A gauge for monitoring memory under uploads.
+     */
+    def bodyBytesHeld: Long = connections.bodyBytes.sum
+
+    /**
      * Stops gracefully and returns when done: stops accepting connections, lets requests in progress finish (their
      * responses say `Connection: close`), and after `shutdownTimeout` closes whatever is left. Calling it again does
      * nothing.

@@ -49,7 +49,8 @@ object VertxRouterMountTestServer extends TestServer:
     val options = VertxTestServer.options(config)
     val vertx = Vertx.vertx()
     // What routeHandler builds, kept at hand to answer what the mount passes on with the same interpreter.
-    val handler = VertxServerInterpreter(options).handler(endpoints, Connections())
+    val connections = Connections()
+    val handler = VertxServerInterpreter(options).handler(endpoints, connections)
     val router = Router.router(vertx)
     router.route().handler(context => handler.route(context))
     router.route().handler(context => handler.handle(context.request))
@@ -58,3 +59,4 @@ object VertxRouterMountTestServer extends TestServer:
     new RunningServer:
       def port: Int = server.actualPort
       def stop(): Unit = vertx.close().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
+      def bodyBytesHeld: Long = connections.bodyBytes.sum

@@ -53,6 +53,7 @@ object VertxTestServer extends TestServer:
     new RunningServer:
       def port: Int = binding.port
       def stop(): Unit = binding.stop()
+      def bodyBytesHeld: Long = binding.bodyBytesHeld
 
   def options(config: TestServerConfig): VertxServerOptions =
     VertxServerOptions()

@@ -12,6 +12,13 @@ private[netty] final class Connections(max: Int = Int.MaxValue):
   val group = DefaultChannelGroup("rapier-connections", GlobalEventExecutor.INSTANCE)
   private val open = java.util.concurrent.atomic.AtomicInteger()
 
+  /**
+   * Bytes of request bodies being read, held by the server until their requests are handed to the interpreter: the
+   * arrays sized by Content-Length and the chunks of chunked bodies. Added to once per body (per chunk for a chunked
+   * one) and read only when asked, so a striped counter: no contention between event loops.
+   */
+  val bodyBytes = java.util.concurrent.atomic.LongAdder()
+
   /** Set when the server starts shutting down: requests arriving after it are answered 503. */
   @volatile var draining: Boolean = false
 

@@ -148,7 +148,9 @@ private[netty] class HttpHandler(
           ctx.writeAndFlush(DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE))
         receiving = request
         filled = 0
-        if length > 0 then sized = new Array[Byte](length.toInt)
+        if length > 0 then
+          sized = new Array[Byte](length.toInt)
+          connections.bodyBytes.add(length)
         else if length < 0 && HttpUtil.isTransferEncodingChunked(request) then chunks = ctx.alloc.compositeBuffer(1024)
 
   private def onContent(content: HttpContent): Unit =
@@ -176,6 +178,7 @@ private[netty] class HttpHandler(
           refuse(Refusals.bodyTooLarge(options.maxBodySize))
           return
         all.addComponent(true, buf.retain())
+        connections.bodyBytes.add(n)
       else
         discardBody()
         refuse(StatusCode.BadRequest, "A body needs a Content-Length or chunked Transfer-Encoding")
@@ -188,8 +191,13 @@ private[netty] class HttpHandler(
         dispatch(request.nn, body)
       case _ =>
 
+  /** What the body being read holds: its array, sized by Content-Length, or the chunks received so far. */
+  private def heldBytes: Long =
+    if sized != null then sized.nn.length else if chunks != null then chunks.nn.readableBytes else 0L
+
   /** The complete body, copied into an array exactly once. */
   private def takeBody(): Array[Byte] =
+    release()
     if sized != null then
       val array = sized.nn
       sized = null
@@ -204,7 +212,13 @@ private[netty] class HttpHandler(
       finally all.release()
     else EmptyBody
 
+  /** Counts the body being read out of the server's buffered bytes, as it is handed over or dropped. */
+  private def release(): Unit =
+    val held = heldBytes
+    if held != 0L then connections.bodyBytes.add(-held)
+
   private def discardBody(): Unit =
+    release()
     receiving = null
     bodySince = 0L
     sized = null

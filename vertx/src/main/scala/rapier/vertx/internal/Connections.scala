@@ -16,6 +16,13 @@ private[vertx] final class Connections(max: Int = Int.MaxValue) extends Handler[
   private val open = AtomicInteger()
   private val refused = ConcurrentHashMap.newKeySet[HttpConnection]()
 
+  /**
+   * Bytes of request bodies being read, held by the server until their requests are handed to the interpreter (the
+   * arrays they are read into). Changed once per body, or per growth of its array, and read only when asked: a striped
+   * counter, with no contention between event loops.
+   */
+  val bodyBytes = java.util.concurrent.atomic.LongAdder()
+
   /** Set when the server starts shutting down: requests arriving after it are answered 503, and connections close. */
   @volatile var draining: Boolean = false
 

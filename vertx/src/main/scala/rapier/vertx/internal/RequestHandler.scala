@@ -119,6 +119,7 @@ private[vertx] final class RequestHandler(
   ) extends Handler[AnyRef],
         Runnable:
     private var array = new Array[Byte](if length > 0 then length.toInt else 1024)
+    connections.bodyBytes.add(array.length)
     private var filled = 0
     private var done = false
     private var timer: ScheduledFuture[?] | Null = null
@@ -165,8 +166,10 @@ private[vertx] final class RequestHandler(
           refuse(request, Refusals.BodyLongerThanLength)
         else
           if filled + n > array.length then
-            array =
+            val grown =
               java.util.Arrays.copyOf(array, math.max(array.length * 2, filled + n).min(options.maxBodySize.toInt))
+            connections.bodyBytes.add(grown.length - array.length)
+            array = grown
           chunk.getBytes(0, n, array, filled)
           filled += n
 
@@ -177,6 +180,7 @@ private[vertx] final class RequestHandler(
 
     private def finish(): Unit =
       done = true
+      connections.bodyBytes.add(-array.length)
       if timer != null then timer.nn.cancel(false)
       if vertxTimer >= 0 then Vertx.currentContext.owner.cancelTimer(vertxTimer)
 
