@@ -8,9 +8,10 @@ import rapier.perf.vanilla.HttpServerPerfServer
 import sttp.tapir.server.vertx.{VertxFutureServerInterpreter, VertxFutureServerOptions}
 
 /**
- * The suite's endpoints (the same values as [[TapirNettyServer]]'s) on Tapir's Vert.x Future interpreter, mounted on
- * a vertx-web `Router` as Tapir's documentation shows: one route per endpoint. Vert.x and Tapir defaults except for
- * the number of event loop threads. The Tapir variant turns the server log off; TapirLog keeps Tapir's default server
+ * The suite's endpoints (the same values as [[TapirNettyServer]]'s, body limits included) on Tapir's Vert.x Future
+ * interpreter, mounted on one vertx-web `Router` as Tapir's documentation and its performance harness (perf-tests,
+ * `Vertx.scala`) mount them: `interpreter.route(endpoint)(router)` for each endpoint. Vert.x and Tapir defaults except
+ * for the number of event loop threads. The Tapir variant turns the server log off; TapirLog keeps Tapir's default server
  * log, which goes to Vert.x's logging (java.util.logging here, at its default INFO level, below which Tapir logs
  * handled requests): nothing is written.
  */
