@@ -33,6 +33,11 @@ val versions = new {
   val jackson = "2.22.1"
   val swaggerParser = "2.1.48"
   val swaggerUi = "5.34.1"
+  // The second peer in the performance suite, with the Netty (4.2.15) and ZIO it brings.
+  val zioHttp = "3.11.3"
+  val zioSchema = "1.8.5"
+  // Attached to the suite's servers by `./perf --profile`.
+  val asyncProfiler = "4.6"
 }
 
 val munit = "org.scalameta" %% "munit" % versions.munit
@@ -86,7 +91,8 @@ lazy val root = (project in file("."))
     bench,
     perfCommon,
     perf,
-    perfTapir
+    perfTapir,
+    perfZio
   )
   .settings(name := "rapier", publish / skip := true)
 
@@ -268,16 +274,23 @@ lazy val bench = (project in file("bench"))
     )
   )
 
-// The performance suite. perfCommon is plain JDK code both server sides share; perf holds the runner and the servers on
-// Rapier's Netty and Vert.x; perfTapir holds Tapir's servers on the Netty and Vert.x versions Tapir brings, with vanilla
-// twins on those same versions. The vanilla Netty and Vert.x servers are one source each, compiled on both sides.
+// The performance suite. perfCommon is the JDK code every server side shares (the launcher, the control port, the
+// sampler and the profiler's hooks); perf holds the runner and the servers on Rapier's Netty and Vert.x; perfTapir holds
+// Tapir's servers on the Netty and Vert.x versions Tapir brings, with vanilla twins on those same versions; perfZio holds
+// zio-http's servers on the Netty zio-http brings. The vanilla Netty and Vert.x servers are one source each, compiled on
+// Rapier's and Tapir's sides; the JSON codecs of the vanilla servers are compiled on all three.
 lazy val perfCommon = (project in file("perf-suite/common"))
   .settings(testSettings)
-  .settings(name := "rapier-perf-common", publish / skip := true)
+  .settings(
+    name := "rapier-perf-common",
+    publish / skip := true,
+    libraryDependencies += "tools.profiler" % "async-profiler" % versions.asyncProfiler
+  )
 
-val vanillaSources = Compile / unmanagedSourceDirectories ++= Seq("vanilla-netty", "vanilla-vertx").map(
+def suiteSources(folders: String*) = Compile / unmanagedSourceDirectories ++= folders.map(
   (LocalRootProject / baseDirectory).value / "perf-suite" / _
 )
+val vanillaSources = suiteSources("vanilla-netty", "vanilla-vertx", "vanilla-json")
 
 lazy val perf = (project in file("perf-suite/rapier"))
   .dependsOn(perfCommon, netty, vertx, jsonJsoniter, testkit % Test)
@@ -287,11 +300,13 @@ lazy val perf = (project in file("perf-suite/rapier"))
     publish / skip := true,
     vanillaSources,
     nettyPin,
-    // The tests start the Tapir side's servers too, from the class path written here.
-    Test / javaOptions += {
-      val file = target.value / "classpath-tapir.txt"
-      IO.write(file, (perfTapir / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator))
-      s"-Drapier.perf.classpath.tapir=$file"
+    // The tests start the Tapir and zio-http sides' servers too, from the class paths written here.
+    Test / javaOptions ++= {
+      val tapir = target.value / "classpath-tapir.txt"
+      IO.write(tapir, (perfTapir / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator))
+      val zio = target.value / "classpath-ziohttp.txt"
+      IO.write(zio, (perfZio / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator))
+      Seq(s"-Drapier.perf.classpath.tapir=$tapir", s"-Drapier.perf.classpath.ziohttp=$zio")
     },
     libraryDependencies ++= Seq(
       "io.vertx" % "vertx-web" % versions.vertxWeb,
@@ -317,14 +332,32 @@ lazy val perfTapir = (project in file("perf-suite/tapir"))
     )
   )
 
-/** Compiles the suite's two sides and writes their run-time classpaths where ./perf reads them. */
+lazy val perfZio = (project in file("perf-suite/ziohttp"))
+  .dependsOn(perfCommon)
+  .settings(
+    name := "rapier-perf-ziohttp",
+    publish / skip := true,
+    suiteSources("vanilla-json"),
+    // zio-http's own choices: its Netty and its ZIO. JSON for the vanilla twin through jsoniter-scala, as everywhere.
+    libraryDependencies ++= Seq(
+      "dev.zio" %% "zio-http" % versions.zioHttp,
+      "dev.zio" %% "zio-schema-derivation" % versions.zioSchema,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % versions.jsoniter,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
+      "org.slf4j" % "slf4j-nop" % versions.slf4j
+    )
+  )
+
+/** Compiles the suite's sides and writes their run-time classpaths where ./perf reads them. */
 lazy val perfStage = taskKey[Unit]("Compile the performance suite and write its classpaths for ./perf")
 perfStage := {
   val out = (LocalRootProject / target).value / "perf"
   IO.createDirectory(out)
   val rapierCp = (perf / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator)
   val tapirCp = (perfTapir / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator)
+  val zioCp = (perfZio / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator)
   IO.write(out / "classpath-rapier.txt", rapierCp)
   IO.write(out / "classpath-tapir.txt", tapirCp)
+  IO.write(out / "classpath-ziohttp.txt", zioCp)
   streams.value.log.info(s"perf classpaths written to $out")
 }

@@ -40,6 +40,9 @@ final class VanillaNettyServer extends PerfServer:
       .channel()
     channel.localAddress.asInstanceOf[java.net.InetSocketAddress].getPort
 
+  /** One hash map holds every route. */
+  def routeSets: Int = 1
+
   def stop(): Unit =
     if channel != null then channel.close().syncUninterruptibly()
     if groups != null then groups.shutdown()

@@ -27,6 +27,9 @@ abstract class HttpServerPerfServer extends PerfServer:
     server = s
     s.actualPort
 
+  /** One handler serves every request: a hand-written one, or one router holding every route. */
+  def routeSets: Int = 1
+
   final def stop(): Unit =
     if server != null then server.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
     if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)

@@ -1,15 +1,26 @@
 package rapier.perf
 
 /**
- * Which classpath a server runs on: Rapier's side (Netty 4.2, and Vert.x 5 on it), or Tapir's (the Netty 4.1 and
- * Vert.x 4 versions Tapir brings).
+ * Which classpath a server runs on: Rapier's side (Netty 4.2, and Vert.x 5 on it), Tapir's (the Netty 4.1 and Vert.x 4
+ * versions Tapir brings), or zio-http's (the Netty 4.2 and ZIO it brings).
  */
 enum Side:
-  case Rapier, Tapir
+  case Rapier, Tapir, ZioHttp
 
-/** What a server is, for reports: the bare server, Rapier on it, or the peer library on it. */
-enum Implementation:
-  case Vanilla, Rapier, Tapir
+  /** The system property naming the file that holds this side's class path (written by the build). */
+  def classpathProperty: String = s"rapier.perf.classpath.${toString.toLowerCase}"
+
+/**
+ * What a server is, for reports: the bare server, Rapier on it, or a peer library on it. `packages` are where the
+ * library's own code lives, for its share of CPU samples in a profile (`excluded`: the suite's own code under them).
+ */
+enum Implementation(val packages: List[String], val excluded: List[String]):
+  case Vanilla extends Implementation(Nil, Nil)
+  case Rapier extends Implementation(List("rapier."), List("rapier.perf."))
+  case Tapir extends Implementation(List("sttp."), Nil)
+
+  /** zio-http's typed Endpoint API, its own frames being the endpoint and codec layers over zio-http's server. */
+  case ZioHttp extends Implementation(List("zio.http.endpoint.", "zio.http.codec."), Nil)
 
 /**
  * One server of the suite. `twin` names the vanilla server on the same backend and version that its throughput is
@@ -35,6 +46,8 @@ object Catalogue:
   private val vanillaVertx = "rapier.perf.vanilla.VanillaVertxServer"
   private val rapierVertx = "rapier.perf.servers.RapierVertxServer"
   private val tapirVertx = "rapier.perf.tapir.TapirVertxServer"
+  private val vanillaZio = "rapier.perf.ziohttp.ZioHttpVanillaServer"
+  private val endpointZio = "rapier.perf.ziohttp.ZioHttpEndpointServer"
 
   val servers: List[ServerSpec] = List(
     ServerSpec(
@@ -236,7 +249,63 @@ object Catalogue:
       Implementation.Tapir,
       Some("vertx4.Vanilla"),
       "Tapir 1.11 Vert.x Future interpreter, default server log, writing nothing"
+    ),
+    ServerSpec(
+      "ziohttp.Vanilla",
+      Side.ZioHttp,
+      vanillaZio,
+      1,
+      false,
+      Implementation.Vanilla,
+      None,
+      "zio-http 3 with hand-written Routes handlers"
+    ),
+    ServerSpec(
+      "ziohttp.VanillaMulti",
+      Side.ZioHttp,
+      vanillaZio,
+      128,
+      false,
+      Implementation.Vanilla,
+      None,
+      "zio-http 3 with hand-written Routes handlers, 128 routes per kind"
+    ),
+    ServerSpec(
+      "ziohttp.Endpoint",
+      Side.ZioHttp,
+      endpointZio,
+      1,
+      false,
+      Implementation.ZioHttp,
+      Some("ziohttp.Vanilla"),
+      "zio-http 3's typed Endpoint API, JSON through zio-schema"
+    ),
+    ServerSpec(
+      "ziohttp.EndpointMulti",
+      Side.ZioHttp,
+      endpointZio,
+      128,
+      false,
+      Implementation.ZioHttp,
+      Some("ziohttp.VanillaMulti"),
+      "zio-http 3's typed Endpoint API, 128 endpoints per kind"
     )
+  )
+
+  /** The vanilla twin a server is compared with, if it is a library's. */
+  def twinOf(name: String): Option[String] = byName(name).flatMap(_.twin)
+
+  /**
+   * Rapier against its peers, across backends: each pair is compared round by round on the scenarios both ran (Rapier's
+   * throughput over the peer's). Tapir on the same backend, and zio-http's Endpoint API, which runs on its own Netty.
+   */
+  val peers: List[(String, String)] = List(
+    "netty.future.Rapier" -> "netty.future.Tapir",
+    "netty.future.Rapier" -> "ziohttp.Endpoint",
+    "netty.future.RapierMulti" -> "netty.future.TapirMulti",
+    "netty.future.RapierMulti" -> "ziohttp.EndpointMulti",
+    "vertx.future.Rapier" -> "vertx.future.Tapir",
+    "vertx.future.RapierMulti" -> "vertx.future.TapirMulti"
   )
 
   def byName(name: String): Option[ServerSpec] = servers.find(_.name == name)

@@ -12,12 +12,12 @@ enum Command:
 
 /** Options of a run; see [[Cli.usage]]. */
 final case class RunOptions(
-    servers: List[String] = List("netty.*"),
-    scenarios: List[String] = List("SimpleGet", "SimpleGetMultiRoute", "PostBytes"),
+    servers: List[String] = List("netty.future.Rapier"),
+    scenarios: List[String] = List("SimpleGet", "PostBytes"),
     users: List[Int] = List(64),
-    durationSeconds: Int = 5,
+    durationSeconds: Int = 2,
     warmupSeconds: Int = 5,
-    rounds: Int = 1,
+    rounds: Int = 5,
     out: Option[Path] = None,
     target: Option[(String, Int)] = None,
     jvmOptions: List[String] = List("-Xms2g", "-Xmx2g"),
@@ -25,8 +25,23 @@ final case class RunOptions(
     loadCpus: Option[String] = None,
     baseline: Option[Path] = None,
     maxRegression: Double = 10.0,
-    quick: Boolean = false
+    quick: Boolean = false,
+    starts: Int = 1,
+    rate: FixedRate = FixedRate.Auto,
+    rateGiven: Boolean = false,
+    profile: Boolean = false
 )
+
+/** The open-model window of each test: at half the vanilla twin's measured maximum, at a given rate, or none. */
+enum FixedRate:
+  case Auto
+  case Off
+  case PerSecond(rate: Double)
+
+  def describe: String = this match
+    case Auto => "half the vanilla twin's maximum"
+    case Off => "off"
+    case PerSecond(r) => s"${math.round(r)} requests/s"
 
 object Cli:
   val usage: String =
@@ -36,21 +51,30 @@ object Cli:
        |       ./perf report RESULTS.json    write report.html and results.csv again beside a results.json
        |
        |Options (lists are comma-separated; names accept * and ? wildcards):
-       |  -s, --servers LIST       servers to run (default netty.*); each one's vanilla twin is added for ratios
-       |  -m, --scenarios LIST     scenarios, or * for all (default SimpleGet,SimpleGetMultiRoute,PostBytes)
+       |  -s, --servers LIST       servers to run (default netty.future.Rapier); each one's vanilla twin is added
+       |  -m, --scenarios LIST     scenarios, or * for all (default SimpleGet,PostBytes)
        |  -u, --users LIST         concurrent connections, one run each (default 64)
-       |  -d, --duration SECONDS   measured time of each run (default 5)
-       |      --warmup SECONDS     warm-up before each run, discarded (default 5); it goes on, one second at
-       |                           a time up to 4x as long, until throughput is stable within 5%
-       |  -r, --repeat ROUNDS      rounds, interleaved: every test once, then again (default 1)
+       |  -d, --duration SECONDS   each server's measured time in each round, closed model and fixed rate alike
+       |                           (default 2)
+       |      --warmup SECONDS     warm-up of each server, discarded (default 5); it goes on, one second at a
+       |                           time up to 4x as long, until throughput is stable within 5% and the JIT quiet
+       |  -r, --rounds ROUNDS      interleaved rounds: a library, its twin and the twin's second JVM (the A/A
+       |                           pair) run at once and take turns, -d seconds each per round (default 5)
+       |      --starts N           start each group's servers N times, on fresh JVMs each time (default 1)
        |      --out DIR            where the report goes (default perf-results/<date-time>)
        |      --target HOST:PORT   load a server that is already running instead of starting the catalogue's
        |      --jvm-opts "OPTS"    JVM options of the servers (default "-Xms2g -Xmx2g")
        |      --server-cpus LIST   CPUs the servers are pinned to (default: the first half)
-       |      --load-cpus LIST     CPUs wrk is pinned to (default: the second half)
+       |      --load-cpus LIST     CPUs wrk and oha are pinned to (default: the second half)
        |      --baseline FILE      results.json of an earlier run: fail if a ratio to vanilla regressed
        |      --max-regression P   how many percent a ratio may drop against the baseline (default 10)
-       |      --quick              a smoke run of every server and scenario: 2 s runs, 1 s warm-up, 16 users
+       |      --rate R             in each round, after its closed-model slice, -d seconds at a fixed rate of R
+       |                           requests/s (the open model, with oha): latency from each request's intended
+       |                           send time and CPU time per request at that rate. auto (default): half the
+       |                           vanilla twin's maximum; off: none. auto is skipped with a note if oha is missing
+       |      --profile            async-profiler on each server after its rounds, for -d seconds each of CPU and
+       |                           allocation samples: flame graphs, and each library's share of CPU samples
+       |      --quick              a smoke run of every server and scenario: 2 rounds of 1 s, 1 s warm-up, 16 users
        |  -h, --help               this text
        |""".stripMargin
 
@@ -79,6 +103,7 @@ object Cli:
       val options = if o.quick then quickDefaults(o, explicit) else o
       validate(options).map(Command.Run(_))
     case flag :: tail if flag == "--quick" => run(tail, o.copy(quick = true), explicit)
+    case flag :: tail if flag == "--profile" => run(tail, o.copy(profile = true), explicit)
     case flag :: value :: tail if valued.contains(flag) =>
       set(flag, value, o).flatMap(run(tail, _, explicit + canonical(flag)))
     case flag :: Nil if valued.contains(flag) => Left(s"$flag needs a value")
@@ -95,14 +120,16 @@ object Cli:
     "--duration",
     "--warmup",
     "-r",
-    "--repeat",
+    "--rounds",
     "--out",
     "--target",
     "--jvm-opts",
     "--server-cpus",
     "--load-cpus",
     "--baseline",
-    "--max-regression"
+    "--max-regression",
+    "--rate",
+    "--starts"
   )
 
   private def canonical(flag: String): String = flag match
@@ -110,7 +137,7 @@ object Cli:
     case "-m" => "--scenarios"
     case "-u" => "--users"
     case "-d" => "--duration"
-    case "-r" => "--repeat"
+    case "-r" => "--rounds"
     case other => other
 
   /** `--quick` changes only what was not given explicitly. */
@@ -120,8 +147,9 @@ object Cli:
       servers = unless("--servers", List("*"), o.servers),
       scenarios = unless("--scenarios", List("*"), o.scenarios),
       users = unless("--users", List(16), o.users),
-      durationSeconds = unless("--duration", 2, o.durationSeconds),
-      warmupSeconds = unless("--warmup", 1, o.warmupSeconds)
+      durationSeconds = unless("--duration", 1, o.durationSeconds),
+      warmupSeconds = unless("--warmup", 1, o.warmupSeconds),
+      rounds = unless("--rounds", 2, o.rounds)
     )
 
   private def set(flag: String, value: String, o: RunOptions): Either[String, RunOptions] = flag match
@@ -130,18 +158,28 @@ object Cli:
     case "-u" | "--users" => list(flag, value).flatMap(ints(flag, _, 1, 100000)).map(v => o.copy(users = v))
     case "-d" | "--duration" => int(flag, value, 1, 86400).map(v => o.copy(durationSeconds = v))
     case "--warmup" => int(flag, value, 0, 3600).map(v => o.copy(warmupSeconds = v))
-    case "-r" | "--repeat" => int(flag, value, 1, 1000).map(v => o.copy(rounds = v))
+    case "-r" | "--rounds" => int(flag, value, 1, 1000).map(v => o.copy(rounds = v))
     case "--out" => Right(o.copy(out = Some(Paths.get(value))))
     case "--target" => target(value).map(t => o.copy(target = Some(t)))
     case "--jvm-opts" => Right(o.copy(jvmOptions = value.trim.split("\\s+").toList.filter(_.nonEmpty)))
     case "--server-cpus" => cpus(flag, value).map(v => o.copy(serverCpus = Some(v)))
     case "--load-cpus" => cpus(flag, value).map(v => o.copy(loadCpus = Some(v)))
     case "--baseline" => Right(o.copy(baseline = Some(Paths.get(value))))
+    case "--rate" => rate(value).map(r => o.copy(rate = r, rateGiven = true))
+    case "--starts" => int(flag, value, 1, 100).map(v => o.copy(starts = v))
     case "--max-regression" =>
       value.toDoubleOption.filter(p => p >= 0 && p <= 100).toRight(
         s"--max-regression must be a percentage, not '$value'"
       )
         .map(p => o.copy(maxRegression = p))
+
+  private def rate(value: String): Either[String, FixedRate] = value match
+    case "auto" => Right(FixedRate.Auto)
+    case "off" => Right(FixedRate.Off)
+    case n =>
+      n.toDoubleOption.filter(r => r >= 1 && r <= 10_000_000).map(FixedRate.PerSecond(_)).toRight(
+        s"--rate must be auto, off or a number of requests per second from 1 to 10000000, not '$value'"
+      )
 
   private def list(flag: String, value: String): Either[String, List[String]] =
     val items = value.split(',').map(_.trim).filter(_.nonEmpty).toList

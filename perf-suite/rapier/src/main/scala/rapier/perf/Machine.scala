@@ -1,6 +1,7 @@
 package rapier.perf
 
 import java.nio.file.{Files, Path, Paths}
+import scala.jdk.CollectionConverters.*
 import scala.util.Try
 
 /** Facts about the machine a run happened on; they go into every report. */
@@ -86,25 +87,21 @@ object CpuTimes:
 
 /** A process's CPU time and peak memory, from `/proc/<pid>`. */
 object ProcFs:
-  /** Clock ticks per second, the unit of `/proc/<pid>/stat` times; 100 on Linux unless configured otherwise. */
-  lazy val ticksPerSecond: Long =
+  /**
+   * The CPU time of a process's threads, in nanoseconds: the sum of each thread's time on a CPU from
+   * `/proc/<pid>/task/<tid>/schedstat`, which the scheduler counts in nanoseconds (`/proc/<pid>/stat` counts in
+   * 10 ms ticks). Threads that have ended are not counted; a server's threads live as long as it does.
+   */
+  def cpuNanos(pid: Long): Option[Long] =
     Try {
-      val p = ProcessBuilder("getconf", "CLK_TCK").start()
-      val out = String(p.getInputStream.readAllBytes()).trim
-      p.waitFor()
-      out.toLong
-    }.getOrElse(100L)
-
-  /** User and system CPU time of a process, in seconds. */
-  def cpuSeconds(pid: Long): Option[Double] =
-    Try(Files.readString(Path.of(s"/proc/$pid/stat"))).toOption.flatMap { stat =>
-      // The command name may hold spaces; the fields after it are fixed.
-      val fields = stat.substring(stat.lastIndexOf(')') + 2).split(' ')
-      for
-        utime <- fields.lift(11).flatMap(_.toLongOption)
-        stime <- fields.lift(12).flatMap(_.toLongOption)
-      yield (utime + stime).toDouble / ticksPerSecond
-    }
+      val tasks = Files.list(Path.of(s"/proc/$pid/task"))
+      try
+        tasks.iterator.asScala.flatMap { task =>
+          Try(Files.readString(task.resolve("schedstat"))).toOption.flatMap(_.split(' ').headOption)
+            .flatMap(_.trim.toLongOption)
+        }.sum
+      finally tasks.close()
+    }.toOption.filter(_ > 0)
 
   /** The most resident memory a process has had (VmHWM), in MiB. */
   def peakRssMiB(pid: Long): Option[Double] =

@@ -36,9 +36,11 @@ object Main:
    * class path for Rapier's side when run otherwise (from tests, or sbt).
    */
   private[perf] def classpaths: Map[Side, String] =
-    def fromProperty(name: String) = Option(System.getProperty(name)).flatMap(f => Runner.classpathFrom(Paths.get(f)))
-    val rapier = fromProperty("rapier.perf.classpath.rapier").getOrElse(System.getProperty("java.class.path"))
-    Map(Side.Rapier -> rapier) ++ fromProperty("rapier.perf.classpath.tapir").map(Side.Tapir -> _)
+    def fromProperty(side: Side) =
+      Option(System.getProperty(side.classpathProperty)).flatMap(f => Runner.classpathFrom(Paths.get(f)))
+    val rapier = fromProperty(Side.Rapier).getOrElse(System.getProperty("java.class.path"))
+    Map(Side.Rapier -> rapier) ++
+      Side.values.filter(_ != Side.Rapier).flatMap(side => fromProperty(side).map(side -> _))
 
   private def serve(name: String, port: Int): Int =
     val spec = Catalogue.byName(name).get
@@ -72,10 +74,10 @@ object Main:
           System.err.println(s"perf: $why")
           2
         case Right(old) =>
-          val summaries = RunResults.summarize(old.rows, name => Catalogue.byName(name).flatMap(_.twin))
+          val results = RunResults.of(old.meta, old.rows)
           val dir = Option(file.toAbsolutePath.getParent).getOrElse(Paths.get("."))
-          write(dir, old.copy(summaries = summaries))
-          println(Terminal.summary(summaries))
+          write(dir, results)
+          println(Terminal.summary(results))
           println(s"\nReport: ${dir.resolve("report.html")}")
           0
 
@@ -89,6 +91,13 @@ object Main:
     if Wrk.version.isEmpty then
       System.err.println("perf: wrk is not installed (on Debian or Ubuntu: apt-get install wrk)")
       return 2
+    if o.rateGiven && o.rate != FixedRate.Off && Oha.executable.isEmpty then
+      System.err.println("perf: --rate needs oha, the open-model load generator: cargo install oha --version 1.16.0")
+      return 2
+    if o.rate == FixedRate.Auto && !o.rateGiven && Oha.executable.isEmpty then
+      System.err.println(
+        "perf: note: oha is not installed, so the fixed-rate window is skipped (cargo install oha --version 1.16.0)"
+      )
     val out = o.out.getOrElse(Paths.get(
       "perf-results",
       LocalDateTime.now.format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"))
@@ -99,7 +108,6 @@ object Main:
       System.err.println("perf: note: servers and wrk are not pinned to separate CPUs (needs Linux, taskset, 2+ CPUs)")
     val started = Runner.now()
     val rows = runner.run()
-    val summaries = RunResults.summarize(rows, name => runner.servers.find(_.name == name).flatMap(_.twin))
     val meta = Meta(
       started,
       Runner.now(),
@@ -110,11 +118,15 @@ object Main:
       o.rounds,
       o.users,
       o.jvmOptions,
-      o.target.map((h, p) => s"$h:$p")
+      o.target.map((h, p) => s"$h:$p"),
+      fixedRate =
+        Option.when(rows.exists(_.fixedRate.isDefined))(s"${o.rate.describe}, with ${Oha.version.getOrElse("oha")}"),
+      profiled = o.profile,
+      starts = o.starts
     )
-    val results = RunResults(meta, rows, summaries)
+    val results = RunResults.of(meta, rows)
     write(out, results)
-    println(Terminal.summary(summaries))
+    println(Terminal.summary(results))
     println(s"\nReport: ${out.resolve("report.html").toAbsolutePath}")
     o.baseline match
       case None => 0
@@ -124,7 +136,7 @@ object Main:
             System.err.println(s"perf: cannot use the baseline $file: $why")
             2
           case Right(base) =>
-            val (regressions, compared) = Baseline.compare(base.summaries, summaries, o.maxRegression)
+            val (regressions, compared) = Baseline.compare(base.summaries, results.summaries, o.maxRegression)
             if regressions.isEmpty then
               println(s"Baseline: $compared ratio(s) compared with $file, none dropped more than ${o.maxRegression}%.")
               0

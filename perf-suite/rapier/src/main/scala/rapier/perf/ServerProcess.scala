@@ -18,33 +18,58 @@ final class ServerProcess private (
     val pid: Long,
     val port: Int,
     controlPort: Int,
+    val routeSets: Int,
     output: ServerProcess.Tail
 ):
   /** The server's own account of its allocations, collections and CPU time. */
   def stats(): Option[ProcessStats] =
-    Try {
-      val request = HttpRequest.newBuilder(
-        URI.create(s"http://127.0.0.1:$controlPort/stats")
-      ).timeout(Duration.ofSeconds(10)).build()
-      readFromString[ProcessStats](ServerProcess.client.send(request, HttpResponse.BodyHandlers.ofString()).body)(using
-        ServerProcess.statsCodec
-      )
-    }.toOption
+    control("GET", "/stats").toOption.flatMap(body =>
+      Try(readFromString[ProcessStats](body)(using ServerProcess.statsCodec)).toOption
+    )
 
-  def cpuSeconds: Option[Double] = ProcFs.cpuSeconds(pid)
+  /** The server's record of its CPU, heap and resident memory since it started. */
+  def samples(): Option[ServerSamples] =
+    control("GET", "/samples").toOption.flatMap(body =>
+      Try(readFromString[ServerSamples](body)(using ServerProcess.samplesCodec)).toOption
+    )
+
+  /** Starts async-profiler in the server: `event` is cpu or alloc. */
+  def profileStart(event: String): Either[String, Unit] = control("POST", s"/profile/start?event=$event").map(_ => ())
+
+  /** Stops async-profiler, which writes `<prefix>.html` and `<prefix>.collapsed`; the number of samples. */
+  def profileStop(prefix: java.nio.file.Path, byBytes: Boolean): Either[String, Long] =
+    val path = java.net.URLEncoder.encode(prefix.toString, StandardCharsets.UTF_8)
+    control("POST", s"/profile/stop?prefix=$path&bytes=$byBytes").flatMap(body =>
+      "\\d+".r.findFirstIn(body).flatMap(_.toLongOption).toRight(s"unreadable profiler answer: $body")
+    )
+
+  /** A request to the control port: its body, or why there is none. */
+  private def control(method: String, path: String): Either[String, String] =
+    Try {
+      val request = HttpRequest.newBuilder(URI.create(s"http://127.0.0.1:$controlPort$path"))
+        .timeout(Duration.ofSeconds(60)).method(method, HttpRequest.BodyPublishers.noBody()).build()
+      ServerProcess.client.send(request, HttpResponse.BodyHandlers.ofString())
+    }.toEither.left.map(e => s"the control port did not answer: $e").flatMap(r =>
+      if r.statusCode == 200 then Right(r.body) else Left(r.body)
+    )
+
+  /** The CPU time of the server's threads, in nanoseconds (see [[ProcFs.cpuNanos]]). */
+  def cpuNanos: Option[Long] = ProcFs.cpuNanos(pid)
   def peakRssMiB: Option[Double] = ProcFs.peakRssMiB(pid)
   def recentOutput: String = output.text
 
-  /** Stops the server: closing its input asks it to stop; it is killed if it doesn't within 10 s. */
+  /**
+   * Stops the server at once: killed, since its measurements are over and a graceful stop (seconds of Netty's quiet
+   * period, per JVM) would only lengthen the run.
+   */
   def stop(): Unit =
-    Try(process.getOutputStream.close())
-    if !process.waitFor(10, TimeUnit.SECONDS) then
-      process.destroy()
-      if !process.waitFor(5, TimeUnit.SECONDS) then process.destroyForcibly().waitFor(5, TimeUnit.SECONDS)
+    process.destroyForcibly()
+    process.waitFor(10, TimeUnit.SECONDS)
 
 object ServerProcess:
   private val client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
   private val statsCodec: JsonValueCodec[ProcessStats] = JsonCodecMaker.make
+  private val samplesCodec: JsonValueCodec[ServerSamples] = JsonCodecMaker.make
 
   /** The last lines a server printed, for error messages. */
   final class Tail:
@@ -113,12 +138,41 @@ object ServerProcess:
         (
           fields.get("port").flatMap(_.toIntOption),
           fields.get("control").flatMap(_.toIntOption),
-          fields.get("pid").flatMap(_.toLongOption)
+          fields.get("pid").flatMap(_.toLongOption),
+          fields.get("routeSets").flatMap(_.toIntOption)
         ) match
-          case (Some(port), Some(control), Some(pid)) => Right(ServerProcess(process, pid, port, control, tail))
+          case (Some(port), Some(control), Some(pid), Some(routeSets)) =>
+            Right(ServerProcess(process, pid, port, control, routeSets, tail))
           case _ =>
             process.destroyForcibly()
             Left(s"unreadable ready line: $line")
+
+/** What a server's [[rapier.perf.common.Sampler]] recorded: four series of the same length. */
+final case class ServerSamples(
+    intervalMillis: Long,
+    epochMillis: Array[Long],
+    cpuNanos: Array[Long],
+    heapBytes: Array[Long],
+    rssBytes: Array[Long]
+):
+  /** As a timeline: CPU in percent of one CPU between samples, memory in MiB, `marks` (wall-clock) placed on it. */
+  def timeline(marks: List[(String, Long)]): Timeline =
+    val n = epochMillis.length
+    val start = if n > 0 then epochMillis(0) else 0L
+    def round1(x: Double) = math.round(x * 10) / 10.0
+    val cpu = (0 until n).map { i =>
+      if i == 0 then 0.0
+      else
+        val dt = (epochMillis(i) - epochMillis(i - 1)).toDouble
+        if dt <= 0 then 0.0 else round1((cpuNanos(i) - cpuNanos(i - 1)) / 1e6 / dt * 100)
+    }
+    Timeline(
+      intervalMs = intervalMillis.toInt,
+      cpuPercent = cpu.toList,
+      heapMiB = heapBytes.toList.map(b => round1(b / 1048576.0)),
+      rssMiB = rssBytes.toList.map(b => round1(b / 1048576.0)),
+      marks = marks.map((label, at) => Mark(label, math.round((at - start) / 10.0) / 100.0))
+    )
 
 /**
  * One request of a scenario, checked for the right answer before the server is loaded: a server that answers

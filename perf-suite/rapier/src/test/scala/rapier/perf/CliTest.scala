@@ -11,11 +11,12 @@ class CliTest extends munit.FunSuite:
     case Left(message) => message
     case other => fail(s"accepted: $other")
 
-  test("no arguments: a short suite on Netty"):
+  test("no arguments: Rapier on Netty against the bare handler, SimpleGet and PostBytes, 5 rounds of 2 s"):
     val o = run()
-    assertEquals(o.servers, List("netty.*"))
+    assertEquals(o.servers, List("netty.future.Rapier"))
+    assertEquals(o.scenarios, List("SimpleGet", "PostBytes"))
     assertEquals(o.users, List(64))
-    assertEquals(o.warmupSeconds, 5)
+    assertEquals((o.warmupSeconds, o.rounds, o.durationSeconds, o.starts), (5, 5, 2, 1))
 
   test("every option, short and long"):
     val o = run(
@@ -31,6 +32,8 @@ class CliTest extends munit.FunSuite:
       "7",
       "-r",
       "3",
+      "--starts",
+      "2",
       "--out",
       "x",
       "--jvm-opts",
@@ -47,12 +50,19 @@ class CliTest extends munit.FunSuite:
     assertEquals(o.servers, List("netty.*", "*.Vanilla"))
     assertEquals(o.scenarios, List("*"))
     assertEquals(o.users, List(1, 128))
-    assertEquals((o.durationSeconds, o.warmupSeconds, o.rounds), (12, 7, 3))
+    assertEquals((o.durationSeconds, o.warmupSeconds, o.rounds, o.starts), (12, 7, 3, 2))
     assertEquals(o.out, Some(Paths.get("x")))
     assertEquals(o.jvmOptions, List("-Xmx2g", "-XX:+UseParallelGC"))
     assertEquals((o.serverCpus, o.loadCpus), (Some("0-1"), Some("2,3")))
     assertEquals((o.baseline, o.maxRegression), (Some(Paths.get("b.json")), 7.5))
     assertEquals(run("--servers", "netty.Vanilla", "--scenarios", "PostJson", "--users", "8").users, List(8))
+
+  test("the fixed rate: auto unless given, a number, or off; and profiles"):
+    assertEquals((run().rate, run().rateGiven, run().profile), (FixedRate.Auto, false, false))
+    assertEquals(run("--rate", "25000").rate, FixedRate.PerSecond(25000))
+    assertEquals((run("--rate", "auto").rate, run("--rate", "auto").rateGiven), (FixedRate.Auto, true))
+    assertEquals(run("--rate", "off").rate, FixedRate.Off)
+    assert(run("--profile", "-m", "SimpleGet").profile)
 
   test("a target instead of the catalogue"):
     assertEquals(run("--target", "example.org:8080").target, Some(("example.org", 8080)))
@@ -61,8 +71,8 @@ class CliTest extends munit.FunSuite:
   test("--quick shortens what was not given explicitly"):
     val q = run("--quick")
     assertEquals(
-      (q.servers, q.scenarios, q.users, q.durationSeconds, q.warmupSeconds),
-      (List("*"), List("*"), List(16), 2, 1)
+      (q.servers, q.scenarios, q.users, q.durationSeconds, q.warmupSeconds, q.rounds),
+      (List("*"), List("*"), List(16), 1, 1, 2)
     )
     val explicit = run("--quick", "-m", "SimpleGet,SimpleGetMultiRoute,PostBytes", "-d", "5")
     assertEquals(explicit.scenarios, List("SimpleGet", "SimpleGetMultiRoute", "PostBytes"))
@@ -93,6 +103,10 @@ class CliTest extends munit.FunSuite:
     assertEquals(error("serve", "nope"), "unknown server 'nope' (see ./perf --list)")
     assertEquals(error("serve", "netty.Vanilla", "--port", "0"), "a port is from 1 to 65535, not '0'")
     assertEquals(error("report"), "report needs one results.json file")
+    assertEquals(
+      error("--rate", "fast"),
+      "--rate must be auto, off or a number of requests per second from 1 to 10000000, not 'fast'"
+    )
 
 class CatalogueTest extends munit.FunSuite:
   test("globs match names, dots and all"):
@@ -110,7 +124,7 @@ class CatalogueTest extends munit.FunSuite:
     )
     assertEquals(
       Catalogue.select(List("*.Vanilla")).map(_.name),
-      List("netty.Vanilla", "vertx.Vanilla", "netty41.Vanilla", "vertx4.Vanilla")
+      List("netty.Vanilla", "vertx.Vanilla", "netty41.Vanilla", "vertx4.Vanilla", "ziohttp.Vanilla")
     )
     assertEquals(
       Catalogue.select(List("vertx.future.Tapir*")).map(_.name),

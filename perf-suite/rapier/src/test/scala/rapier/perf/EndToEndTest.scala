@@ -22,9 +22,11 @@ class EndToEndTest extends munit.FunSuite:
       "-u",
       "4",
       "-d",
-      "2",
+      "1",
       "--warmup",
       "1",
+      "-r",
+      "2",
       "--out",
       out.toString
     ) ++ extra)
@@ -34,21 +36,47 @@ class EndToEndTest extends munit.FunSuite:
     val out = Files.createTempDirectory("perf-e2e")
     assertEquals(suite(out), 0)
     val results = RunResults.fromJson(Files.readAllBytes(out.resolve("results.json"))).fold(fail(_), identity)
+    // Each scenario: the twin, Rapier and the twin's second JVM (the A/A pair), measured together.
     assertEquals(
-      results.rows.map(r => (r.server, r.scenario)).toSet,
-      Set(
-        ("netty.Vanilla", "SimpleGet"),
-        ("netty.Vanilla", "PostBytes"),
-        ("netty.future.Rapier", "SimpleGet"),
-        ("netty.future.Rapier", "PostBytes")
+      results.rows.map(r => (r.server, r.scenario, r.replica)),
+      List(
+        ("netty.Vanilla", "SimpleGet", 1),
+        ("netty.future.Rapier", "SimpleGet", 1),
+        ("netty.Vanilla", "SimpleGet", 2),
+        ("netty.Vanilla", "PostBytes", 1),
+        ("netty.future.Rapier", "PostBytes", 1),
+        ("netty.Vanilla", "PostBytes", 2)
       )
     )
+    // Two rounds of one second: a slice per server per round, each with its figures.
+    results.rows.foreach(r => assertEquals(r.slices.map(_.round), List(0, 1), r))
+    results.rows.foreach(r => assert(r.slices.forall(s => s.throughput > 0 && s.cpuMsPer1000.exists(_ > 0)), r))
     results.rows.foreach(r => assertEquals(r.status, Status.Ok, r.note))
     results.rows.foreach(r => assert(r.requests > 0 && r.allocatedBytesPerRequest.exists(_ > 0), r))
+    // The warm-up second by second, and the server's own record of itself over the test, phases marked.
+    results.rows.foreach { r =>
+      assertEquals(r.warmupThroughput.size, r.warmupSeconds, r)
+      val t = r.timeline.getOrElse(fail(s"no timeline: $r"))
+      assert(t.cpuPercent.size >= 8 && t.heapMiB.exists(_ > 0) && t.rssMiB.exists(_ > 0), t)
+      assert(t.marks.map(_.label).containsSlice(List("warm-up", "measured", "end of measurement")), t.marks)
+    }
     val rapier = results.summaries.filter(_.server == "netty.future.Rapier")
     assertEquals(rapier.size, 2)
     assert(rapier.forall(s => s.ratio.exists(_.mean > 0) && s.twin.contains("netty.Vanilla")), rapier)
-    assertEquals(Files.readAllLines(out.resolve("results.csv")).size, 5)
+    // Every ratio read against the twin's A/A band.
+    assert(rapier.forall(_.compared.exists(_.band.isDefined)), rapier)
+    assert(results.summaries.filter(_.server == "netty.Vanilla").forall(_.noise.isDefined))
+    if Oha.executable.isDefined then
+      results.rows.foreach { r =>
+        val f = r.fixedRate.getOrElse(fail(s"no fixed-rate window: $r"))
+        assert(f.requests > 0 && f.latencyMs.p9999 > 0 && f.cpuMsPer1000.exists(_ > 0), f)
+      }
+      // A library and its twin at the same rate in a round.
+      for r <- results.rows.filter(_.server == "netty.future.Rapier") do
+        val twin = results.rows.find(v => v.server == "netty.Vanilla" && v.scenario == r.scenario && v.start == r.start)
+        assertEquals(r.fixedRate.map(_.targetRate), twin.flatMap(_.fixedRate.map(_.targetRate)))
+    assertEquals(Files.readAllLines(out.resolve("results.csv")).size, 7)
+    assert(Files.readString(out.resolve("summary.md")).contains("## Noise floor"))
     val html = Files.readString(out.resolve("report.html"))
     assert(html.contains("<svg") && html.contains("netty.future.Rapier"), html.take(500))
 

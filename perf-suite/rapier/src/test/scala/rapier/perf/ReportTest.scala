@@ -10,7 +10,15 @@ import scala.concurrent.duration.*
 class ReportTest extends munit.FunSuite:
   override def munitTimeout: Duration = 3.minutes
 
-  private def row(server: String, impl: String, scenario: String, round: Int, throughput: Double) =
+  /** A run of five slices, the throughput of each `throughput` times its factor. */
+  private def row(
+      server: String,
+      impl: String,
+      scenario: String,
+      round: Int,
+      throughput: Double,
+      factors: List[Double] = List.fill(5)(1.0)
+  ) =
     Row(
       round,
       server,
@@ -32,13 +40,15 @@ class ReportTest extends munit.FunSuite:
       Some(2L),
       Some(5L),
       Some(380),
-      6
+      6,
+      slices = factors.zipWithIndex.map((f, i) => Slice(i, throughput * f, Some(9.0), None))
     )
 
   private val sample: RunResults =
     val servers = List(
       ("netty.Vanilla", "Vanilla", 100000.0),
       ("netty.future.Rapier", "Rapier", 95000.0),
+      ("netty.future.RapierLog", "Rapier", 100500.0),
       ("netty41.Vanilla", "Vanilla", 110000.0),
       ("netty.future.Tapir<x>", "Tapir", 30000.0)
     )
@@ -48,7 +58,19 @@ class ReportTest extends munit.FunSuite:
         scenario <- List("SimpleGet", "PostBytes")
         (s, impl, t) <- servers
       yield row(s, impl, scenario, round, t * (1 + round / 100.0))
-    val twins = Map("netty.future.Rapier" -> "netty.Vanilla", "netty.future.Tapir<x>" -> "netty41.Vanilla")
+    // The A/A runs: each vanilla server's second JVM, a little off its first from slice to slice.
+    val aa =
+      for
+        round <- List(1, 2)
+        scenario <- List("SimpleGet", "PostBytes")
+        (s, impl, t) <- servers if impl == "Vanilla"
+      yield row(s, impl, scenario, round, t * (1 + round / 100.0), List(1.01, 0.99, 1.0, 1.02, 0.98))
+        .copy(replica = 2)
+    val twins = Map(
+      "netty.future.Rapier" -> "netty.Vanilla",
+      "netty.future.RapierLog" -> "netty.Vanilla",
+      "netty.future.Tapir<x>" -> "netty41.Vanilla"
+    )
     val facts = MachineFacts(2, "AMD EPYC", 23.5, "Linux amd64", "6.1", "OpenJDK 17", "wrk 4.1.0", "0", "1", true)
     RunResults(
       Meta(
@@ -63,8 +85,9 @@ class ReportTest extends munit.FunSuite:
         List("-Xmx1g"),
         None
       ),
-      rows,
-      RunResults.summarize(rows, twins.get)
+      rows ++ aa,
+      Summaries.of(rows ++ aa, twins.get),
+      Summaries.peers(rows, List("netty.future.Rapier" -> "netty.future.Tapir<x>"))
     )
 
   test("the report holds every section, and escapes what it prints"):
@@ -73,11 +96,15 @@ class ReportTest extends munit.FunSuite:
         "machine",
         "notes",
         "overview",
+        "noise",
         "overhead",
         "efficiency",
         "throughput",
         "latency",
         "cost",
+        "warm-up",
+        "timeline",
+        "peers",
         "figures",
         "runs",
         "method"
@@ -92,19 +119,28 @@ class ReportTest extends munit.FunSuite:
     val md = Markdown.render(sample)
     assert(md.startsWith("```sh\n./perf -r 2\n```"), md.take(100))
     assert(md.contains("| server | compared with | SimpleGet | PostBytes |"), md)
+    // Rapier at 0.95 in every slice, outside the A/A band of ±1.1%; RapierLog at 1.005, inside it.
+    assert(md.contains("| `netty.Vanilla` | ±1.1% [0.99–1.01] | ±1.1% [0.99–1.01] |"), md)
     assert(
       md.contains(
-        "| `netty.future.Rapier` | `netty.Vanilla` | 0.95 (0.95–0.95) / 1.00 · best 0.95 | 0.95 (0.95–0.95) / 1.00 · best 0.95 |"
+        "| `netty.future.Rapier` | `netty.Vanilla` | 0.95 [0.95–0.95] · CPU within noise | 0.95 [0.95–0.95] · CPU within noise |"
       ),
       md
     )
+    assert(
+      md.contains(
+        "| `netty.future.RapierLog` | `netty.Vanilla` | within noise · CPU within noise | within noise · CPU within noise |"
+      ),
+      md
+    )
+    assert(md.contains("| `netty.future.Rapier` | `netty.future.Tapir<x>` | 3.17 [3.17–3.17] | 3.17 [3.17–3.17] |"), md)
     assert(
       md.contains("| `netty.future.Tapir<x>` | `netty41.Vanilla` | +0 (1,400 vs 1,400) | +0 (1,400 vs 1,400) |"),
       md
     )
     assert(md.contains("None: every run was valid"), md)
-    val loadBound = sample.copy(rows = sample.rows.map(r => if r.round == 2 then r.copy(loadBound = true) else r))
-    assert(Markdown.render(loadBound).contains("- round 2, `netty.Vanilla` · SimpleGet: load-bound"))
+    val loadBound = sample.copy(rows = sample.rows.map(r => if r.start == 2 then r.copy(loadBound = true) else r))
+    assert(Markdown.render(loadBound).contains("- start 2, `netty.Vanilla` · SimpleGet: load-bound"))
 
   test("in headless Chromium, the charts and tables are in the page, and it can be drawn"):
     assume(HeadlessChromium.command.isDefined, HeadlessChromium.Missing)

@@ -51,7 +51,7 @@ class ResultsTest extends munit.FunSuite:
       row("van", 3, 100),
       row("lib", 3, 999, status = Status.Invalid)
     )
-    val s = RunResults.summarize(rows, twins.get).find(_.server == "lib").get
+    val s = Summaries.of(rows, twins.get).find(_.server == "lib").get
     assertEquals((s.validRounds, s.rounds), (2, 3))
     assertEquals(s.throughput, Some(Spread(125.0, 90.0, 160.0)))
     assertSpread(s.ratio, 0.85, 0.8, 0.9)
@@ -62,11 +62,11 @@ class ResultsTest extends munit.FunSuite:
 
   test("a round whose vanilla run is invalid gives no ratio"):
     val rows = List(row("van", 1, 100, status = Status.Invalid), row("lib", 1, 90))
-    assertEquals(RunResults.summarize(rows, twins.get).find(_.server == "lib").get.ratio, None)
+    assertEquals(Summaries.of(rows, twins.get).find(_.server == "lib").get.ratio, None)
 
   test("status over rounds: n/a, invalid or failed when no round is valid"):
     def status(statuses: String*) =
-      RunResults.summarize(statuses.zipWithIndex.map((st, i) => row("lib", i + 1, 1, st)).toList, twins.get).head.status
+      Summaries.of(statuses.zipWithIndex.map((st, i) => row("lib", i + 1, 1, st)).toList, twins.get).head.status
     assertEquals(status(Status.NotApplicable, Status.NotApplicable), Status.NotApplicable)
     assertEquals(status(Status.Invalid, Status.Failed), Status.Invalid)
     assertEquals(status(Status.Failed), Status.Failed)
@@ -78,14 +78,14 @@ class ResultsTest extends munit.FunSuite:
     val results = RunResults(
       Meta("a", "b", "./perf", facts, 10, 5, 1, List(64), Nil, None),
       rows,
-      RunResults.summarize(rows, twins.get)
+      Summaries.of(rows, twins.get)
     )
     assertEquals(RunResults.fromJson(RunResults.toJson(results)), Right(results))
     assert(RunResults.fromJson("{}".getBytes).isLeft)
 
   test("baseline: a ratio that drops past the limit is a regression"):
     def summary(server: String, ratio: Double) =
-      RunResults.summarize(
+      Summaries.of(
         List(row("van", 1, 100), row(server, 1, ratio * 100)),
         Map(server -> "van").get
       ).find(_.server == server).get

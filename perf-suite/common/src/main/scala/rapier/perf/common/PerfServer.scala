@@ -11,6 +11,13 @@ trait PerfServer:
   /** Stops serving. */
   def stop(): Unit
 
+  /**
+   * How many route sets, built apart and tried one after another, serve the endpoints once started: 1 when a request
+   * is routed once among all of them (a hash map, a trie, one router, one library route). A server that registers
+   * its routes in pieces its library then tries in turn would say so here, and fail the suite's check.
+   */
+  def routeSets: Int
+
 /**
  * How to start a server of the suite.
  *

@@ -5,11 +5,20 @@ import scala.jdk.CollectionConverters.*
 
 /**
  * What a server JVM reports about itself: bytes allocated by all its live threads since it started, garbage
- * collections, and CPU time. Read twice, around a measured window; the difference is the window's.
+ * collections, CPU time, and the time its JIT compilers have spent compiling. Read twice, around a measured window;
+ * the difference is the window's.
  */
-final case class ProcessStats(allocatedBytes: Long, gcCount: Long, gcTimeMillis: Long, cpuNanos: Long, heapUsed: Long):
+final case class ProcessStats(
+    allocatedBytes: Long,
+    gcCount: Long,
+    gcTimeMillis: Long,
+    cpuNanos: Long,
+    heapUsed: Long,
+    compileMillis: Long
+):
   def toJson: String =
-    s"""{"allocatedBytes":$allocatedBytes,"gcCount":$gcCount,"gcTimeMillis":$gcTimeMillis,"cpuNanos":$cpuNanos,"heapUsed":$heapUsed}"""
+    s"""{"allocatedBytes":$allocatedBytes,"gcCount":$gcCount,"gcTimeMillis":$gcTimeMillis,"cpuNanos":$cpuNanos,""" +
+      s""""heapUsed":$heapUsed,"compileMillis":$compileMillis}"""
 
 object ProcessStats:
   private val threads = ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
@@ -25,5 +34,7 @@ object ProcessStats:
       gcs.map(_.getCollectionCount.max(0L)).sum,
       gcs.map(_.getCollectionTime.max(0L)).sum,
       os.getProcessCpuTime,
-      ManagementFactory.getMemoryMXBean.getHeapMemoryUsage.getUsed
+      ManagementFactory.getMemoryMXBean.getHeapMemoryUsage.getUsed,
+      Option(ManagementFactory.getCompilationMXBean).filter(_.isCompilationTimeMonitoringSupported)
+        .fold(0L)(_.getTotalCompilationTime)
     )

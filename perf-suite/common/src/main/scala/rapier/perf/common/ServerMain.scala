@@ -6,7 +6,7 @@ package rapier.perf.common
  * java -cp ... rapier.perf.common.ServerMain <PerfServer class> --port P --routes R --log true|false --threads T
  * }}}
  * Starts the server and its [[ControlServer]], then prints one line the runner waits for:
- * `RAPIER_PERF_READY port=<port> control=<port> pid=<pid>`. Stops on SIGTERM (or when its input closes).
+ * `RAPIER_PERF_READY port=<port> control=<port> pid=<pid> routeSets=<n>`. Stops on SIGTERM (or when its input closes).
  */
 object ServerMain:
   val ReadyPrefix = "RAPIER_PERF_READY"
@@ -26,16 +26,20 @@ object ServerMain:
     val server =
       try Class.forName(className).getDeclaredConstructor().newInstance().asInstanceOf[PerfServer]
       catch case e: ReflectiveOperationException => fail(s"cannot create the server $className: $e")
+    val sampler = Sampler()
     val port = server.start(config)
-    val control = ControlServer()
+    val control = ControlServer(sampler)
     Runtime.getRuntime.addShutdownHook(Thread(
       () =>
         server.stop();
-        control.stop()
+        control.stop();
+        sampler.stop()
       ,
       "perf-server-stop"
     ))
-    println(s"$ReadyPrefix port=$port control=${control.port} pid=${ProcessHandle.current.pid}")
+    println(
+      s"$ReadyPrefix port=$port control=${control.port} pid=${ProcessHandle.current.pid} routeSets=${server.routeSets}"
+    )
     System.out.flush()
     // Foreground mode (./perf serve) keeps running until Ctrl-C; under the runner, closing our input stops us too.
     if flags.get("--stop-on-eof").contains("true") then

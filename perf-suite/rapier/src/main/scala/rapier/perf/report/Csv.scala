@@ -2,10 +2,10 @@ package rapier.perf.report
 
 import rapier.perf.Row
 
-/** `results.csv`: one row per server × scenario × users × round. */
+/** `results.csv`: one row per server × scenario × users × round (and A/A replica). */
 object Csv:
   val header: List[String] = List(
-    "round",
+    "start",
     "server",
     "implementation",
     "scenario",
@@ -31,6 +31,14 @@ object Csv:
     "gc_time_ms",
     "peak_rss_mib",
     "warmup_s",
+    "replica",
+    "steady_after_s",
+    "fixed_rate_target_rps",
+    "fixed_rate_achieved_rps",
+    "fixed_rate_cpu_ms_per_1000",
+    "fixed_rate_p99_ms",
+    "fixed_rate_p99_99_ms",
+    "own_cpu_share",
     "note"
   )
 
@@ -44,7 +52,7 @@ object Csv:
     def d(o: Option[Double]) = o.fold("")(v => f"$v%.4f")
     val l = r.latencyMs
     List(
-      r.round.toString,
+      r.start.toString,
       r.server,
       r.implementation,
       r.scenario,
@@ -70,6 +78,14 @@ object Csv:
       r.gcTimeMs.fold("")(_.toString),
       d(r.peakRssMiB),
       r.warmupSeconds.toString,
+      r.replica.toString,
+      d(r.steadyAfterSeconds),
+      d(r.fixedRate.map(_.targetRate)),
+      d(r.fixedRate.map(_.achievedRate)),
+      d(r.fixedRate.flatMap(_.cpuMsPer1000)),
+      d(r.fixedRate.map(_.latencyMs.p99)),
+      d(r.fixedRate.map(_.latencyMs.p9999)),
+      d(r.profile.flatMap(_.ownShare)),
       r.note
     )
 

@@ -8,11 +8,12 @@ object Html:
   private val palette = Map(
     "Vanilla" -> List("#4b5563", "#9ca3af", "#6b7280", "#d1d5db"),
     "Rapier" -> List("#0f766e", "#14b8a6", "#115e59", "#5eead4"),
-    "Tapir" -> List("#c2410c", "#fb923c", "#9a3412", "#fdba74")
+    "Tapir" -> List("#c2410c", "#fb923c", "#9a3412", "#fdba74"),
+    "ZioHttp" -> List("#7c3aed", "#a78bfa", "#5b21b6", "#c4b5fd")
   )
 
   /** A color per server, by implementation, in catalogue order. */
-  private def colors(summaries: List[Summary]): Map[String, String] =
+  private[report] def colors(summaries: List[Summary]): Map[String, String] =
     summaries.map(s => (s.implementation, s.server)).distinct.groupBy(_._1).toList.flatMap { (impl, servers) =>
       val shades = palette.getOrElse(impl, List("#7c3aed", "#a78bfa"))
       servers.map(_._2).zipWithIndex.map((server, i) => server -> shades(i % shades.size))
@@ -37,13 +38,18 @@ object Html:
     sections += machine(m)
     sections += notes(results)
     sections += overview(s, users, scenarios)
+    sections += noise(s)
     sections += section(
       "overhead",
       "Throughput relative to the bare server",
-      "Each library's throughput divided by that of the hand-written server on the same Netty version, round by " +
-        "round; the bar is the mean, the whiskers the lowest and highest round. 100% is the bare server.",
+      "Each library's throughput divided by that of the hand-written server on the same backend and version, round " +
+        "by round: the bar is the geometric mean, the whiskers its 95% confidence interval, the shaded band the " +
+        "twin's A/A noise floor (two runs of the bare server differ this much). 100% is the bare server.",
       perTest(comparable)((title, rows) =>
-        chartBlock(title, Svg.bars(rows.map(ratioBar(_, color)), Some(1.0 -> "bare server")))
+        chartBlock(
+          title,
+          Svg.bars(rows.map(comparedBar(_, _.compared, color)), Some(1.0 -> "bare server"))
+        )
       )
     )
     sections += section(
@@ -53,9 +59,37 @@ object Html:
         "would show with the server's CPU saturated. On a shared machine this is the steadier of the two figures, " +
         "since a server that waited on the network shows less throughput without costing less.",
       perTest(comparable)((title, rows) =>
-        chartBlock(title, Svg.bars(rows.map(cpuRatioBar(_, color)), Some(1.0 -> "bare server")))
+        chartBlock(
+          title,
+          Svg.bars(rows.map(comparedBar(_, _.cpuCompared, color)), Some(1.0 -> "bare server"))
+        )
       )
     )
+    if results.rows.exists(_.fixedRate.isDefined) then
+      val costOf = (x: Summary) => x.fixedRate.flatMap(_.cpuCost)
+      sections += section(
+        "fixed-rate",
+        "CPU time per request at a fixed rate",
+        "The open model: oha sends requests at a fixed rate (half the twin's maximum in the round, the same for a " +
+          "library and its twin) whatever the answers do. The bar is the library's CPU time per request over its " +
+          "twin's (above 100% costs more), whiskers its 95% interval, the shaded band the twin's A/A band. Latency is " +
+          "measured from each request's intended send time, so a stall counts for every request it delayed.",
+        perTest(comparable)((title, rows) =>
+          chartBlock(
+            title,
+            Svg.bars(rows.map(comparedBar(_, costOf, color)), Some(1.0 -> "bare server"))
+          )
+        ) + perTest(_.fixedRate.isDefined) { (title, rows) =>
+          val series = rows.map { r =>
+            val l = r.fixedRate.get.latencyMs.get
+            Series(r.server, color(r.server), List(l.p50, l.p75, l.p90, l.p99, l.p999, l.p9999))
+          }
+          chartBlock(
+            s"$title · latency at a fixed rate",
+            Svg.lines(List("p50", "p75", "p90", "p99", "p99.9", "p99.99"), series, "ms")
+          )
+        }
+      )
     sections += section(
       "throughput",
       "Throughput",
@@ -93,6 +127,10 @@ object Html:
            |<div><h4>Peak RSS</h4>${metric(_.peakRssMiB, "MiB", 0)}</div></div>""".stripMargin
       }
     )
+    sections += TimeCharts.warmUp(results, color)
+    sections += TimeCharts.timelines(results, color)
+    if m.profiled then sections += profiles(results)
+    sections += peers(results)
     sections += section("figures", "Every figure", "Means over valid rounds.", summaryTable(s))
     sections += s"""<section id="runs"><details><summary>Every run (${results.rows.size})</summary>${rowTable(
         results.rows
@@ -104,10 +142,17 @@ object Html:
   private def overview(s: List[Summary], users: List[Int], scenarios: List[String]): String =
     val servers = s.filter(_.twin.isDefined).map(_.server).distinct
     def cell(x: Option[Summary]): String = x match
-      case Some(r) if r.ratio.isDefined =>
-        val v = r.ratio.get.mean
-        val cpu = r.cpuRatio.fold("")(c => f"<small>CPU ${c.mean * 100}%.0f%%</small>")
-        s"""<td class="${shade(v)}">${f"${v * 100}%.0f%%"}$cpu</td>"""
+      case Some(r) if r.compared.isDefined =>
+        val c = r.compared.get
+        val v = c.interval.center
+        val interval = if c.interval.rounds > 1 then
+          f"<small>${c.interval.low * 100}%.0f–${c.interval.high * 100}%.0f%%</small>"
+        else ""
+        val cpu = r.cpuCompared.fold("")(c => f"<small>CPU ${c.interval.center * 100}%.0f%%</small>")
+        val headline = if c.withinNoise then "within noise" else f"${v * 100}%.0f%%"
+        s"""<td class="${if c.withinNoise then "good" else shade(v)}" title="${escape(
+            Figures.interval(c.interval)
+          )}">$headline$interval$cpu</td>"""
       case Some(r) => s"""<td class="na">${escape(r.status)}</td>"""
       case None => """<td class="na">–</td>"""
     val tables = users.map { u =>
@@ -122,40 +167,126 @@ object Html:
     section(
       "overview",
       "Overview",
-      "Throughput of each library as a percentage of the bare server on the same Netty version (mean over rounds), " +
-        "with the CPU-efficiency ratio beneath. Green is 90% and above, amber 60–90%, red below.",
+      "Throughput of each library as a percentage of the bare server on the same backend and version (geometric mean " +
+        "over rounds, its 95% interval beneath), and its CPU efficiency. \"Within noise\" when the interval lies " +
+        "inside the twin's A/A band. Green is 90% and above, amber 60–90%, red below.",
       tables.mkString
     )
 
   private def shade(ratio: Double): String = if ratio >= 0.9 then "good" else if ratio >= 0.6 then "fair" else "poor"
 
-  private def ratioBar(r: Summary, color: Map[String, String]): Bar = r.ratio match
-    case Some(x) =>
-      Bar(r.server, x.mean, x.min, x.max, color(r.server), f"${x.mean * 100}%.0f%% of ${r.twin.getOrElse("")}")
-    case None => Bar(
-        r.server,
-        0,
-        0,
-        0,
-        "",
-        "",
-        Some(if r.status == Status.Ok then "no valid vanilla run to compare" else r.status)
-      )
+  /** A ratio over rounds as a bar: its geometric mean, whiskers over its interval, "within noise" in its label. */
+  private def comparedBar(r: Summary, pick: Summary => Option[rapier.perf.Compared], color: Map[String, String]): Bar =
+    pick(r) match
+      case Some(c) =>
+        val i = c.interval
+        val text = (if c.withinNoise then "within noise · " else "") +
+          f"${i.center * 100}%.0f%% of ${r.twin.getOrElse("")}"
+        Bar(r.server, i.center, i.low, i.high, color(r.server), text, band = c.band.map(b => (b.low, b.high)))
+      case None =>
+        val why =
+          if r.status != Status.Ok then r.status
+          else if r.fixedRate.exists(!_.held) then "the fixed rate was not held"
+          else "nothing to compare"
+        Bar(r.server, 0, 0, 0, "", "", Some(why))
 
-  private def cpuRatioBar(r: Summary, color: Map[String, String]): Bar = r.cpuRatio match
-    case Some(x) =>
-      Bar(r.server, x.mean, x.min, x.max, color(r.server), f"${x.mean * 100}%.0f%% of ${r.twin.getOrElse("")}")
-    case None =>
-      Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "no CPU figures to compare" else r.status))
+  /** The A/A bands of the vanilla servers: the noise floor every ratio of the run is read against. */
+  private def noise(s: List[Summary]): String =
+    val vanilla = s.filter(x => x.twin.isEmpty && x.status != Status.NotApplicable)
+    val rows = vanilla.map { v =>
+      List(
+        v.server,
+        v.scenario,
+        v.users.toString,
+        v.noise.fold("–")(Figures.band),
+        v.noise.fold("–")(_.rounds.toString),
+        v.fixedRate.flatMap(_.noise).fold("–")(Figures.band)
+      )
+    }
+    section(
+      "noise",
+      "Noise floor",
+      "Every vanilla twin runs in two JVMs beside the libraries compared with it. The band is the 95% interval of the " +
+        "second JVM's figures over the first's, round by round, made symmetric around 100%: no ratio inside it is " +
+        "read as a difference.",
+      table(
+        List(
+          "vanilla server",
+          "scenario",
+          "users",
+          "throughput A/A band",
+          "A/A pairs",
+          "CPU/request A/A band at a fixed rate"
+        ),
+        rows
+      )
+    )
+
+  /** Flame graphs of each profiled test, and each library's share of CPU samples in its own frames. */
+  private def profiles(results: RunResults): String =
+    val rows = results.rows.filter(_.profile.isDefined).map { r =>
+      val p = r.profile.get
+      def link(path: Option[String], label: String) =
+        path.fold("–")(x => s"""<a href="${escape(x)}">${escape(label)}</a>""")
+      List(
+        escape(r.start.toString),
+        escape(r.server + (if r.replica == 2 then " (A/A)" else "")),
+        escape(r.scenario),
+        escape(r.users.toString),
+        link(p.cpuFlamegraph, "CPU"),
+        link(p.allocFlamegraph, "allocations"),
+        escape(p.cpuSamples.toString),
+        escape(p.library.getOrElse("–")),
+        escape(p.ownShare.fold("–")(Figures.share)),
+        escape(p.stackShare.fold("–")(Figures.share)),
+        escape(p.note)
+      )
+    }
+    val head = List(
+      "start",
+      "server",
+      "scenario",
+      "users",
+      "flame graph",
+      "flame graph",
+      "CPU samples",
+      "library frames",
+      "own share",
+      "on stack",
+      "note"
+    )
+    section(
+      "profiles",
+      "Profiles",
+      "async-profiler in each server during its measured window (CPU, every millisecond of CPU time) and during a " +
+        "second window of the same length (allocations, every 512 KiB). Own share: samples whose innermost frame " +
+        "outside the JDK and Scala's library is the library's; on stack: samples with any of its frames. A profiled " +
+        "run's throughput includes the profiler's own cost.",
+      rawTable(head, rows)
+    )
+
+  /** Rapier against its peers, round by round. */
+  private def peers(results: RunResults): String =
+    val rows = results.peers.map(p =>
+      List(p.rapier, p.peer, p.scenario, p.users.toString, Figures.interval(p.ratio))
+    )
+    section(
+      "peers",
+      "Against peers",
+      "Rapier's throughput over a peer library's on the same scenario, round by round (geometric mean, 95% interval); " +
+        "zio-http runs on the Netty it brings.",
+      if rows.isEmpty then "<p>No peer ran beside Rapier in this run.</p>"
+      else table(List("Rapier server", "peer", "scenario", "users", "Rapier over peer"), rows)
+    )
 
   private def throughputBar(r: Summary, color: Map[String, String]): Bar = r.throughput match
     case Some(t) => Bar(r.server, t.mean, t.min, t.max, color(r.server), s"${fmt(t.mean)} req/s")
     case None => Bar(r.server, 0, 0, 0, "", "", Some(r.status))
 
-  private def chartBlock(title: String, svg: String): String =
+  private[report] def chartBlock(title: String, svg: String): String =
     s"""<figure><figcaption>${escape(title)}</figcaption>$svg</figure>"""
 
-  private def section(id: String, title: String, intro: String, body: String): String =
+  private[report] def section(id: String, title: String, intro: String, body: String): String =
     s"""<section id="$id"><h2>${escape(title)}</h2><p class="intro">${escape(intro)}</p>$body</section>"""
 
   private def machine(m: Meta): String =
@@ -169,7 +300,9 @@ object Html:
       "Pinning" ->
         (if f.pinned then s"servers on CPU ${f.serverCpus}, wrk on CPU ${f.loadCpus}" else "none (see the notes)"),
       "Runs" ->
-        s"${m.rounds} round(s) × ${m.durationSeconds} s measured after ${m.warmupSeconds} s of warm-up, ${m.users.mkString(", ")} users",
+        s"${m.rounds} interleaved round(s) × ${m.durationSeconds} s per server after at least ${m.warmupSeconds} s of warm-up, ${m.starts} start(s) of the servers, ${m.users.mkString(", ")} users",
+      "Fixed rate" -> m.fixedRate.getOrElse("off"),
+      "Profiled" -> (if m.profiled then "yes (async-profiler)" else "no"),
       "Server JVM" -> (if m.jvmOptions.isEmpty then "defaults" else m.jvmOptions.mkString(" ")),
       "Command" -> m.command,
       "When" -> s"${m.started} to ${m.finished}"
@@ -185,11 +318,11 @@ object Html:
     if !results.meta.machine.pinned then
       items += "Servers and load generator were not pinned to separate CPUs: they competed for the same ones."
     problems.foreach(r =>
-      items += s"${r.server} · ${r.scenario} · ${r.users} users · round ${r.round}: ${r.status} — ${r.note}"
+      items += s"${r.server} · ${r.scenario} · ${r.users} users · start ${r.start}: ${r.status} — ${r.note}"
     )
     val idle = results.rows.filter(r => r.valid && r.note.nonEmpty && !r.loadBound)
     (bound ++ idle).foreach(r =>
-      items += s"${r.server} · ${r.scenario} · ${r.users} users · round ${r.round}: ${r.note}"
+      items += s"${r.server} · ${r.scenario} · ${r.users} users · start ${r.start}: ${r.note}"
     )
     val all = items.result()
     if all.isEmpty then """<section id="notes" class="ok">Every run answered correctly and without errors.</section>"""
@@ -209,8 +342,11 @@ object Html:
       "req/s",
       "min",
       "max",
-      "vs vanilla",
+      "vs vanilla [95% CI]",
+      "A/A band",
       "CPU vs vanilla",
+      "CPU/req @rate vs vanilla",
+      "steady after",
       "p50 ms",
       "p99 ms",
       "p99.99 ms",
@@ -229,8 +365,11 @@ object Html:
         opt(r.throughput.map(_.mean)),
         opt(r.throughput.map(_.min)),
         opt(r.throughput.map(_.max)),
-        r.ratio.fold("–")(x => f"${x.mean * 100}%.1f%%"),
-        r.cpuRatio.fold("–")(x => f"${x.mean * 100}%.1f%%"),
+        r.compared.fold("–")(c => Figures.interval(c.interval) + (if c.withinNoise then " (within noise)" else "")),
+        r.compared.flatMap(_.band).orElse(r.noise).fold("–")(Figures.band),
+        r.cpuCompared.fold("–")(c => Figures.interval(c.interval)),
+        r.fixedRate.flatMap(_.cpuCost).fold("–")(c => Figures.interval(c.interval)),
+        Figures.steady(r.steadyAfterSeconds, None),
         opt(l.map(_.p50), 3),
         opt(l.map(_.p99), 3),
         opt(l.map(_.p9999), 3),
@@ -244,12 +383,16 @@ object Html:
 
   private def rowTable(rows: List[Row]): String =
     val head = List(
-      "round",
+      "start",
       "server",
       "scenario",
       "users",
       "status",
       "warm-up s",
+      "steady after s",
+      "fixed rate/s",
+      "achieved/s",
+      "CPU ms/1k @rate",
       "req/s",
       "p99 ms",
       "errors",
@@ -262,12 +405,16 @@ object Html:
       head,
       rows.map { r =>
         List(
-          r.round.toString,
-          r.server,
+          r.start.toString,
+          r.server + (if r.replica == 2 then " (A/A)" else ""),
           r.scenario,
           r.users.toString,
           r.status,
           r.warmupSeconds.toString,
+          opt(r.steadyAfterSeconds),
+          opt(r.fixedRate.map(_.targetRate)),
+          opt(r.fixedRate.map(_.achievedRate)),
+          opt(r.fixedRate.flatMap(_.cpuMsPer1000), 1),
           fmt(r.throughput),
           opt(r.latencyMs.map(_.p99), 3),
           r.errors.toString,
@@ -280,18 +427,25 @@ object Html:
     )
 
   private def table(head: List[String], rows: List[List[String]]): String =
+    rawTable(head, rows.map(_.map(escape)))
+
+  /** A table of cells already written as HTML (links). */
+  private def rawTable(head: List[String], rows: List[List[String]]): String =
     s"""<div class="scroll"><table><thead><tr>${head.map(h =>
         s"<th>${escape(h)}</th>"
       ).mkString}</tr></thead><tbody>""" +
-      rows.map(r => s"<tr>${r.map(c => s"<td>${escape(c)}</td>").mkString}</tr>").mkString + "</tbody></table></div>"
+      rows.map(r => s"<tr>${r.map(c => s"<td>$c</td>").mkString}</tr>").mkString + "</tbody></table></div>"
 
   private def method(m: Meta): String =
     s"""<section id="method"><h2>How this was measured</h2><ul>
-       |<li>Each server runs in a fresh JVM per test, pinned to its own CPUs; wrk, the load generator, runs pinned to the others. A run where wrk's CPUs were saturated while the server's were not is flagged: it measured the load generator.</li>
-       |<li>Closed model: each of the ${m.users.mkString("/")} connections sends its next request when the previous one has been answered.</li>
-       |<li>Before loading a server, one request checks its answer; a wrong answer, or any socket error or non-2xx status during a run, makes the run invalid, and invalid runs count in no mean.</li>
-       |<li>Each test is warmed up for at least ${m.warmupSeconds} s, then in one-second steps until two in a row agree within 5% (the JIT compiler shares the server's CPU, and a larger stack compiles for longer); the warm-up is discarded, and each run's is in the table of runs. Then ${m.durationSeconds} s are measured. Rounds are interleaved — every test once, then again — so that drift of the machine hits all servers alike; ratios are taken within a round.</li>
-       |<li>“Vanilla” is the same endpoints written by hand on Netty, as fast as one honestly can: no aggregation, a body copied once, routes in a hash map, one flush per read burst. Each library is compared with the vanilla server on the Netty version it runs on.</li>
+       |<li>A library, its vanilla twin and a second JVM of the twin (the A/A pair) run at once, each in a fresh JVM pinned to the server CPUs; the load generators run pinned to the others. A run where the load generator's CPU was saturated while the server's was not is flagged: it measured the load generator.</li>
+       |<li>Before loading a server, one request checks its answer; a wrong answer, or any socket error or non-2xx status, makes its run invalid, and invalid runs count in no figure.</li>
+       |<li>The servers warm up in turn, a second at a time, each for at least ${m.warmupSeconds} s and until its throughput is stable within 5% and its JIT has stopped compiling (the JIT shares the server's CPU); the second from which it stayed there is its time to steady state.</li>
+       |<li>After one settling round, not counted, come ${m.rounds} rounds. In each, every server in turn (the order rotating) gets ${m.durationSeconds} s of the closed model (wrk: each of the ${m.users.mkString(
+        "/"
+      )} connections sends its next request when the previous one has been answered) and, with a fixed rate, ${m.durationSeconds} s of the open model (oha: requests sent on schedule, latency counted from each request's intended send time). CPU time per request comes from the scheduler's per-thread counters, in nanoseconds.</li>
+       |<li>Ratios are taken between two servers' slices of the same round, seconds apart, since the machine drifts by tens of percent within minutes. Every ratio is the geometric mean over the rounds with its 95% confidence interval (Student's t on the logarithms); the A/A band is the same interval for the twin's second JVM over its first, made symmetric around 1, and a ratio whose interval lies inside it reads “within noise”.</li>
+       |<li>“Vanilla” is the same endpoints written by hand on each backend, as fast as one honestly can: no aggregation on Netty, a body copied once, routes in a hash map, one flush per read burst. Each library is compared with the vanilla server on the backend version it runs on.</li>
        |</ul></section>""".stripMargin
 
   private def page(m: Meta, body: String): String =
@@ -317,7 +471,7 @@ object Html:
        |</style></head><body><main>
        |<h1>Performance report</h1>
        |<p class="sub">${escape(
-        s"${m.machine.cpus} CPUs · ${m.users.mkString(", ")} users · ${m.rounds} round(s) of ${m.durationSeconds} s · ${m.started}"
+        s"${m.machine.cpus} CPUs · ${m.users.mkString(", ")} users · ${m.rounds} round(s) of ${m.durationSeconds} s × ${m.starts} start(s) · ${m.started}"
       )}</p>
        |$body
        |</main></body></html>

@@ -1,12 +1,11 @@
 package rapier.perf.report
 
 import rapier.perf.{RunResults, Scenarios, Status, Summary}
-
-import java.util.Locale
+import rapier.perf.report.Figures.*
 
 /**
- * `summary.md`: a run's ratios and allocation overheads as Markdown tables, for a pull request or a results page. Each
- * library server is a row, each scenario a column, as in the overview of the HTML report.
+ * `summary.md`: a run's figures as Markdown tables, for a pull request or a results page. Each server is a row, each
+ * scenario a column, as in the overview of the HTML report; every ratio beside the A/A band it is read against.
  */
 object Markdown:
   def render(results: RunResults): String =
@@ -16,33 +15,77 @@ object Markdown:
     val scenarios =
       summaries.map(_.scenario).distinct.sortBy(n => if known.contains(n) then known.indexOf(n) else known.size)
     val libraries = summaries.filter(_.twin.isDefined).map(s => (s.server, s.twin.get, s.users)).distinct
+    val vanillas = summaries.filter(_.twin.isEmpty).map(s => (s.server, s.users)).distinct
     def find(server: String, scenario: String, users: Int): Option[Summary] =
       summaries.find(s => s.server == server && s.scenario == scenario && s.users == users)
-    val multipleUsers = libraries.map(_._3).distinct.size > 1
+    val multipleUsers = summaries.map(_.users).distinct.size > 1
     def label(server: String, users: Int) = if multipleUsers then s"`$server` ($users users)" else s"`$server`"
+    val columns = scenarios.mkString(" | ")
     def table(cell: (Summary, Option[Summary]) => String): String =
-      val head = s"| server | compared with | ${scenarios.mkString(" | ")} |"
+      val head = s"| server | compared with | $columns |"
       val rule = "|---|---|" + "---|" * scenarios.size
       val lines = libraries.map { (server, twin, users) =>
         val cells = scenarios.map(sc => find(server, sc, users).fold("n/a")(s => cell(s, find(twin, sc, users))))
         s"| ${label(server, users)} | `$twin` | ${cells.mkString(" | ")} |"
       }
       (head :: rule :: lines).mkString("\n")
+    def vanillaTable(cell: Summary => String): String =
+      val lines = vanillas.map { (server, users) =>
+        s"| ${label(server, users)} | ${scenarios.map(sc => find(server, sc, users).fold("n/a")(cell)).mkString(" | ")} |"
+      }
+      (s"| vanilla server | $columns |" :: ("|---|" + "---|" * scenarios.size) :: lines).mkString("\n")
+    def applicable(s: Summary)(f: => String) = if s.status == Status.NotApplicable then "n/a" else f
 
-    val ratios = table { (s, _) =>
-      if s.status == Status.NotApplicable then "n/a"
-      else
-        s.ratio.fold(s.status) { r =>
-          val cpu = s.cpuRatio.fold("")(c => s" / ${fmt("%.2f", c.mean)}")
-          val best = s.bestRatio.filter(_ => s.validRounds > 1).fold("")(b => s" · best ${fmt("%.2f", b)}")
-          s"${fmt("%.2f", r.mean)} (${fmt("%.2f", r.min)}–${fmt("%.2f", r.max)})$cpu$best"
-        }
-    }
+    val noise = vanillaTable(s => applicable(s)(s.noise.fold("–")(band)))
+    val ratios = table((s, _) =>
+      applicable(s)(s.compared.fold(s.status) { c =>
+        val cpu = s.cpuCompared.fold("")(x => s" · CPU ${compared(x)}")
+        compared(c) + cpu
+      })
+    )
+    val fixedRate = results.rows.exists(_.fixedRate.isDefined)
+    val cost = table((s, _) =>
+      applicable(s)(s.fixedRate.fold("–") { f =>
+        val at = s"at ${fmt("%,.0f", f.targetRate)}/s"
+        if !f.held then s"rate not held ($at)" else f.cpuCost.fold("–")(c => s"${compared(c)} $at")
+      })
+    )
+    val costNoise = vanillaTable(s =>
+      applicable(s)(s.fixedRate.fold("–")(f =>
+        val cpu = f.cpuMsPer1000.fold("")(c => s"${fmt("%.2f", c)} ms/1k; ")
+        cpu + f.noise.fold("–")(band)
+      ))
+    )
+    val warmUp =
+      val lines = summaries.map(s => (s.server, s.users)).distinct.map { (server, users) =>
+        val cells = scenarios.map(sc =>
+          find(server, sc, users).fold("n/a")(s =>
+            applicable(s)(steady(s.steadyAfterSeconds, None))
+          )
+        )
+        s"| ${label(server, users)} | ${cells.mkString(" | ")} |"
+      }
+      (s"| server | $columns |" :: ("|---|" + "---|" * scenarios.size) :: lines).mkString("\n")
     val bytes = table { (s, twin) =>
       (s.allocatedBytesPerRequest, twin.flatMap(_.allocatedBytesPerRequest)) match
         case (Some(a), Some(b)) => s"${fmt("%+,.0f", a - b)} (${fmt("%,.0f", a)} vs ${fmt("%,.0f", b)})"
         case _ => "n/a"
     }
+    val shares = table((s, _) =>
+      applicable(s)(s.ownCpuShare.fold("–")(o => s"${share(o)} own · ${s.stackCpuShare.fold("–")(share)} on stack"))
+    )
+    val peers =
+      if results.peers.isEmpty then "No peer ran beside Rapier in this run."
+      else
+        val pairs = results.peers.map(p => (p.rapier, p.peer, p.users)).distinct
+        val lines = pairs.map { (rapier, peer, users) =>
+          val cells = scenarios.map(sc =>
+            results.peers.find(p => p.rapier == rapier && p.peer == peer && p.scenario == sc && p.users == users)
+              .fold("n/a")(p => interval(p.ratio))
+          )
+          s"| ${label(rapier, users)} | `$peer` | ${cells.mkString(" | ")} |"
+        }
+        (s"| Rapier server | over | $columns |" :: ("|---|---|" + "---|" * scenarios.size) :: lines).mkString("\n")
     val m = results.meta
     val machine = m.machine
     val distrust = results.rows.filter(r => r.status == Status.Invalid || r.status == Status.Failed || r.loadBound)
@@ -50,37 +93,74 @@ object Markdown:
       if distrust.isEmpty then List("None: every run was valid, and the load generator always had CPU to spare.")
       else
         distrust.map(r =>
-          s"- round ${r.round}, `${r.server}` · ${r.scenario}: " +
+          s"- start ${r.start}, `${r.server}`${if r.replica == 2 then " (A/A)" else ""} · ${r.scenario}: " +
             (if r.loadBound then "load-bound (wrk's CPUs saturated, the server's not)" else s"${r.status}: ${r.note}")
         )
-    List(
+    val sections = List.newBuilder[String]
+    sections ++= List(
       "```sh",
       m.command,
       "```",
       "",
       s"From ${m.started} to ${m.finished}; ${machine.cpus} CPUs (${machine.cpuModel}), " +
         s"${fmt("%.1f", machine.memoryGiB)} GiB, ${machine.os} ${machine.kernel}, ${machine.jdk}, ${machine.wrk}; " +
-        (if machine.pinned then s"servers on CPU ${machine.serverCpus}, wrk on CPU ${machine.loadCpus}; "
+        (if machine.pinned then s"servers on CPU ${machine.serverCpus}, load generators on CPU ${machine.loadCpus}; "
          else "not pinned; ") +
-        s"${m.rounds} round(s) of ${m.durationSeconds} s per test after at least ${m.warmupSeconds} s of warm-up, " +
-        s"${m.users.mkString(", ")} users; server JVM options ${m.jvmOptions.mkString(" ")}.",
+        s"${m.rounds} interleaved round(s) of ${m.durationSeconds} s per server after at least ${m.warmupSeconds} s " +
+        s"of warm-up, ${m.starts} start(s) of the servers, " +
+        s"${m.users.mkString(", ")} users; server JVM options ${m.jvmOptions.mkString(" ")}" +
+        m.fixedRate.fold("")(r => s"; fixed-rate window: $r") + (if m.profiled then "; profiled" else "") + ".",
+      "",
+      "Every ratio is the geometric mean of the rounds' ratios (a library's slice over its twin's slice of the same " +
+        "round) with its 95% confidence interval in brackets. The A/A band is the same interval for the twin's second " +
+        "JVM over its first, made symmetric around 1: two runs of the same server differ this much here with nothing " +
+        "changed. A ratio whose interval lies inside its twin's band reads *within noise*.",
+      "",
+      "## Noise floor: A/A bands of the vanilla servers",
+      "",
+      noise,
       "",
       "## Throughput as a share of the vanilla twin",
       "",
-      "Each cell: the mean of the rounds' ratios (lowest–highest round), then CPU efficiency (the twin's CPU time per " +
-        "request divided by this server's), then, over several rounds, each server's best round over the twin's best " +
-        "(on a shared machine, the runs least disturbed by other work).",
+      "Each cell: the throughput ratio, then CPU efficiency (the twin's CPU time per request over this server's).",
       "",
       ratios,
+      ""
+    )
+    if fixedRate then
+      sections ++= List(
+        "## CPU time per request at a fixed rate, over the twin's",
+        "",
+        "The open model: requests at a fixed rate (the same for a library and its twin in a round), CPU time per " +
+          "request from /proc. 1.04 is 4% more CPU per request than the bare server.",
+        "",
+        cost,
+        "",
+        "The vanilla servers' CPU time per 1,000 requests at that rate, and their A/A band:",
+        "",
+        costNoise,
+        ""
+      )
+    sections ++= List(
+      "## Against peers",
+      "",
+      "Rapier's throughput over the peer's, round by round.",
+      "",
+      peers,
+      "",
+      "## Warm-up to steady state",
+      "",
+      "Seconds of load until throughput stayed within 10% of where it settled and the JIT stopped compiling (mean, " +
+        "lowest–highest start of the servers).",
+      "",
+      warmUp,
       "",
       "## Bytes allocated per request, over the twin",
       "",
       bytes,
-      "",
-      "## Runs to distrust",
-      "",
-      distrustLines.mkString("\n"),
       ""
-    ).mkString("\n")
-
-  private def fmt(pattern: String, value: Double): String = String.format(Locale.ROOT, pattern, value)
+    )
+    if m.profiled then
+      sections ++= List("## Share of CPU samples in the library's frames", "", shares, "")
+    sections ++= List("## Runs to distrust", "", distrustLines.mkString("\n"), "")
+    sections.result().mkString("\n")

@@ -1,19 +1,31 @@
 package rapier.perf.report
 
-import rapier.perf.{Status, Summary}
+import rapier.perf.{RunResults, Status}
+import rapier.perf.report.Figures.*
 
-/** The summary printed at the end of a run: throughput and the ratio to the bare server, per test. */
+/**
+ * The summary printed at the end of a run, per test: throughput, the ratio to the vanilla twin with its interval (or
+ * "within noise"), the A/A band it is read against, the fixed-rate CPU cost, warm-up to steady state and allocation.
+ */
 object Terminal:
-  def summary(summaries: List[Summary]): String =
+  def summary(results: RunResults): String =
     val head =
-      f"${"server"}%-26s ${"scenario"}%-20s ${"users"}%5s ${"req/s"}%12s ${"vs vanilla"}%11s ${"CPU vs van."}%11s ${"p99 ms"}%9s ${"B/req"}%9s"
-    val lines = summaries.map { s =>
-      val tput = s.throughput.fold(s.status)(t => f"${t.mean}%,.0f")
-      val ratio = s.ratio.fold(if s.twin.isDefined then "–" else "(vanilla)")(r => f"${r.mean * 100}%.1f%%")
-      val cpuRatio = s.cpuRatio.fold("")(r => f"${r.mean * 100}%.1f%%")
-      val p99 = s.latencyMs.fold("–")(l => f"${l.p99}%.2f")
-      val alloc = s.allocatedBytesPerRequest.fold("–")(a => f"$a%,.0f")
+      f"${"server"}%-26s ${"scenario"}%-20s ${"users"}%5s ${"req/s"}%10s ${"vs vanilla [95% CI]"}%-19s ${"A/A band"}%-20s ${"CPU/req @rate"}%-19s ${"steady"}%-13s ${"B/req"}%8s"
+    val lines = results.summaries.map { s =>
+      val tput = s.throughput.fold(s.status)(t => fmt("%,.0f", t.mean))
+      val ratio = s.compared.fold(if s.twin.isDefined then "–" else "(vanilla)")(compared)
+      val noise = s.compared.flatMap(_.band).orElse(s.noise).fold("–")(band)
+      val cost = s.fixedRate.fold("–")(f =>
+        f.cpuCost.map(compared).orElse(f.cpuMsPer1000.map(c => s"${fmt("%.1f", c)} ms/1k"))
+          .getOrElse(if f.held then "–" else "rate not held")
+      )
+      val steadyAfter = steady(s.steadyAfterSeconds, None)
+      val alloc = s.allocatedBytesPerRequest.fold("–")(a => fmt("%,.0f", a))
       val flag = if s.status != Status.Ok then s"  [${s.status}]" else if s.loadBound then "  [load-bound]" else ""
-      f"${s.server}%-26s ${s.scenario}%-20s ${s.users}%5d $tput%12s $ratio%11s $cpuRatio%11s $p99%9s $alloc%9s$flag"
+      f"${s.server}%-26s ${s.scenario}%-20s ${s.users}%5d $tput%10s $ratio%-19s $noise%-20s $cost%-19s $steadyAfter%-13s $alloc%8s$flag"
     }
-    (head :: "-" * head.length :: lines).mkString("\n")
+    val peers = results.peers.map(p =>
+      s"${p.rapier} over ${p.peer} · ${p.scenario} · ${p.users} users: ${interval(p.ratio)}"
+    )
+    ((head :: "-" * head.length :: lines) ++ (if peers.isEmpty then Nil else "" :: "Against peers:" :: peers))
+      .mkString("\n")

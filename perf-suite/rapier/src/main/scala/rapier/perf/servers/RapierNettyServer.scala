@@ -28,6 +28,9 @@ final class RapierNettyServer extends PerfServer:
     binding = started
     started.port
 
+  /** One server compiles every endpoint into one routing trie. */
+  def routeSets: Int = 1
+
   def stop(): Unit = if binding != null then binding.nn.stop()
 
 object RapierNettyServer:

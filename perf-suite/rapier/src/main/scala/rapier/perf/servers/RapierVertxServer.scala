@@ -27,6 +27,9 @@ final class RapierVertxServer extends PerfServer:
     binding = started
     started.port
 
+  /** One server compiles every endpoint into one routing trie. */
+  def routeSets: Int = 1
+
   def stop(): Unit =
     if binding != null then binding.nn.stop()
     if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)

@@ -1,0 +1,186 @@
+package rapier.perf
+
+/** A figure over the rounds of a run. */
+final case class Spread(mean: Double, min: Double, max: Double)
+
+object Spread:
+  def of(values: List[Double]): Option[Spread] =
+    if values.isEmpty then None else Some(Spread(values.sum / values.size, values.min, values.max))
+
+/**
+ * The open-model figures of a server over the rounds: the rate asked for, the rate reached, CPU time per request at
+ * that rate and, for a library, its CPU time per request over its twin's (1.04 is 4% more CPU per request) read against
+ * the twin's A/A band; for a vanilla server, that band.
+ */
+final case class FixedRateSummary(
+    targetRate: Double,
+    achievedRate: Spread,
+    held: Boolean,
+    cpuMsPer1000: Option[Double],
+    cpuCost: Option[Compared],
+    noise: Option[Band],
+    latencyMs: Option[LatencyMs]
+)
+
+/**
+ * A server, scenario and number of users over every round: the figures reports show. For a library server, `ratio`
+ * and `compared` are its throughput over its twin's, round by round; `cpuCompared` its CPU efficiency (the twin's CPU
+ * time per request over its own), both read against the twin's A/A band. For a vanilla server, `noise` is its own A/A
+ * band of throughput.
+ */
+final case class Summary(
+    server: String,
+    implementation: String,
+    twin: Option[String],
+    scenario: String,
+    users: Int,
+    status: String,
+    validRounds: Int,
+    rounds: Int,
+    throughput: Option[Spread],
+    ratio: Option[Spread],
+    cpuRatio: Option[Spread],
+    bestRatio: Option[Double],
+    latencyMs: Option[LatencyMs],
+    cpuMsPer1000: Option[Double],
+    allocatedBytesPerRequest: Option[Double],
+    peakRssMiB: Option[Double],
+    gcCountPerRun: Option[Double],
+    loadBound: Boolean,
+    compared: Option[Compared] = None,
+    cpuCompared: Option[Compared] = None,
+    noise: Option[Band] = None,
+    steadyAfterSeconds: Option[Spread] = None,
+    fixedRate: Option[FixedRateSummary] = None,
+    ownCpuShare: Option[Double] = None,
+    stackCpuShare: Option[Double] = None
+):
+  /** Where a baseline and this run meet: the same server, scenario and users. */
+  def key: String = s"$server|$scenario|$users"
+
+/** Rapier's throughput over a peer's on the same scenario, round by round (servers on different backends allowed). */
+final case class PeerComparison(rapier: String, peer: String, scenario: String, users: Int, ratio: Interval)
+
+object Summaries:
+  /**
+   * Summaries of rows: means over valid rounds, and ratios to each server's vanilla twin, paired round by round so
+   * that drift of the machine between rounds cancels out. A vanilla server's second runs (replica 2) give the A/A
+   * ratios of its band and count in no other figure.
+   */
+  def of(rows: List[Row], twins: String => Option[String]): List[Summary] =
+    val firsts = rows.filter(_.replica == 1)
+    val byTest = firsts.groupBy(r => (r.server, r.scenario, r.users))
+    val seconds = rows.filter(_.replica == 2).groupBy(r => (r.server, r.scenario, r.users))
+    val order = firsts.map(r => (r.server, r.scenario, r.users)).distinct
+
+    /** Pairs of valid runs of the same round: (this server's, the other's). */
+    def paired(mine: List[Row], others: List[Row]): List[(Row, Row)] =
+      mine.filter(_.valid).flatMap(r => others.find(o => o.start == r.start && o.valid).map(r -> _))
+
+    /**
+     * The ratios of two servers' figures, slice by slice: the slices of one cycle ran seconds apart. A run without
+     * slices (from before they were kept) is one slice of its own figures.
+     */
+    def ratios(pairs: List[(Row, Row)], f: Slice => Option[Double]): List[Double] =
+      pairs.flatMap { (a, b) =>
+        for
+          x <- slicesOf(a)
+          y <- slicesOf(b) if y.round == x.round
+          p <- f(x)
+          q <- f(y) if q > 0
+        yield p / q
+      }
+    val throughput = (s: Slice) => Option(s.throughput).filter(_ > 0)
+    val cpu = (s: Slice) => s.cpuMsPer1000.filter(_ > 0)
+    val fixedCpu = (s: Slice) => s.fixedRateCpuMsPer1000.filter(_ > 0)
+
+    /** The A/A pairs of a vanilla server: its second run of each round over its first. */
+    def aa(vanilla: (String, String, Int)): List[(Row, Row)] =
+      paired(seconds.getOrElse(vanilla, Nil), byTest.getOrElse(vanilla, Nil))
+
+    order.map { case key @ (server, scenario, users) =>
+      val all = byTest(key)
+      val valid = all.filter(_.valid)
+      val twin = twins(server)
+      val twinKey = twin.map(t => (t, scenario, users))
+      val twinRows = twinKey.toList.flatMap(byTest.getOrElse(_, Nil))
+      val pairs = paired(all, twinRows)
+      val aaPairs = aa(twinKey.getOrElse(key))
+      // The twin's CPU time per request over this server's: the throughput ratio both would reach on a saturated CPU,
+      // and steadier on a shared machine, where a server may have been waiting rather than working.
+      val cpuRatios = ratios(pairs, cpu).map(1 / _)
+      // Each server at its best round over the twin at its best: on a shared machine, the runs least disturbed by
+      // other work, whichever rounds those were.
+      val twinBest = twinRows.filter(_.valid).map(_.throughput).maxOption.filter(_ > 0)
+      val bestRatio = for best <- valid.map(_.throughput).maxOption; twinsBest <- twinBest yield best / twinsBest
+      val status =
+        if valid.nonEmpty then Status.Ok
+        else if all.forall(_.status == Status.NotApplicable) then Status.NotApplicable
+        else if all.exists(_.status == Status.Invalid) then Status.Invalid
+        else Status.Failed
+      val library = twin.isDefined
+      Summary(
+        server = server,
+        implementation = all.head.implementation,
+        twin = twin,
+        scenario = scenario,
+        users = users,
+        status = status,
+        validRounds = valid.size,
+        rounds = all.size,
+        throughput = Spread.of(valid.map(_.throughput)),
+        ratio = Spread.of(ratios(pairs, throughput)),
+        cpuRatio = Spread.of(cpuRatios),
+        bestRatio = bestRatio,
+        latencyMs = LatencyMs.mean(valid.flatMap(_.latencyMs)),
+        cpuMsPer1000 = mean(valid.flatMap(_.cpuMsPer1000)),
+        allocatedBytesPerRequest = mean(valid.flatMap(_.allocatedBytesPerRequest)),
+        peakRssMiB = mean(valid.flatMap(_.peakRssMiB)),
+        gcCountPerRun = mean(valid.flatMap(_.gcCount).map(_.toDouble)),
+        loadBound = valid.exists(_.loadBound),
+        compared = Option.when(library)(Compared.of(ratios(pairs, throughput), ratios(aaPairs, throughput))).flatten,
+        cpuCompared = Option.when(library)(Compared.of(cpuRatios, ratios(aaPairs, cpu).map(1 / _))).flatten,
+        noise = Option.when(!library)(Band.of(ratios(aaPairs, throughput))).flatten,
+        steadyAfterSeconds = Spread.of(valid.flatMap(_.steadyAfterSeconds)),
+        fixedRate = fixedRateSummary(valid, library, ratios(pairs, fixedCpu), ratios(aaPairs, fixedCpu)),
+        ownCpuShare = mean(valid.flatMap(_.profile).flatMap(_.ownShare)),
+        stackCpuShare = mean(valid.flatMap(_.profile).flatMap(_.stackShare))
+      )
+    }
+
+  private def fixedRateSummary(
+      valid: List[Row],
+      library: Boolean,
+      costRatios: List[Double],
+      aaRatios: List[Double]
+  ): Option[FixedRateSummary] =
+    val runs = valid.flatMap(_.fixedRate)
+    Option.when(runs.nonEmpty)(FixedRateSummary(
+      targetRate = runs.map(_.targetRate).sum / runs.size,
+      achievedRate = Spread.of(runs.map(_.achievedRate)).get,
+      held = runs.forall(_.held),
+      cpuMsPer1000 = mean(runs.filter(_.held).flatMap(_.cpuMsPer1000)),
+      cpuCost = Option.when(library)(Compared.of(costRatios, aaRatios)).flatten,
+      noise = Option.when(!library)(Band.of(aaRatios)).flatten,
+      latencyMs = LatencyMs.mean(runs.map(_.latencyMs))
+    ))
+
+  /** Rapier's servers against their peers (pairs named by the catalogue), where both ran in the same rounds. */
+  def peers(rows: List[Row], pairs: List[(String, String)]): List[PeerComparison] =
+    val firsts = rows.filter(r => r.replica == 1 && r.valid)
+    for
+      (rapier, peer) <- pairs
+      (scenario, users) <- firsts.filter(_.server == rapier).map(r => (r.scenario, r.users)).distinct
+      ratio <- Interval.of(
+        firsts.filter(r => r.server == rapier && r.scenario == scenario && r.users == users).flatMap(r =>
+          firsts.find(o => o.server == peer && o.scenario == scenario && o.users == users && o.start == r.start)
+            .filter(_.throughput > 0).map(r.throughput / _.throughput)
+        )
+      )
+    yield PeerComparison(rapier, peer, scenario, users, ratio)
+
+  private def mean(values: List[Double]) = if values.isEmpty then None else Some(values.sum / values.size)
+
+  private def slicesOf(r: Row): List[Slice] =
+    if r.slices.nonEmpty then r.slices
+    else List(Slice(0, r.throughput, r.cpuMsPer1000, r.fixedRate.filter(_.held).flatMap(_.cpuMsPer1000)))

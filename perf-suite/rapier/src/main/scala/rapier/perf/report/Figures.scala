@@ -1,0 +1,30 @@
+package rapier.perf.report
+
+import rapier.perf.{Band, Compared, Interval, Spread}
+
+import java.util.Locale
+
+/** How every report writes a ratio beside its noise, so that the terminal, summary.md and report.html read alike. */
+object Figures:
+  def fmt(pattern: String, value: Double): String = String.format(Locale.ROOT, pattern, value)
+
+  /** `0.93 [0.89–0.97]`: the geometric mean over rounds and its 95% interval; one round, the ratio alone. */
+  def interval(i: Interval): String =
+    if i.rounds > 1 then s"${fmt("%.2f", i.center)} [${fmt("%.2f", i.low)}–${fmt("%.2f", i.high)}]"
+    else fmt("%.2f", i.center)
+
+  /** A ratio read against its band: "within noise" when its interval lies inside the band, else the interval. */
+  def compared(c: Compared): String = if c.withinNoise then "within noise" else interval(c.interval)
+
+  /** `±2.4% [0.98–1.02]`. */
+  def band(b: Band): String =
+    s"±${fmt("%.1f", b.halfWidth * 100)}% [${fmt("%.2f", b.low)}–${fmt("%.2f", b.high)}]"
+
+  /** A warm-up: `9 s` to steady state, or how long it ran without settling. */
+  def steady(s: Option[Spread], warmupSeconds: Option[Double]): String = s match
+    case Some(x) if x.max > x.min => s"${fmt("%.0f", x.mean)} s (${fmt("%.0f", x.min)}–${fmt("%.0f", x.max)})"
+    case Some(x) => s"${fmt("%.0f", x.mean)} s"
+    case None => warmupSeconds.fold("–")(w => s"not steady in ${fmt("%.0f", w)} s")
+
+  /** A share of CPU samples, in percent. */
+  def share(s: Double): String = s"${fmt("%.1f", s * 100)}%"

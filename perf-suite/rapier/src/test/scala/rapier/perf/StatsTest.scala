@@ -1,0 +1,41 @@
+package rapier.perf
+
+class StatsTest extends munit.FunSuite:
+  test("an interval is the geometric mean of the ratios with Student's t on their logarithms"):
+    val i = Interval.of(List(0.9, 1.0, 1.1)).get
+    val logs = List(0.9, 1.0, 1.1).map(math.log)
+    val mean = logs.sum / 3
+    val sd = math.sqrt(logs.map(x => (x - mean) * (x - mean)).sum / 2)
+    assertEqualsDouble(i.center, math.exp(mean), 1e-12)
+    assertEqualsDouble(i.low, math.exp(mean - 4.303 * sd / math.sqrt(3)), 1e-12)
+    assertEqualsDouble(i.high, math.exp(mean + 4.303 * sd / math.sqrt(3)), 1e-12)
+    assertEquals(i.rounds, 3)
+    assert(i.low < 0.9 && i.high > 1.1, i)
+
+  test("one round is an interval of one point; no round, none; nonsense ratios are left out"):
+    assertEquals(Interval.of(List(0.8)), Some(Interval(0.8, 0.8, 0.8, 1)))
+    assertEquals(Interval.of(Nil), None)
+    assertEquals(Interval.of(List(0.0, -1.0, Double.PositiveInfinity)), None)
+    assertEquals(Interval.tQuantile975(4), 2.776)
+    assertEquals(Interval.tQuantile975(100), 1.96)
+
+  test("the A/A band: the interval of the A/A ratios' mean, made symmetric around 1"):
+    val aa = List(1.02, 0.99, 1.01, 1.0)
+    val i = Interval.of(aa).get
+    val half = math.max(1 - i.low, i.high - 1)
+    assertEquals(Band.of(aa), Some(Band(1 - half, 1 + half, 4)))
+    // Two JVMs a steady 3% apart: the band holds that offset, around 1.
+    val offset = Band.of(List(1.03, 1.03, 1.03)).get
+    assertEqualsDouble(offset.low, 0.97, 1e-9)
+    assertEqualsDouble(offset.high, 1.03, 1e-9)
+    assertEqualsDouble(Band(0.97, 1.03, 2).halfWidth, 0.03, 1e-12)
+    assertEquals(Band.of(Nil), None)
+
+  test("a ratio is within noise only when its whole interval lies inside the band"):
+    val aa = List(0.97, 1.03, 1.0, 0.98, 1.02)
+    assert(Compared.of(List(1.0, 1.01, 0.99), aa).get.withinNoise)
+    // Its center inside the band, but not its interval: a number, with its interval.
+    assert(!Compared.of(List(0.9, 1.1, 1.0), aa).get.withinNoise)
+    assert(!Compared.of(List(0.85, 0.86, 0.84), aa).get.withinNoise)
+    // No A/A pair, no band: never within noise.
+    assert(!Compared.of(List(1.0, 1.0), Nil).get.withinNoise)
