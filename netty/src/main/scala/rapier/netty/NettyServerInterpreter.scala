@@ -2,11 +2,9 @@ package rapier.netty
 
 import io.netty.channel.{Channel, ChannelInitializer}
 import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
-import io.netty.handler.timeout.IdleStateHandler
 import rapier.netty.internal.{Connections, HttpHandler, NettyRequestBody, RequestDecoder}
 import rapier.server.{ServerEndpoint, ServerInterpreter}
 
-import java.util.concurrent.TimeUnit
 import scala.concurrent.Future
 
 /**
@@ -31,7 +29,6 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
       .setMaxInitialLineLength(options.maxInitialLineLength)
       .setMaxHeaderSize(options.maxHeaderSize)
       .setMaxChunkSize(64 * 1024)
-    val idleSeconds = if options.idleTimeout.isFinite then options.idleTimeout.toMillis else 0L
     new ChannelInitializer[Channel]:
       override def initChannel(channel: Channel): Unit =
         if !connections.tryAdd(channel) then
@@ -39,7 +36,6 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
           channel.close()
           return
         val pipeline = channel.pipeline
-        if idleSeconds > 0 then pipeline.addLast("idle", IdleStateHandler(0, 0, idleSeconds, TimeUnit.MILLISECONDS))
         val decoder = RequestDecoder(decoderConfig)
         pipeline.addLast("decoder", decoder)
         pipeline.addLast("encoder", HttpResponseEncoder())

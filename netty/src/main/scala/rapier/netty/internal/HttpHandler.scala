@@ -4,7 +4,6 @@ import io.netty.buffer.{CompositeByteBuf, Unpooled}
 import io.netty.channel.socket.DuplexChannel
 import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
 import io.netty.handler.codec.http.*
-import io.netty.handler.timeout.IdleStateEvent
 import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
@@ -64,10 +63,19 @@ private[netty] class HttpHandler(
   private var deadlineArmed = false
   private val checkDeadlines: Runnable = () => onDeadline()
 
-  override def handlerAdded(ctx: ChannelHandlerContext): Unit = this.ctx = ctx
+  // Closes the connection once idle for the idle timeout; null without one.
+  private var idle: IdleWatch = null
+
+  override def handlerAdded(ctx: ChannelHandlerContext): Unit =
+    this.ctx = ctx
+    val timeout = options.idleTimeout
+    if timeout.isFinite && timeout.toNanos > 0 then
+      idle = IdleWatch(ctx, timeout.toNanos, () => inFlight == 0 && receiving == null)
+      idle.start()
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
     reading = true
+    if idle != null then idle.touch()
     msg match
       case request: HttpRequest =>
         try if !closing then onRequest(request)
@@ -302,6 +310,7 @@ private[netty] class HttpHandler(
   private def write(response: ServerResponse, keepAlive: Boolean, head: Boolean, version: HttpVersion): Unit =
     inFlight -= 1
     val future = ctx.write(toNetty(response, keepAlive, head, version))
+    if idle != null then idle.touch()
     val last = !keepAlive || (connections.draining && inFlight == 0 && receiving == null)
     if last then
       closing = true
@@ -314,10 +323,6 @@ private[netty] class HttpHandler(
   /** Drains this connection for a graceful shutdown: closes it now if idle, else after its last response. */
   def drain(): Unit =
     if inFlight == 0 && receiving == null then ctx.close()
-
-  override def userEventTriggered(ctx: ChannelHandlerContext, event: Any): Unit = event match
-    case _: IdleStateEvent => if inFlight == 0 && receiving == null then ctx.close()
-    case other => ctx.fireUserEventTriggered(other)
 
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
     discardBody()
