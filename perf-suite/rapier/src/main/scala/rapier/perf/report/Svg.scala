@@ -143,13 +143,15 @@ object Svg:
               f"${s.name} ${categories(i)}: $v%.3f $unit"
             )}</title></circle>""")
         }
-        val ly = top + 10 + k * 18
-        body.append(s"""<rect x="${left + plotWidth + 16}" y="${ly -
-            8}" width="12" height="12" rx="2" fill="${s.color}"/>""")
-        body.append(s"""<text x="${left + plotWidth + 34}" y="${ly + 2}" fill="#1f2937">${escape(s.name)}</text>""")
+        legend(body, left + plotWidth + 16, top + 10 + k * 18, s.name, s.color)
       }
     body.append("</svg>")
     body.toString
+
+  /** A legend entry at (`x`, `y`): a swatch of the series' color, then its name. */
+  private def legend(body: StringBuilder, x: Int, y: Int, name: String, color: String): Unit =
+    body.append(s"""<rect x="$x" y="${y - 8}" width="12" height="12" rx="2" fill="$color"/>""")
+    body.append(s"""<text x="${x + 18}" y="${y + 2}" fill="#1f2937">${escape(name)}</text>""")
 
   /** One line of an x–y chart: points in the chart's units. */
   final case class XySeries(name: String, color: String, points: List[(Double, Double)])
@@ -210,10 +212,7 @@ object Svg:
         body.append(s"""<polyline fill="none" stroke="${s.color}" stroke-width="1.6" points="$points"><title>${escape(
             s.name
           )}</title></polyline>""")
-        val ly = top + 10 + k * 18
-        body.append(s"""<rect x="${left + plotWidth + 16}" y="${ly -
-            8}" width="12" height="12" rx="2" fill="${s.color}"/>""")
-        body.append(s"""<text x="${left + plotWidth + 34}" y="${ly + 2}" fill="#1f2937">${escape(s.name)}</text>""")
+        legend(body, left + plotWidth + 16, top + 10 + k * 18, s.name, s.color)
       }
     body.append("</svg>")
     body.toString
