@@ -6,7 +6,7 @@ import scala.concurrent.duration.*
 import scala.jdk.CollectionConverters.*
 
 /**
- * Runs the suite: round after round, each comparison group (a vanilla twin, the libraries compared with it and a
+ * Runs the suite: start after start, each comparison group (a vanilla twin, the libraries compared with it and a
  * second JVM of the twin, the A/A pair) on each scenario and number of users, every server on a fresh JVM pinned to the
  * server CPUs, measured together by [[Measurement]] with the load generators pinned to the others.
  *
@@ -48,12 +48,12 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
     def label: String = if replica == 1 then server.name else s"${server.name} (A/A)"
 
   /**
-   * One group measured together in a round on a scenario: a vanilla twin, the selected libraries compared with it,
+   * One group measured together on a scenario, on one start of its servers: a vanilla twin, the selected libraries compared with it,
    * and the twin again (a second JVM). A selected server with no twin or library beside it is a group of its own.
    */
-  final case class Group(round: Int, scenario: Scenario, users: Int, entries: List[Entry])
+  final case class Group(start: Int, scenario: Scenario, users: Int, entries: List[Entry])
 
-  /** Rounds, each on fresh JVMs, and in a round every group on every scenario and number of users. */
+  /** Starts, each on fresh JVMs, and in each every group on every scenario and number of users. */
   val plan: List[Group] =
     val libraries = servers.filter(_.twin.isDefined)
     val groups: List[List[Entry]] = servers.filterNot(_.twin.exists(t => servers.exists(_.name == t))).map { lead =>
@@ -62,11 +62,11 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
       else (Entry(lead, 1) :: compared.map(Entry(_, 1))) :+ Entry(lead, 2)
     }
     for
-      round <- (1 to options.starts).toList
+      start <- (1 to options.starts).toList
       entries <- groups
       scenario <- scenarios
       users <- options.users
-    yield Group(round, scenario, users, entries)
+    yield Group(start, scenario, users, entries)
 
   def machine: MachineFacts = Machine.detect(serverCpus, loadCpus, pinned)
 
@@ -83,7 +83,7 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
       val left = ((runnable - done) * secondsPerServer).toLong.seconds
       if servable.nonEmpty then
         progress(
-          f"[${i + 1}%3d/${plan.size}] round ${group.round}/${options.starts}  ${group.scenario.name}%-20s ${group.users}%4d users  " +
+          f"[${i + 1}%3d/${plan.size}] start ${group.start}/${options.starts}  ${group.scenario.name}%-20s ${group.users}%4d users  " +
             s"${servable.map(_.label).mkString(", ")}   ~${left.toMinutes}m${"%02d".format(left.toSeconds % 60)}s left"
         )
       val started = System.nanoTime()
@@ -95,7 +95,7 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
       measured.filter(_.status != Status.Ok).foreach(r => progress(s"          ${r.server}: ${r.status}: ${r.note}"))
       val notServed = other.map(e =>
         Row.unmeasured(
-          group.round,
+          group.start,
           e.server,
           group.scenario.name,
           group.users,
@@ -136,11 +136,11 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
   /** Starts every server of a group (each on a fresh JVM), measures them together, and stops them. */
   private def runGroup(group: Group, entries: List[Entry], measurement: Measurement): List[Row] =
     def unmeasured(e: Entry, status: String, note: String) =
-      Row.unmeasured(group.round, e.server, group.scenario.name, group.users, e.replica, status, note)
+      Row.unmeasured(group.start, e.server, group.scenario.name, group.users, e.replica, status, note)
     options.target match
       case Some((host, port)) =>
         val member = measurement.Member(entries.head.server, 1, host, port, None)
-        measurement.measure(group.round, group.scenario, group.users, List(member))
+        measurement.measure(group.start, group.scenario, group.users, List(member))
       case None =>
         val started = entries.map { e =>
           e -> classpaths.get(e.server.side).toRight(
@@ -163,7 +163,7 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
           val members = started.collect { case (e, Right(p)) =>
             measurement.Member(e.server, e.replica, "127.0.0.1", p.port, Some(p))
           }
-          val measured = measurement.measure(group.round, group.scenario, group.users, members)
+          val measured = measurement.measure(group.start, group.scenario, group.users, members)
           val failed = started.collect { case (e, Left(why)) => unmeasured(e, Status.Failed, why) }
           entries.flatMap(e =>
             (measured ++ failed).find(r => r.server == e.server.name && r.replica == e.replica)

@@ -8,7 +8,7 @@ class PlanTest extends munit.FunSuite:
       case Right(Command.Run(o)) => o
       case other => fail(s"not a run: $other")
     Runner(options, Files.createTempDirectory("plan"), Map.empty, _ => ()).plan
-      .map(g => (g.round, g.scenario.name, g.entries.map(_.label)))
+      .map(g => (g.start, g.scenario.name, g.entries.map(_.label)))
 
   test("each start of the servers measures each twin with its libraries and its A/A copy together, group by group"):
     assertEquals(
@@ -20,20 +20,20 @@ class PlanTest extends munit.FunSuite:
         "--starts",
         "2"
       ),
-      List(1, 2).flatMap(round =>
+      List(1, 2).flatMap(start =>
         List(
           (
-            round,
+            start,
             "SimpleGet",
             List("netty.Vanilla", "netty.future.Rapier", "netty.future.RapierLog", "netty.Vanilla (A/A)")
           ),
           (
-            round,
+            start,
             "PostBytes",
             List("netty.Vanilla", "netty.future.Rapier", "netty.future.RapierLog", "netty.Vanilla (A/A)")
           ),
-          (round, "SimpleGet", List("netty41.Vanilla", "netty.future.Tapir", "netty41.Vanilla (A/A)")),
-          (round, "PostBytes", List("netty41.Vanilla", "netty.future.Tapir", "netty41.Vanilla (A/A)"))
+          (start, "SimpleGet", List("netty41.Vanilla", "netty.future.Tapir", "netty41.Vanilla (A/A)")),
+          (start, "PostBytes", List("netty41.Vanilla", "netty.future.Tapir", "netty41.Vanilla (A/A)"))
         )
       )
     )

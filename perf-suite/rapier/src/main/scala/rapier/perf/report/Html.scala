@@ -38,7 +38,7 @@ object Html:
     sections += machine(m)
     sections += notes(results)
     sections += overview(s, users, scenarios)
-    sections += noise(s)
+    sections += Comparisons.noise(s)
     sections += section(
       "overhead",
       "Throughput relative to the bare server",
@@ -129,10 +129,10 @@ object Html:
     )
     sections += TimeCharts.warmUp(results, color)
     sections += TimeCharts.timelines(results, color)
-    if m.profiled then sections += profiles(results)
-    sections += peers(results)
-    sections += section("figures", "Every figure", "Means over valid rounds.", summaryTable(s))
-    sections += s"""<section id="runs"><details><summary>Every run (${results.rows.size})</summary>${rowTable(
+    if m.profiled then sections += Comparisons.profiles(results)
+    sections += Comparisons.peers(results)
+    sections += section("figures", "Every figure", "Means over valid rounds.", Tables.summaryTable(s))
+    sections += s"""<section id="runs"><details><summary>Every run (${results.rows.size})</summary>${Tables.rowTable(
         results.rows
       )}</details></section>"""
     sections += method(m)
@@ -190,95 +190,6 @@ object Html:
           else "nothing to compare"
         Bar(r.server, 0, 0, 0, "", "", Some(why))
 
-  /** The A/A bands of the vanilla servers: the noise floor every ratio of the run is read against. */
-  private def noise(s: List[Summary]): String =
-    val vanilla = s.filter(x => x.twin.isEmpty && x.status != Status.NotApplicable)
-    val rows = vanilla.map { v =>
-      List(
-        v.server,
-        v.scenario,
-        v.users.toString,
-        v.noise.fold("–")(Figures.band),
-        v.noise.fold("–")(_.rounds.toString),
-        v.fixedRate.flatMap(_.noise).fold("–")(Figures.band)
-      )
-    }
-    section(
-      "noise",
-      "Noise floor",
-      "Every vanilla twin runs in two JVMs beside the libraries compared with it. The band is the 95% interval of the " +
-        "second JVM's figures over the first's, round by round, made symmetric around 100%: no ratio inside it is " +
-        "read as a difference.",
-      table(
-        List(
-          "vanilla server",
-          "scenario",
-          "users",
-          "throughput A/A band",
-          "A/A pairs",
-          "CPU/request A/A band at a fixed rate"
-        ),
-        rows
-      )
-    )
-
-  /** Flame graphs of each profiled test, and each library's share of CPU samples in its own frames. */
-  private def profiles(results: RunResults): String =
-    val rows = results.rows.filter(_.profile.isDefined).map { r =>
-      val p = r.profile.get
-      def link(path: Option[String], label: String) =
-        path.fold("–")(x => s"""<a href="${escape(x)}">${escape(label)}</a>""")
-      List(
-        escape(r.start.toString),
-        escape(r.server + (if r.replica == 2 then " (A/A)" else "")),
-        escape(r.scenario),
-        escape(r.users.toString),
-        link(p.cpuFlamegraph, "CPU"),
-        link(p.allocFlamegraph, "allocations"),
-        escape(p.cpuSamples.toString),
-        escape(p.library.getOrElse("–")),
-        escape(p.ownShare.fold("–")(Figures.share)),
-        escape(p.stackShare.fold("–")(Figures.share)),
-        escape(p.note)
-      )
-    }
-    val head = List(
-      "start",
-      "server",
-      "scenario",
-      "users",
-      "flame graph",
-      "flame graph",
-      "CPU samples",
-      "library frames",
-      "own share",
-      "on stack",
-      "note"
-    )
-    section(
-      "profiles",
-      "Profiles",
-      "async-profiler in each server during its measured window (CPU, every millisecond of CPU time) and during a " +
-        "second window of the same length (allocations, every 512 KiB). Own share: samples whose innermost frame " +
-        "outside the JDK and Scala's library is the library's; on stack: samples with any of its frames. A profiled " +
-        "run's throughput includes the profiler's own cost.",
-      rawTable(head, rows)
-    )
-
-  /** Rapier against its peers, round by round. */
-  private def peers(results: RunResults): String =
-    val rows = results.peers.map(p =>
-      List(p.rapier, p.peer, p.scenario, p.users.toString, Figures.interval(p.ratio))
-    )
-    section(
-      "peers",
-      "Against peers",
-      "Rapier's throughput over a peer library's on the same scenario, round by round (geometric mean, 95% interval); " +
-        "zio-http runs on the Netty it brings.",
-      if rows.isEmpty then "<p>No peer ran beside Rapier in this run.</p>"
-      else table(List("Rapier server", "peer", "scenario", "users", "Rapier over peer"), rows)
-    )
-
   private def throughputBar(r: Summary, color: Map[String, String]): Bar = r.throughput match
     case Some(t) => Bar(r.server, t.mean, t.min, t.max, color(r.server), s"${fmt(t.mean)} req/s")
     case None => Bar(r.server, 0, 0, 0, "", "", Some(r.status))
@@ -330,111 +241,6 @@ object Html:
       s"""<section id="notes" class="warn"><h2>Notes</h2><ul>${all.map(i =>
           s"<li>${escape(i)}</li>"
         ).mkString}</ul><p>Invalid and failed runs count in no mean and no ratio.</p></section>"""
-
-  private def opt(d: Option[Double], digits: Int = 0) = d.fold("–")(fmt(_, digits))
-
-  private def summaryTable(s: List[Summary]): String =
-    val head = List(
-      "server",
-      "scenario",
-      "users",
-      "status",
-      "req/s",
-      "min",
-      "max",
-      "vs vanilla [95% CI]",
-      "A/A band",
-      "CPU vs vanilla",
-      "CPU/req @rate vs vanilla",
-      "steady after",
-      "p50 ms",
-      "p99 ms",
-      "p99.99 ms",
-      "CPU ms/1k",
-      "B/req",
-      "RSS MiB",
-      "GCs/run"
-    )
-    val rows = s.map { r =>
-      val l = r.latencyMs
-      List(
-        r.server,
-        r.scenario,
-        r.users.toString,
-        s"${r.status} (${r.validRounds}/${r.rounds})",
-        opt(r.throughput.map(_.mean)),
-        opt(r.throughput.map(_.min)),
-        opt(r.throughput.map(_.max)),
-        r.compared.fold("–")(c => Figures.interval(c.interval) + (if c.withinNoise then " (within noise)" else "")),
-        r.compared.flatMap(_.band).orElse(r.noise).fold("–")(Figures.band),
-        r.cpuCompared.fold("–")(c => Figures.interval(c.interval)),
-        r.fixedRate.flatMap(_.cpuCost).fold("–")(c => Figures.interval(c.interval)),
-        Figures.steady(r.steadyAfterSeconds, None),
-        opt(l.map(_.p50), 3),
-        opt(l.map(_.p99), 3),
-        opt(l.map(_.p9999), 3),
-        opt(r.cpuMsPer1000, 1),
-        opt(r.allocatedBytesPerRequest),
-        opt(r.peakRssMiB),
-        opt(r.gcCountPerRun, 1)
-      )
-    }
-    table(head, rows)
-
-  private def rowTable(rows: List[Row]): String =
-    val head = List(
-      "start",
-      "server",
-      "scenario",
-      "users",
-      "status",
-      "warm-up s",
-      "steady after s",
-      "fixed rate/s",
-      "achieved/s",
-      "CPU ms/1k @rate",
-      "req/s",
-      "p99 ms",
-      "errors",
-      "server CPU",
-      "wrk CPU",
-      "B/req",
-      "note"
-    )
-    table(
-      head,
-      rows.map { r =>
-        List(
-          r.start.toString,
-          r.server + (if r.replica == 2 then " (A/A)" else ""),
-          r.scenario,
-          r.users.toString,
-          r.status,
-          r.warmupSeconds.toString,
-          opt(r.steadyAfterSeconds),
-          opt(r.fixedRate.map(_.targetRate)),
-          opt(r.fixedRate.map(_.achievedRate)),
-          opt(r.fixedRate.flatMap(_.cpuMsPer1000), 1),
-          fmt(r.throughput),
-          opt(r.latencyMs.map(_.p99), 3),
-          r.errors.toString,
-          opt(r.serverCpuUtilization.map(_ * 100)) + "%",
-          opt(r.loadCpuUtilization.map(_ * 100)) + "%",
-          opt(r.allocatedBytesPerRequest),
-          r.note
-        )
-      }
-    )
-
-  private def table(head: List[String], rows: List[List[String]]): String =
-    rawTable(head, rows.map(_.map(escape)))
-
-  /** A table of cells already written as HTML (links). */
-  private def rawTable(head: List[String], rows: List[List[String]]): String =
-    s"""<div class="scroll"><table><thead><tr>${head.map(h =>
-        s"<th>${escape(h)}</th>"
-      ).mkString}</tr></thead><tbody>""" +
-      rows.map(r => s"<tr>${r.map(c => s"<td>$c</td>").mkString}</tr>").mkString + "</tbody></table></div>"
 
   private def method(m: Meta): String =
     s"""<section id="method"><h2>How this was measured</h2><ul>
