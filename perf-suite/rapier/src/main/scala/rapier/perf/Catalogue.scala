@@ -296,8 +296,9 @@ object Catalogue:
   def twinOf(name: String): Option[String] = byName(name).flatMap(_.twin)
 
   /**
-   * Rapier against its peers, across backends: each pair is compared round by round on the scenarios both ran (Rapier's
-   * throughput over the peer's). Tapir on the same backend, and zio-http's Endpoint API, which runs on its own Netty.
+   * Rapier against its peers, across backends: each pair is compared on the scenarios both ran (Rapier's throughput over
+   * the peer's, see `Summaries.peers`). Tapir on the same backend, and zio-http's Endpoint API, which runs on its own
+   * Netty.
    */
   val peers: List[(String, String)] = List(
     "netty.future.Rapier" -> "netty.future.Tapir",

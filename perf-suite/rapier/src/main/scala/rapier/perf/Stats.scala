@@ -11,16 +11,43 @@ final case class Interval(center: Double, low: Double, high: Double, rounds: Int
 
 object Interval:
   def of(ratios: List[Double]): Option[Interval] =
-    val logs = ratios.filter(r => r > 0 && !r.isInfinite).map(math.log)
-    val n = logs.size
+    val ls = logs(ratios)
+    val n = ls.size
     if n == 0 then None
     else
-      val mean = logs.sum / n
-      if n == 1 then Some(Interval(math.exp(mean), math.exp(mean), math.exp(mean), 1))
+      val m = mean(ls)
+      if n == 1 then Some(Interval(math.exp(m), math.exp(m), math.exp(m), 1))
       else
-        val sd = math.sqrt(logs.map(x => (x - mean) * (x - mean)).sum / (n - 1))
-        val half = tQuantile975(n - 1) * sd / math.sqrt(n)
-        Some(Interval(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n))
+        val half = tQuantile975(n - 1) * math.sqrt(variance(ls) / n)
+        Some(Interval(math.exp(m), math.exp(m - half), math.exp(m + half), n))
+
+  /**
+   * The ratio of two servers measured apart (in different groups, minutes from each other): the geometric mean of `a`'s
+   * throughputs over the geometric mean of `b`'s, with Welch's 95% interval on the logarithms, since the two samples are
+   * independent. It carries what drifted between the two measurements, which paired rounds would have cancelled.
+   * `rounds` is the smaller sample's size; with fewer than two values on either side, the ratio alone.
+   */
+  def between(a: List[Double], b: List[Double]): Option[Interval] =
+    val (la, lb) = (logs(a), logs(b))
+    if la.isEmpty || lb.isEmpty then None
+    else
+      val center = mean(la) - mean(lb)
+      val n = la.size min lb.size
+      if n < 2 then Some(Interval(math.exp(center), math.exp(center), math.exp(center), 1))
+      else
+        val (va, vb) = (variance(la) / la.size, variance(lb) / lb.size)
+        val df =
+          (va + vb) *
+            (va + vb) /
+            (va * va / (la.size - 1) + vb * vb / (lb.size - 1))
+        val half = (if df.isNaN then 0.0 else tQuantile975(df.toInt max 1)) * math.sqrt(va + vb)
+        Some(Interval(math.exp(center), math.exp(center - half), math.exp(center + half), n))
+
+  private def logs(values: List[Double]) = values.filter(v => v > 0 && !v.isInfinite).map(math.log)
+  private def mean(xs: List[Double]) = xs.sum / xs.size
+  private def variance(xs: List[Double]) =
+    val m = mean(xs)
+    xs.map(x => (x - m) * (x - m)).sum / (xs.size - 1)
 
   /** Student's t distribution's 97.5th percentile for `df` degrees of freedom (two-sided 95%). */
   def tQuantile975(df: Int): Double =

@@ -58,7 +58,7 @@ final case class Summary(
   /** Where a baseline and this run meet: the same server, scenario and users. */
   def key: String = s"$server|$scenario|$users"
 
-/** Rapier's throughput over a peer's on the same scenario, round by round (servers on different backends allowed). */
+/** Rapier's throughput over a peer's on the same scenario, each measured in its own group (backends may differ). */
 final case class PeerComparison(rapier: String, peer: String, scenario: String, users: Int, ratio: Interval)
 
 object Summaries:
@@ -165,18 +165,19 @@ object Summaries:
       latencyMs = LatencyMs.mean(runs.map(_.latencyMs))
     ))
 
-  /** Rapier's servers against their peers (pairs named by the catalogue), where both ran in the same rounds. */
+  /**
+   * Rapier's servers against their peers (pairs named by the catalogue) on each scenario both ran: a peer runs in its own
+   * twin's group, so the two are measured apart and compared as independent samples of their rounds' throughputs.
+   */
   def peers(rows: List[Row], pairs: List[(String, String)]): List[PeerComparison] =
     val firsts = rows.filter(r => r.replica == 1 && r.valid)
+    def throughputs(server: String, scenario: String, users: Int) =
+      firsts.filter(r => r.server == server && r.scenario == scenario && r.users == users).flatMap(slicesOf)
+        .map(_.throughput)
     for
       (rapier, peer) <- pairs
       (scenario, users) <- firsts.filter(_.server == rapier).map(r => (r.scenario, r.users)).distinct
-      ratio <- Interval.of(
-        firsts.filter(r => r.server == rapier && r.scenario == scenario && r.users == users).flatMap(r =>
-          firsts.find(o => o.server == peer && o.scenario == scenario && o.users == users && o.start == r.start)
-            .filter(_.throughput > 0).map(r.throughput / _.throughput)
-        )
-      )
+      ratio <- Interval.between(throughputs(rapier, scenario, users), throughputs(peer, scenario, users))
     yield PeerComparison(rapier, peer, scenario, users, ratio)
 
   private def mean(values: List[Double]) = if values.isEmpty then None else Some(values.sum / values.size)

@@ -19,6 +19,31 @@ class StatsTest extends munit.FunSuite:
     assertEquals(Interval.tQuantile975(4), 2.776)
     assertEquals(Interval.tQuantile975(100), 1.96)
 
+  test("two servers measured apart: the ratio of their geometric means, with Welch's interval on the logarithms"):
+    val a = List(400.0, 420.0, 380.0, 410.0)
+    val b = List(100.0, 90.0, 110.0)
+    val (la, lb) = (a.map(math.log), b.map(math.log))
+    def variance(xs: List[Double]) =
+      val m = xs.sum / xs.size; xs.map(x => (x - m) * (x - m)).sum / (xs.size - 1)
+    val (va, vb) = (variance(la) / 4, variance(lb) / 3)
+    val df = (va + vb) * (va + vb) / (va * va / 3 + vb * vb / 2)
+    val center = la.sum / 4 - lb.sum / 3
+    val half = Interval.tQuantile975(df.toInt) * math.sqrt(va + vb)
+    val i = Interval.between(a, b).get
+    assertEqualsDouble(i.center, math.exp(center), 1e-12)
+    assertEqualsDouble(i.low, math.exp(center - half), 1e-12)
+    assertEqualsDouble(i.high, math.exp(center + half), 1e-12)
+    assertEquals(i.rounds, 3)
+    // About 4.04 [3.09–5.26]: Welch's 2.55 degrees of freedom take the t quantile of 2.
+    assertEquals(Interval.tQuantile975(df.toInt), 4.303)
+    // Steady samples give a point; one value on a side gives the ratio alone; no value, nothing.
+    val steady = Interval.between(List(300.0, 300.0), List(100.0, 100.0)).get
+    assertEqualsDouble(steady.low, 3.0, 1e-12)
+    assertEqualsDouble(steady.high, 3.0, 1e-12)
+    assertEquals(steady.rounds, 2)
+    assertEquals(Interval.between(List(300.0, 330.0), List(100.0)).map(_.rounds), Some(1))
+    assertEquals(Interval.between(List(300.0), Nil), None)
+
   test("the A/A band: the interval of the A/A ratios' mean, made symmetric around 1"):
     val aa = List(1.02, 0.99, 1.01, 1.0)
     val i = Interval.of(aa).get

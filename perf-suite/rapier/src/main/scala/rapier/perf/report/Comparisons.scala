@@ -81,7 +81,7 @@ object Comparisons:
       Tables.rawTable(head, rows)
     )
 
-  /** Rapier against its peers, round by round. */
+  /** Rapier against its peers, each measured in its own group. */
   def peers(results: RunResults): String =
     val rows = results.peers.map(p =>
       List(p.rapier, p.peer, p.scenario, p.users.toString, Figures.interval(p.ratio))
@@ -89,8 +89,9 @@ object Comparisons:
     section(
       "peers",
       "Against peers",
-      "Rapier's throughput over a peer library's on the same scenario, round by round (geometric mean, 95% interval); " +
-        "zio-http runs on the Netty it brings.",
+      "Rapier's throughput over a peer library's on the same scenario: the geometric means of their rounds, with " +
+        "Welch's 95% interval, since each ran in its own twin's group, minutes apart (the interval carries that drift " +
+        "too); zio-http runs on the Netty it brings.",
       if rows.isEmpty then "<p>No peer ran beside Rapier in this run.</p>"
       else Tables.table(List("Rapier server", "peer", "scenario", "users", "Rapier over peer"), rows)
     )

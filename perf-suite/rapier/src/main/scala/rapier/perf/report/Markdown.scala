@@ -144,7 +144,8 @@ object Markdown:
     sections ++= List(
       "## Against peers",
       "",
-      "Rapier's throughput over the peer's, round by round.",
+      "Rapier's throughput over the peer's: geometric means of their rounds with Welch's 95% interval (each ran in " +
+        "its own twin's group, minutes apart).",
       "",
       peers,
       "",
