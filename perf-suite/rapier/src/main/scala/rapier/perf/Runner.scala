@@ -48,8 +48,9 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
     def label: String = if replica == 1 then server.name else s"${server.name} (A/A)"
 
   /**
-   * One group measured together on a scenario, on one start of its servers: a vanilla twin, the selected libraries compared with it,
-   * and the twin again (a second JVM). A selected server with no twin or library beside it is a group of its own.
+   * One group measured together on a scenario, on one start of its servers: a vanilla twin, the selected libraries
+   * compared with it, and the twin again (a second JVM). A selected server with no twin or library beside it is a group
+   * of its own.
    */
   final case class Group(start: Int, scenario: Scenario, users: Int, entries: List[Entry])
 

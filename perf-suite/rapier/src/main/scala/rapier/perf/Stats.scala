@@ -16,7 +16,7 @@ object Interval:
     if n == 0 then None
     else
       val m = mean(ls)
-      if n == 1 then Some(Interval(math.exp(m), math.exp(m), math.exp(m), 1))
+      if n == 1 then Some(point(m))
       else
         val half = tQuantile975(n - 1) * math.sqrt(variance(ls) / n)
         Some(Interval(math.exp(m), math.exp(m - half), math.exp(m + half), n))
@@ -33,7 +33,7 @@ object Interval:
     else
       val center = mean(la) - mean(lb)
       val n = la.size min lb.size
-      if n < 2 then Some(Interval(math.exp(center), math.exp(center), math.exp(center), 1))
+      if n < 2 then Some(point(center))
       else
         val (va, vb) = (variance(la) / la.size, variance(lb) / lb.size)
         val df =
@@ -42,6 +42,9 @@ object Interval:
             (va * va / (la.size - 1) + vb * vb / (lb.size - 1))
         val half = (if df.isNaN then 0.0 else tQuantile975(df.toInt max 1)) * math.sqrt(va + vb)
         Some(Interval(math.exp(center), math.exp(center - half), math.exp(center + half), n))
+
+  /** One ratio alone, from its logarithm: an interval of one point. */
+  private def point(log: Double) = Interval(math.exp(log), math.exp(log), math.exp(log), 1)
 
   private def logs(values: List[Double]) = values.filter(v => v > 0 && !v.isInfinite).map(math.log)
   private def mean(xs: List[Double]) = xs.sum / xs.size

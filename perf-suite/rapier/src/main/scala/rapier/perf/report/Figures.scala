@@ -8,6 +8,12 @@ import java.util.Locale
 object Figures:
   def fmt(pattern: String, value: Double): String = String.format(Locale.ROOT, pattern, value)
 
+  /** `12,345.6`: a figure with thousands grouped and `digits` decimals. */
+  def number(d: Double, digits: Int = 0): String = fmt(s"%,.${digits}f", d)
+
+  /** A figure that may be missing: the number, or a dash. */
+  def number(d: Option[Double], digits: Int): String = d.fold("–")(number(_, digits))
+
   /** `0.93 [0.89–0.97]`: the geometric mean over rounds and its 95% interval; one round, the ratio alone. */
   def interval(i: Interval): String =
     if i.rounds > 1 then s"${fmt("%.2f", i.center)} [${fmt("%.2f", i.low)}–${fmt("%.2f", i.high)}]"

@@ -19,8 +19,6 @@ object Html:
       servers.map(_._2).zipWithIndex.map((server, i) => server -> shades(i % shades.size))
     }.toMap
 
-  private def fmt(d: Double, digits: Int = 0): String = s"%,.${digits}f".format(d)
-
   def render(results: RunResults): String =
     val s = results.summaries
     val color = colors(s)
@@ -117,7 +115,7 @@ object Html:
         def metric(f: Summary => Option[Double], unit: String, digits: Int) =
           Svg.bars(rows.map { r =>
             f(r) match
-              case Some(v) => Bar(r.server, v, v, v, color(r.server), s"${fmt(v, digits)} $unit")
+              case Some(v) => Bar(r.server, v, v, v, color(r.server), s"${Figures.number(v, digits)} $unit")
               case None =>
                 Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "not measured" else r.status))
           })
@@ -191,7 +189,7 @@ object Html:
         Bar(r.server, 0, 0, 0, "", "", Some(why))
 
   private def throughputBar(r: Summary, color: Map[String, String]): Bar = r.throughput match
-    case Some(t) => Bar(r.server, t.mean, t.min, t.max, color(r.server), s"${fmt(t.mean)} req/s")
+    case Some(t) => Bar(r.server, t.mean, t.min, t.max, color(r.server), s"${Figures.number(t.mean)} req/s")
     case None => Bar(r.server, 0, 0, 0, "", "", Some(r.status))
 
   private[report] def chartBlock(title: String, svg: String): String =

@@ -157,8 +157,8 @@ object Svg:
   final case class XySeries(name: String, color: String, points: List[(Double, Double)])
 
   /**
-   * Lines over a linear x axis (seconds, say; from zero, or from the least x when negative), with vertical marks (the phases of a test) and a legend: the
-   * server's CPU or memory over a test, or throughput over a warm-up.
+   * Lines over a linear x axis (seconds, say; from zero, or from the least x when negative), with vertical marks (the
+   * phases of a test) and a legend: the server's CPU or memory over a test, or throughput over a warm-up.
    */
   def xy(series: List[XySeries], xUnit: String, yUnit: String, marks: List[(String, Double)] = Nil, width: Int = 820)
       : String =

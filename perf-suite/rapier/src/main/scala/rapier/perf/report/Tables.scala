@@ -5,9 +5,8 @@ import rapier.perf.report.Svg.escape
 
 /** The report's tables: every summary's figures, every run's, and the plain table they are drawn in. */
 object Tables:
-  private def fmt(d: Double, digits: Int = 0): String = s"%,.${digits}f".format(d)
 
-  private def opt(d: Option[Double], digits: Int = 0) = d.fold("–")(fmt(_, digits))
+  private def opt(d: Option[Double], digits: Int = 0) = Figures.number(d, digits)
 
   def summaryTable(s: List[Summary]): String =
     val head = List(
@@ -91,7 +90,7 @@ object Tables:
           opt(r.fixedRate.map(_.targetRate)),
           opt(r.fixedRate.map(_.achievedRate)),
           opt(r.fixedRate.flatMap(_.cpuMsPer1000), 1),
-          fmt(r.throughput),
+          Figures.number(r.throughput),
           opt(r.latencyMs.map(_.p99), 3),
           r.errors.toString,
           opt(r.serverCpuUtilization.map(_ * 100)) + "%",
