@@ -81,6 +81,7 @@ lazy val root = (project in file("."))
     core,
     server,
     jsonJsoniter,
+    nettyHttp,
     netty,
     vertx,
     openapi,
@@ -114,7 +115,8 @@ lazy val server = (project in file("server"))
     )
   )
 
-lazy val jsonJsoniter = (project in file("json-jsoniter"))
+// JSON integrations, under json/.
+lazy val jsonJsoniter = (project in file("json/jsoniter"))
   .dependsOn(core, server % Test)
   .settings(testSettings)
   .settings(
@@ -126,8 +128,17 @@ lazy val jsonJsoniter = (project in file("json-jsoniter"))
     )
   )
 
-lazy val netty = (project in file("netty"))
-  .dependsOn(server, testkit % Test)
+// Server backends, under backends/. nettyHttp is what the backends built on Netty's HTTP codec share (Netty's and
+// Vert.x's): the strict reading of a request head that Netty's decoder leaves out.
+lazy val nettyHttp = (project in file("backends/netty-http"))
+  .settings(testSettings)
+  .settings(
+    name := "rapier-netty-http",
+    libraryDependencies += "io.netty" % "netty-codec-http" % versions.netty
+  )
+
+lazy val netty = (project in file("backends/netty"))
+  .dependsOn(server, nettyHttp, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-netty",
@@ -140,8 +151,8 @@ lazy val netty = (project in file("netty"))
     )
   )
 
-lazy val vertx = (project in file("vertx"))
-  .dependsOn(server, testkit % Test)
+lazy val vertx = (project in file("backends/vertx"))
+  .dependsOn(server, nettyHttp, testkit % Test)
   .settings(testSettings)
   .settings(
     nettyPin,
@@ -154,7 +165,8 @@ lazy val vertx = (project in file("vertx"))
     )
   )
 
-lazy val openapi = (project in file("openapi"))
+// Documentation interpreters, under apidocs/.
+lazy val openapi = (project in file("apidocs/openapi"))
   .dependsOn(core, jsonJsoniter % Test)
   .settings(testSettings)
   .settings(
@@ -169,7 +181,7 @@ lazy val openapi = (project in file("openapi"))
   )
 
 // Swagger UI's static files come from the webjar, served by ordinary endpoints on any backend.
-lazy val swaggerUi = (project in file("swagger-ui"))
+lazy val swaggerUi = (project in file("apidocs/swagger-ui"))
   .dependsOn(openapi, server, netty % Test, vertx % Test, testkit % Test)
   .settings(testSettings)
   .settings(

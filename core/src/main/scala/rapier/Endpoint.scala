@@ -100,34 +100,20 @@ final case class Endpoint[S, I, E, O](
 
 object Endpoint:
   /** The path inputs of an input tree, in order. */
-  def pathParts(input: EndpointInput[?]): List[EndpointInput.Basic[?]] = input match
-    case p @ EndpointInput.FixedPath(_, _) => List(p)
-    case p @ EndpointInput.PathCapture(_, _, _, _) => List(p)
-    case p @ EndpointInput.PathsCapture(_, _) => List(p)
-    case EndpointInput.Pair(l, r, _, _) => pathParts(l) ++ pathParts(r)
-    case EndpointIO.Pair(l, r, _, _) => pathParts(l) ++ pathParts(r)
-    case EndpointInput.Mapped(i, _, _) => pathParts(i)
-    case EndpointIO.Mapped(i, _, _) => pathParts(i)
-    case _ => Nil
+  def pathParts(input: EndpointInput[?]): List[EndpointInput.Basic[?]] = IOTree.ofInput(input).leaves.collect {
+    case p: (EndpointInput.FixedPath | EndpointInput.PathCapture[?] | EndpointInput.PathsCapture[?]) => p
+  }
 
   /** The methods required by an input tree (normally none or one). */
-  def methods(input: EndpointInput[?]): List[Method] = input match
-    case EndpointInput.FixedMethod(m) => List(m)
-    case EndpointInput.Pair(l, r, _, _) => methods(l) ++ methods(r)
-    case EndpointIO.Pair(l, r, _, _) => methods(l) ++ methods(r)
-    case EndpointInput.Mapped(i, _, _) => methods(i)
-    case EndpointIO.Mapped(i, _, _) => methods(i)
-    case _ => Nil
+  def methods(input: EndpointInput[?]): List[Method] =
+    IOTree.ofInput(input).leaves.collect { case EndpointInput.FixedMethod(m) => m }
 
   /** The authentication schemes an input tree reads, in order. */
-  def authSchemes(input: EndpointInput[?]): List[AuthScheme] = input match
+  def authSchemes(input: EndpointInput[?]): List[AuthScheme] = IOTree.ofInput(input).leaves.flatMap {
     case EndpointInput.Auth(scheme, _, _) => List(scheme)
     case EndpointInput.AuthAlternatives(alternatives, _) => alternatives.map(_.scheme)
-    case EndpointInput.Pair(l, r, _, _) => authSchemes(l) ++ authSchemes(r)
-    case EndpointIO.Pair(l, r, _, _) => authSchemes(l) ++ authSchemes(r)
-    case EndpointInput.Mapped(i, _, _) => authSchemes(i)
-    case EndpointIO.Mapped(i, _, _) => authSchemes(i)
     case _ => Nil
+  }
 
   private def methodOf(input: EndpointInput[?]): Option[Method] = methods(input).headOption
 

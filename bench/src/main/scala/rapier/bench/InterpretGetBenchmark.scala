@@ -31,12 +31,10 @@ class InterpretGetBenchmark:
     val options = ServerOptions.default.withoutRequestLog
     direct = ServerInterpreter(
       (0 until endpoints).toList.map(i => get(i).serverLogicSuccess[Identity](id => s"ok $id")),
-      StubRequest.body[Identity],
       options
     )
     future = ServerInterpreter(
       (0 until endpoints).toList.map(i => get(i).serverLogicSuccess[Future](id => Future.successful(s"ok $id"))),
-      StubRequest.body[Future],
       options
     )
     request = StubRequest("GET", s"/path${endpoints - 1}/4")

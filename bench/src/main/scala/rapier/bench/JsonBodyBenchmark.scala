@@ -30,7 +30,6 @@ class JsonBodyBenchmark:
     bytes = writeToArray(Order.sample(64 * 1024))
     interpreter = ServerInterpreter(
       List(endpoint.post.in("orders").in(jsonBody[Order]).out(jsonBody[Order]).serverLogicSuccess[Identity](o => o)),
-      StubRequest.body[Identity],
       ServerOptions.default.withoutRequestLog
     )
     request = StubRequest.post("/orders", "").withBody(bytes).header("Content-Type", "application/json")

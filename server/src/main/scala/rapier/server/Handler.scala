@@ -1,5 +1,7 @@
 package rapier.server
 
+import rapier.server.spi.ServerRequest
+
 /** Handles one request: what interceptors wrap. */
 trait Handler[F[_]]:
   def apply(request: ServerRequest): F[ServerResponse]

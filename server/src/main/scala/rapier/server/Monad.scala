@@ -1,6 +1,6 @@
 package rapier.server
 
-import scala.concurrent.{ExecutionContext, Future}
+import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.control.NonFatal
 import scala.util.{Failure, Success}
 
@@ -20,6 +20,12 @@ trait Monad[F[_]]:
   /** Recovers from a failure carried inside `fa`. Exceptions thrown while computing `fa` are the caller's to catch. */
   def handleError[A](fa: F[A])(h: Throwable => F[A]): F[A]
 
+  /**
+   * A value a callback delivers later: how the interpreter waits for a body the backend reads on demand. `register`
+   * is handed the callback, which is to be called once, on any thread.
+   */
+  def async[A](register: (Either[Throwable, A] => Unit) => Unit): F[A]
+
 object Monad:
   def apply[F[_]](using m: Monad[F]): Monad[F] = m
 
@@ -30,11 +36,19 @@ object Monad:
     def error[A](e: Throwable): A = throw e
     def handleError[A](fa: A)(h: Throwable => A): A = fa
 
+    /** Blocks the calling thread until the callback is called: direct style runs where blocking is fine. */
+    def async[A](register: (Either[Throwable, A] => Unit) => Unit): A =
+      val result = java.util.concurrent.CompletableFuture[Either[Throwable, A]]()
+      register(result.complete(_))
+      result.get() match
+        case Right(a) => a
+        case Left(e) => throw e
+
   /**
    * Continuations run on the thread that completes a future (`parasitic`): they are the interpreter's own short
    * steps, never user code that could block. A future that is already complete is continued at once, without
    * scheduling anything — the common case of logic that answers immediately — and what the interpreter produces
-   * then is a [[internal.Done]], which a backend reads without allocating.
+   * then is a [[internal.Done]], which a backend reads without allocating (through `spi.Completion`).
    */
   given future: Monad[Future] with
     private val sameThread = ExecutionContext.parasitic
@@ -69,6 +83,14 @@ object Monad:
             case Success(_) => fa
             case Failure(e) => attempt(h(e))
         case _ => fa.recoverWith { case NonFatal(e) => h(e) }(using sameThread)
+
+    def async[A](register: (Either[Throwable, A] => Unit) => Unit): Future[A] =
+      val promise = Promise[A]()
+      register {
+        case Right(a) => promise.trySuccess(a)
+        case Left(e) => promise.tryFailure(e)
+      }
+      promise.future
 
     private inline def attempt[B](inline fb: Future[B]): Future[B] =
       try fb

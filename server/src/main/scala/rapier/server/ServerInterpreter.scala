@@ -3,6 +3,7 @@ package rapier.server
 import rapier.model.Method
 import rapier.server.interceptor.Interceptor
 import rapier.server.internal.*
+import rapier.server.spi.ServerRequest
 import org.slf4j.LoggerFactory
 
 /**
@@ -17,12 +18,9 @@ import org.slf4j.LoggerFactory
  * @param endpoints
  *   in order of precedence: of two endpoints with the same method and path shape, the first wins (see
  *   [[ShadowedEndpoints]])
- * @param requestBody
- *   how the backend reads bodies
  */
 final class ServerInterpreter[F[_]](
     endpoints: List[ServerEndpoint[F]],
-    requestBody: RequestBody[F],
     options: ServerOptions = ServerOptions.default
 )(using m: Monad[F])
     extends Handler[F]:
@@ -31,7 +29,7 @@ final class ServerInterpreter[F[_]](
   private val trie: PathTrie[Handler[F]] =
     val builder = PathTrie.Builder[Handler[F]]()
     val handlers = compiled.map { ce =>
-      ce -> Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, requestBody, options))
+      ce -> Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, options))
     }
     val shadowed = handlers.flatMap { (ce, handler) =>
       builder.add(ce.pathParts, ce.method, handler).map { winner =>

@@ -2,6 +2,7 @@ package rapier.testkit
 
 import rapier.model.{Header, Method}
 import rapier.server.*
+import rapier.server.spi.ServerRequest
 
 import java.net.InetSocketAddress
 import java.nio.charset.StandardCharsets
@@ -18,7 +19,7 @@ import scala.concurrent.{Await, Future}
  * }}}
  */
 final class StubServer[F[_]](endpoints: List[ServerEndpoint[F]], options: ServerOptions)(using Monad[F]):
-  private val interpreter = ServerInterpreter(endpoints, StubRequest.body[F], options)
+  private val interpreter = ServerInterpreter(endpoints, options)
 
   /** Serves a copy of `request`, so that one request value can be sent any number of times, also concurrently. */
   def send(request: StubRequest): F[ServerResponse] = interpreter(request.copy())
@@ -54,11 +55,9 @@ final case class StubRequest(
   def headers: List[Header] = headerList
   def remoteAddressOrNull: InetSocketAddress | Null = null
 
+  /** Stub bodies are always in memory. */
+  def bodyOrNull: Array[Byte] | Null = body
+
 object StubRequest:
   def get(uri: String): StubRequest = StubRequest("GET", uri)
   def post(uri: String, body: String): StubRequest = StubRequest("POST", uri).withBody(body)
-
-  /** Stub bodies are always in memory. */
-  def body[F[_]](using m: Monad[F]): RequestBody[F] = new RequestBody[F]:
-    def bytesIfRead(request: ServerRequest): Array[Byte] | Null = request.asInstanceOf[StubRequest].body
-    def bytes(request: ServerRequest): F[Array[Byte]] = m.unit(request.asInstanceOf[StubRequest].body)

@@ -1,6 +1,6 @@
 package rapier.testkit
 
-import rapier.server.{ServerEndpoint, ServerOptions}
+import rapier.server.{BackendOptions, Binding, ServerEndpoint, ServerOptions}
 
 import scala.concurrent.Future
 import scala.concurrent.duration.*
@@ -25,6 +25,13 @@ trait RunningServer:
   /** Bytes of request bodies the server holds now, by its own count, before their requests reach the endpoints. */
   def bodyBytesHeld: Long
 
+object RunningServer:
+  /** A server started the usual way, through its backend's builder. */
+  def apply(binding: Binding): RunningServer = new RunningServer:
+    def port: Int = binding.port
+    def stop(): Unit = binding.stop()
+    def bodyBytesHeld: Long = binding.bodyBytesHeld
+
 /** The limits and options a test asks for; backends map them onto their own options. */
 final case class TestServerConfig(
     serverOptions: ServerOptions = ServerOptions.default.withoutRequestLog,
@@ -36,4 +43,16 @@ final case class TestServerConfig(
     idleTimeout: Duration = 30.seconds,
     maxConnections: Int = 10000,
     shutdownTimeout: FiniteDuration = 5.seconds
-)
+):
+  /** The options every backend shares, as this test asks for them, on a free port. */
+  def backend: BackendOptions = BackendOptions(
+    port = 0,
+    maxBodySize = maxBodySize,
+    maxInitialLineLength = maxInitialLineLength,
+    maxHeaderSize = maxHeaderSize,
+    bodyReadTimeout = bodyReadTimeout,
+    idleTimeout = idleTimeout,
+    shutdownTimeout = shutdownTimeout,
+    maxConnections = maxConnections,
+    serverOptions = serverOptions
+  )

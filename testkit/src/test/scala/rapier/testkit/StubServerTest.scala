@@ -3,9 +3,10 @@ package rapier.testkit
 import rapier.*
 import rapier.model.StatusCode
 import rapier.server.*
+import rapier.server.spi.{BodyReceiver, BodySource, BodyTooLargeException, ServerRequest}
 
 import java.util.concurrent.atomic.AtomicInteger
-import scala.concurrent.{ExecutionContext, Future, Promise}
+import scala.concurrent.{ExecutionContext, Future}
 
 /** The interpreter in memory: direct style, a body read asynchronously, and the stub users test with. */
 class StubServerTest extends munit.FunSuite:
@@ -36,7 +37,6 @@ class StubServerTest extends munit.FunSuite:
   test("routeOrNull: the chain for a request an endpoint takes, null for any other, the request otherwise untouched"):
     val interpreter = ServerInterpreter[Identity](
       List(add.serverLogicSuccess[Identity]((a, b) => (a + b).toString)),
-      StubRequest.body[Identity],
       ServerOptions.default.withoutRequestLog
     )
     val request = StubRequest.get("/add/40/2?x=1")
@@ -50,18 +50,34 @@ class StubServerTest extends munit.FunSuite:
     val bad = StubRequest.get("/add/x/2")
     assertEquals(interpreter.routeOrNull(bad).nn(bad).status, 400)
 
-  /** A backend that reads bodies only when asked, with a limit: the interpreter's asynchronous path. */
-  private final class LazyBody(limit: Int, reads: AtomicInteger) extends RequestBody[Future]:
-    def bytesIfRead(request: ServerRequest): Array[Byte] | Null = null
-    def bytes(request: ServerRequest): Future[Array[Byte]] =
+  /**
+   * A request whose backend reads its body only when asked, in chunks of 2 bytes from another thread, with a limit:
+   * the interpreter's path for bodies read on demand.
+   */
+  private final class LazyRequest(stub: StubRequest, limit: Int, reads: AtomicInteger) extends ServerRequest:
+    def method = stub.method
+    def uri = stub.uri
+    def protocol = stub.protocol
+    def headerOrNull(name: String) = stub.headerOrNull(name)
+    def headerValues(name: String) = stub.headerValues(name)
+    def headers = stub.headers
+    def remoteAddressOrNull = null
+    def bodyOrNull = null
+    override def bodySource: BodySource =
       reads.incrementAndGet()
-      val body = request.asInstanceOf[StubRequest].body
-      val later = Promise[Array[Byte]]()
-      Future {
-        Thread.sleep(20)
-        if body.length > limit then later.failure(BodyTooLargeException(limit)) else later.success(body)
-      }
-      later.future
+      new BodySource:
+        private var at = 0
+        def declaredLength = -1L
+        def cancel() = ()
+        def pull(receiver: BodyReceiver) = Future {
+          Thread.sleep(2)
+          if at >= stub.body.length then receiver.onEnd()
+          else if at + 2 > limit then receiver.onError(BodyTooLargeException(limit))
+          else
+            val n = math.min(2, stub.body.length - at)
+            at += n
+            receiver.onChunk(java.nio.ByteBuffer.wrap(stub.body, at - n, n))
+        }
 
   test("a body read asynchronously, only after security passed; also when other inputs fail, to report all"):
     val reads = AtomicInteger()
@@ -74,8 +90,9 @@ class StubServerTest extends munit.FunSuite:
       .out(stringBody)
       .serverSecurityLogic[String, Future](k => Future.successful(if k == "ok" then Right(k) else Left(())))
       .serverLogicSuccess((_, in) => Future.successful(s"${in._1}:${in._2.length}"))
-    val interpreter = ServerInterpreter(List(e), LazyBody(10, reads), ServerOptions.default.withoutRequestLog)
-    def send(r: StubRequest) = scala.concurrent.Await.result(interpreter(r), scala.concurrent.duration.Duration(5, "s"))
+    val interpreter = ServerInterpreter(List(e), ServerOptions.default.withoutRequestLog)
+    def send(r: StubRequest) =
+      scala.concurrent.Await.result(interpreter(LazyRequest(r, 10, reads)), scala.concurrent.duration.Duration(5, "s"))
     val upload = StubRequest("POST", "/upload?n=3").withBody("12345")
     assertEquals(send(upload.header("X-Key", "ok")).bodyText, "3:5")
     assertEquals(reads.get, 1)
@@ -88,3 +105,31 @@ class StubServerTest extends munit.FunSuite:
       (tooBig.status, tooBig.bodyText.contains("The body is larger than the limit of 10 bytes.")),
       (StatusCode.ContentTooLarge.code, true)
     )
+
+  test("direct style: a body read on demand, delivered before each pull returns, in 200,000 chunks of one byte"):
+    val e = endpoint.post.in("count").in(byteArrayBody).out(stringBody)
+    val interpreter = ServerInterpreter[Identity](
+      List(e.serverLogicSuccess[Identity](bytes => s"${bytes.length} ${bytes.count(_ == 'x')}")),
+      ServerOptions.default.withoutRequestLog
+    )
+    val body = Array.fill[Byte](200000)('x')
+    val request = new ServerRequest:
+      def method = rapier.model.Method.POST
+      def uri = "/count"
+      def protocol = "HTTP/1.1"
+      def headerOrNull(name: String) = null
+      def headerValues(name: String) = Nil
+      def headers = Nil
+      def remoteAddressOrNull = null
+      def bodyOrNull = null
+      override def bodySource: BodySource = new BodySource:
+        private var at = 0
+        def declaredLength = body.length.toLong
+        def cancel() = ()
+        // Answers at once, on the caller's stack: reading must not recurse once per chunk.
+        def pull(receiver: BodyReceiver) =
+          if at == body.length then receiver.onEnd()
+          else
+            at += 1
+            receiver.onChunk(java.nio.ByteBuffer.wrap(body, at - 1, 1))
+    assertEquals(interpreter(request).bodyText, "200000 200000")

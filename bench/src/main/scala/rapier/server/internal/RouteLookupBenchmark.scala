@@ -19,7 +19,7 @@ class RouteLookupBenchmark:
 
   private var trie: PathTrie[String] = null
   private var target: String = null
-  private var request: rapier.server.ServerRequest = null
+  private var request: rapier.server.spi.ServerRequest = null
 
   @Setup
   def setup(): Unit =

@@ -8,7 +8,7 @@ import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
 import io.netty.util.ReferenceCountUtil
 import org.junit.jupiter.api.{AfterAll, TestInstance}
 import rapier.netty.NettyServerOptions
-import rapier.netty.internal.{Connections, HttpHandler, NettyRequestBody, RequestDecoder}
+import rapier.netty.internal.{Connections, HttpHandler, RequestDecoder}
 import rapier.server.interceptor.Interceptor
 import rapier.server.{Handler, Monad, Route, ServerInterpreter}
 import rapier.testkit.{LeakDetection, RawHttp}
@@ -51,7 +51,7 @@ object HttpBytesFuzzTest:
     .withMaxInitialLineLength(1024)
     .withMaxHeaderSize(2048)
     .modifyServerOptions(_.withoutRequestLog.withInterceptor(RecordMethods))
-  private val interpreter = ServerInterpreter(FuzzEndpoints.all, NettyRequestBody, options.serverOptions)
+  private val interpreter = ServerInterpreter(FuzzEndpoints.all, options.serverOptions)
   private val decoderConfig =
     HttpDecoderConfig().setMaxInitialLineLength(1024).setMaxHeaderSize(2048).setMaxChunkSize(64 * 1024)
 

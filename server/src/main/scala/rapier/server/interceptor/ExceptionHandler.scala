@@ -2,6 +2,7 @@ package rapier.server.interceptor
 
 import rapier.model.StatusCode
 import rapier.server.*
+import rapier.server.spi.ServerRequest
 import org.slf4j.{Logger, LoggerFactory}
 
 import scala.util.control.NonFatal

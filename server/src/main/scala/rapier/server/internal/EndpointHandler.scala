@@ -2,6 +2,7 @@ package rapier.server.internal
 
 import rapier.model.{HeaderNames, StatusCode}
 import rapier.server.*
+import rapier.server.spi.{BodyTooLargeException, ServerRequest}
 import rapier.server.interceptor.DecodeFailure
 
 /**
@@ -18,7 +19,6 @@ import rapier.server.interceptor.DecodeFailure
  */
 private[server] final class EndpointHandler[F[_]](
     ce: CompiledEndpoint[F],
-    body: RequestBody[F],
     options: ServerOptions
 )(
     using m: Monad[F]
@@ -68,7 +68,7 @@ private[server] final class EndpointHandler[F[_]](
           val all = plan.bodyFailures(request, bytes, f)
           deleteTemporaryFiles(request)
           m.unit(failure(all, security = false))
-        body.bytesIfRead(request) match
+        request.bodyOrNull match
           case bytes: Array[Byte] => withFailures(bytes)
           case null => readBody(request, f, withFailures)
       case f: Failed => m.unit(failure(f, security = false))
@@ -78,17 +78,21 @@ private[server] final class EndpointHandler[F[_]](
           case input => run(request, principal, input)
       case _ =>
         // 4. read and decode the body; a backend that holds it already saves a round through F
-        body.bytesIfRead(request) match
+        request.bodyOrNull match
           case bytes: Array[Byte] => withBody(request, principal, slots, bytes)
           case null => readBody(request, null, bytes => withBody(request, principal, slots, bytes))
 
-  /** Reads the body, then runs `next`. A body over the limit is answered 413, or with `earlier` failures if any. */
+  /**
+   * Reads the body on demand, then runs `next`. A body over the limit is answered 413, or with `earlier` failures if
+   * any.
+   */
   private def readBody(
       request: ServerRequest,
       earlier: Failed | Null,
       next: Array[Byte] => F[ServerResponse]
   ): F[ServerResponse] =
-    m.handleError(m.flatMap(body.bytes(request))(next)) {
+    val bytes = m.async[Array[Byte]](done => BodyCollector(request.bodySource, done).start())
+    m.handleError(m.flatMap(bytes)(next)) {
       case e: BodyTooLargeException =>
         m.unit(
           if earlier != null then failure(earlier.nn, security = false)

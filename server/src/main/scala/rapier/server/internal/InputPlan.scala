@@ -33,7 +33,7 @@ private[server] final class InputPlan private (
    * Decodes every input but the body. Without slots and without a body, returns the value (or `Failed`); otherwise
    * fills `slots` and returns `Failed`, or null when all decoded.
    */
-  def decodeHead(request: rapier.server.ServerRequest, slots: Array[Any] | Null): Any =
+  def decodeHead(request: rapier.server.spi.ServerRequest, slots: Array[Any] | Null): Any =
     if !needsSlots then
       root match
         case Slot(i) if i != bodySlot => leaves(i).nn.decode(request)
@@ -55,7 +55,7 @@ private[server] final class InputPlan private (
       if failures.isEmpty then null else new Failed(failures)
 
   /** Decodes the body from its bytes, then assembles the value; returns it, or `Failed`. */
-  def decodeBody(request: rapier.server.ServerRequest, slots: Array[Any] | Null, bytes: Array[Byte]): Any =
+  def decodeBody(request: rapier.server.spi.ServerRequest, slots: Array[Any] | Null, bytes: Array[Byte]): Any =
     val v = body.nn.decode(request, bytes)
     if !needsSlots then v
     else
@@ -65,7 +65,7 @@ private[server] final class InputPlan private (
         case _ => assemble(slots.nn)
 
   /** `head`'s failures, and the body's if it fails too: for reporting every failure at once. */
-  def bodyFailures(request: rapier.server.ServerRequest, bytes: Array[Byte], head: Failed): Failed =
+  def bodyFailures(request: rapier.server.spi.ServerRequest, bytes: Array[Byte], head: Failed): Failed =
     body.nn.decode(request, bytes) match
       case f: Failed => new Failed(head.failures ++ f.failures)
       case _ => head
@@ -106,17 +106,10 @@ private[server] object InputPlan:
         i += 1
       if failures.nonEmpty then new Failed(failures) else Tuples.combine(values, 0, total)
 
-  /** How many values an input stands for, from its structure: used where the types did not say (arity -1). */
-  def arityOf(input: EndpointInput[?]): Int = input match
-    case EndpointInput.Pair(l, r, la, ra) => (if la >= 0 then la else arityOf(l)) + (if ra >= 0 then ra else arityOf(r))
-    case EndpointIO.Pair(l, r, la, ra) => (if la >= 0 then la else arityOf(l)) + (if ra >= 0 then ra else arityOf(r))
-    case EndpointIO.Empty | _: EndpointInput.FixedPath | _: EndpointInput.FixedMethod | _: EndpointIO.FixedHeader => 0
-    case _ => 1
-
   /** Compiles an input tree. `captures` numbers path captures across the security and the regular inputs. */
   def compile(input: EndpointInput[?], captures: Counter, bodyAllowed: Boolean): InputPlan =
     val builder = Builder(captures, bodyAllowed)
-    val root = builder.node(input, arityOf(input))
+    val root = builder.node(IOTree.ofInput(input))
     new InputPlan(builder.leaves.toArray, builder.body, builder.bodySlot, root)
 
   final class Counter(var next: Int = 0)
@@ -126,32 +119,21 @@ private[server] object InputPlan:
     var body: BodyReading | Null = null
     var bodySlot: Int = -1
 
-    def node(input: EndpointInput[?], arity: Int): Node = input match
-      case EndpointInput.Pair(l, r, la, ra) => group(l, resolve(la, l), r, resolve(ra, r))
-      case EndpointIO.Pair(l, r, la, ra) => group(l, resolve(la, l), r, resolve(ra, r))
-      case EndpointInput.Mapped(i, f, _) => mapping(i, f.asInstanceOf[Any => DecodeResult[Any]])
-      case EndpointIO.Mapped(i, f, _) => mapping(i, f.asInstanceOf[Any => DecodeResult[Any]])
-      case EndpointIO.Empty | _: EndpointInput.FixedPath | _: EndpointInput.FixedMethod => Empty
-      case leaf: EndpointInput.Basic[?] => slot(leaf)
+    def node(tree: IOTree[EndpointInput.Basic[?]]): Node = tree match
+      case IOTree.Sequence(parts, arities) => group(parts.map(node).zip(arities), arities.sum)
+      case IOTree.Mapped(inner, f, _) => mapping(inner, f)
+      case IOTree.Empty | IOTree.Leaf(_: (EndpointInput.FixedPath | EndpointInput.FixedMethod), _) => Empty
+      case IOTree.Leaf(leaf, _) => slot(leaf)
 
-    private def resolve(arity: Int, input: EndpointInput[?]): Int = if arity >= 0 then arity else arityOf(input)
-
-    private def group(l: EndpointInput[?], la: Int, r: EndpointInput[?], ra: Int): Node =
-      val parts = flatten(l, la) ++ flatten(r, ra)
-      val live = parts.filterNot(_._1 == Empty)
-      live match
+    private def group(parts: List[(Node, Int)], total: Int): Node =
+      parts.filterNot(_._1 == Empty) match
         case Nil => Empty
-        case (single, n) :: Nil if n == la + ra => single
-        case _ => Group(live.map(_._1).toArray, live.map(_._2).toArray, la + ra)
+        case (single, n) :: Nil if n == total => single
+        case live => Group(live.map(_._1).toArray, live.map(_._2).toArray, total)
 
-    private def flatten(input: EndpointInput[?], arity: Int): List[(Node, Int)] = input match
-      case EndpointInput.Pair(l, r, la, ra) => flatten(l, resolve(la, l)) ++ flatten(r, resolve(ra, r))
-      case EndpointIO.Pair(l, r, la, ra) => flatten(l, resolve(la, l)) ++ flatten(r, resolve(ra, r))
-      case other => List((node(other, arity), arity))
-
-    private def mapping(inner: EndpointInput[?], f: Any => DecodeResult[Any]): Node =
+    private def mapping(inner: IOTree[EndpointInput.Basic[?]], f: Any => DecodeResult[Any]): Node =
       val first = leaves.length
-      val n = node(inner, arityOf(inner))
+      val n = node(inner)
       val refs = (first until leaves.length).flatMap(i => Option(leaves(i)).map(_.ref)) ++
         (if bodySlot >= first then List(body.nn.ref) else Nil)
       val ref = refs match

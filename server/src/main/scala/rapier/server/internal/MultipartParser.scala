@@ -2,7 +2,7 @@ package rapier.server.internal
 
 import rapier.*
 import rapier.model.{Header, MediaType}
-import rapier.server.ServerRequest
+import rapier.server.spi.ServerRequest
 
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path}

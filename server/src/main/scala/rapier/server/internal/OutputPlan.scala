@@ -153,50 +153,45 @@ private[server] object OutputPlan:
       throw IllegalArgumentException(s"invalid characters in the value of header $name")
     if name.equalsIgnoreCase(HeaderNames.ContentType) then r.setHeader(name, value) else r.addHeader(name, value)
 
-  /** How many values an output stands for, from its structure, where the types did not say. */
-  def arityOf(output: EndpointOutput[?]): Int = output match
-    case EndpointOutput.Pair(l, r, la, ra) => (if la >= 0 then la else arityOf(l)) +
-        (if ra >= 0 then ra else arityOf(r))
-    case EndpointIO.Pair(l, r, la, ra) => (if la >= 0 then la else arityOf(l)) + (if ra >= 0 then ra else arityOf(r))
-    case EndpointIO.Empty | _: EndpointOutput.FixedStatusCode | _: EndpointIO.FixedHeader => 0
-    case _ => 1
+  def compile(output: EndpointOutput[?]): OutputPlan = compile(IOTree.ofOutput(output))
 
-  def compile(output: EndpointOutput[?]): OutputPlan =
-    val arity = arityOf(output)
+  private def compile(tree: IOTree[EndpointOutput[?]]): OutputPlan =
     val writers = List.newBuilder[Writer]
-    def walk(o: EndpointOutput[?], offset: Int, width: Int): Unit = o match
-      case EndpointOutput.Pair(l, r, la, ra) =>
-        val lw = if la >= 0 then la else arityOf(l)
-        walk(l, offset, lw)
-        walk(r, offset + lw, if ra >= 0 then ra else arityOf(r))
-      case EndpointIO.Pair(l, r, la, ra) =>
-        val lw = if la >= 0 then la else arityOf(l)
-        walk(l, offset, lw)
-        walk(r, offset + lw, if ra >= 0 then ra else arityOf(r))
-      case EndpointOutput.Mapped(inner, _, g) => writers +=
-          Mapped(offset, width, g.asInstanceOf[Any => Any], compile(inner))
-      case EndpointIO.Mapped(inner, _, g) => writers +=
-          Mapped(offset, width, g.asInstanceOf[Any => Any], compile(inner))
-      case EndpointIO.Empty => ()
-      case EndpointOutput.FixedStatusCode(code, _) => writers += FixedStatus(code.code)
-      case EndpointOutput.StatusCodeValue(_) => writers += StatusValue(offset)
-      case EndpointIO.FixedHeader(name, value, _) => writers += FixedHeader(name, value)
-      case EndpointIO.Header(name, codec, _) =>
-        writers += HeaderValue(offset, name, codec.asInstanceOf[Codec[List[String], Any]])
-      case EndpointIO.AllHeaders(codec, _) =>
-        writers += AllHeaders(offset, codec.asInstanceOf[Codec[List[rapier.model.Header], Any]])
-      case EndpointOutput.SetCookie(name, codec, _) =>
-        writers += SetCookie(offset, name, codec.asInstanceOf[Codec[Option[CookieValueWithMeta], Any]])
-      case EndpointIO.Body(_: RawBodyType.MultipartBody, _, _) =>
-        throw IllegalArgumentException("a multipart body can be read from requests, not written to responses")
-      case EndpointIO.Body(raw, codec, _) => writers += Body(offset, raw, codec.asInstanceOf[Codec[Any, Any]])
-      case EndpointIO.OneOfBody(variants, _) =>
-        val bodies = variants.map(b => Body(offset, b.raw, b.codec.asInstanceOf[Codec[Any, Any]])).toArray
-        writers += NegotiatedBody(offset, bodies, variants.map(_.codec.mediaType).toIndexedSeq)
-      case EndpointOutput.OneOf(variants) =>
-        writers += OneOf(
+    def walk(t: IOTree[EndpointOutput[?]], offset: Int, width: Int): Unit = t match
+      case IOTree.Sequence(parts, arities) =>
+        var at = offset
+        parts.zip(arities).foreach { (part, n) =>
+          walk(part, at, n)
+          at += n
+        }
+      case IOTree.Mapped(inner, _, g) => writers += Mapped(offset, width, g, compile(inner))
+      case IOTree.Empty => ()
+      case IOTree.Leaf(leaf, _) => writers ++= writer(leaf, offset)
+    walk(tree, 0, tree.arity)
+    new OutputPlan(writers.result().toArray, tree.arity)
+
+  /** The writer of one basic output (none for the empty one) whose value is at `offset`. */
+  private def writer(output: EndpointOutput[?], offset: Int): Option[Writer] = output match
+    case EndpointOutput.FixedStatusCode(code, _) => Some(FixedStatus(code.code))
+    case EndpointOutput.StatusCodeValue(_) => Some(StatusValue(offset))
+    case EndpointIO.FixedHeader(name, value, _) => Some(FixedHeader(name, value))
+    case EndpointIO.Header(name, codec, _) =>
+      Some(HeaderValue(offset, name, codec.asInstanceOf[Codec[List[String], Any]]))
+    case EndpointIO.AllHeaders(codec, _) =>
+      Some(AllHeaders(offset, codec.asInstanceOf[Codec[List[rapier.model.Header], Any]]))
+    case EndpointOutput.SetCookie(name, codec, _) =>
+      Some(SetCookie(offset, name, codec.asInstanceOf[Codec[Option[CookieValueWithMeta], Any]]))
+    case EndpointIO.Body(_: RawBodyType.MultipartBody, _, _) =>
+      throw IllegalArgumentException("a multipart body can be read from requests, not written to responses")
+    case EndpointIO.Body(raw, codec, _) => Some(Body(offset, raw, codec.asInstanceOf[Codec[Any, Any]]))
+    case EndpointIO.OneOfBody(variants, _) =>
+      val bodies = variants.map(b => Body(offset, b.raw, b.codec.asInstanceOf[Codec[Any, Any]])).toArray
+      Some(NegotiatedBody(offset, bodies, variants.map(_.codec.mediaType).toIndexedSeq))
+    case EndpointOutput.OneOf(variants) =>
+      Some(
+        OneOf(
           offset,
           variants.map(v => Variant(v.appliesTo, v.statusCode.fold(-1)(_.code), compile(v.output))).toArray
         )
-    walk(output, 0, arity)
-    new OutputPlan(writers.result().toArray, arity)
+      )
+    case _ => None

@@ -1,7 +1,7 @@
 package rapier.server.internal
 
 import rapier.model.PercentEncoding
-import rapier.server.ServerRequest
+import rapier.server.spi.ServerRequest
 
 import scala.collection.mutable
 

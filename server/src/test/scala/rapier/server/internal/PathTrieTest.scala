@@ -87,7 +87,7 @@ class PathTrieTest extends munit.FunSuite:
 
 object PathTrieTest:
   /** Only somewhere for the trie to write captures. */
-  final class Request extends rapier.server.ServerRequest:
+  final class Request extends rapier.server.spi.ServerRequest:
     def method = rapier.model.Method.GET
     def uri = ""
     def protocol = "HTTP/1.1"
@@ -95,6 +95,7 @@ object PathTrieTest:
     def headerValues(name: String) = Nil
     def headers = Nil
     def remoteAddressOrNull = null
+    def bodyOrNull = null
 
 class SegmentTableTest extends munit.FunSuite:
   test("small tables are scanned, large ones hashed; both find keys by range"):

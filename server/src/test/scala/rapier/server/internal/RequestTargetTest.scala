@@ -1,4 +1,4 @@
-package rapier.server
+package rapier.server.internal
 
 class RequestTargetTest extends munit.FunSuite:
   test("the path of origin-form and absolute-form targets"):

@@ -1,0 +1,91 @@
+package rapier.nettyhttp
+
+import io.netty.buffer.ByteBuf
+import io.netty.handler.codec.http.{HttpRequest, LastHttpContent}
+import io.netty.util.ByteProcessor
+
+/**
+ * Looks at the head of each request on a connection (request line and header section) before Netty's decoder parses
+ * it, for what that decoder lets through or folds away: obsolete line folding (RFC 9112 §5.2), which it joins into the
+ * previous field's value, and how many Host fields there are, which its parsed headers no longer tell.
+ *
+ * Netty's decoder consumes every complete line of a head as soon as it arrives and keeps a partial one in its buffer,
+ * so calling [[scan]] on that buffer before each decoding step looks at each complete line exactly once: it stops at
+ * the first partial line and starts there again when more bytes arrive. The decoder's output, passed to [[follow]]
+ * after each step, tells where heads end and the next begins. One per connection; used on its event loop only.
+ */
+final class HeadScanner:
+  private var inHead = true
+  private var lines = 0
+  private var hostFields = 0
+  private var foldedField = false
+  // Whether empty lines were skipped before the request line.
+  private var skipped = false
+
+  /** Whether a fold was seen in the current head. */
+  def folded: Boolean = foldedField
+
+  /** How many Host fields the current head has. */
+  def hosts: Int = hostFields
+
+  /** Whether part of a head has arrived and is waiting for the rest. */
+  def headStarted(readable: Boolean): Boolean = inHead && (lines > 0 || skipped || readable)
+
+  /** Looks at each complete line of the head in `buffer` not seen yet, up to the head's end or the first partial line. */
+  def scan(buffer: ByteBuf): Unit =
+    if inHead then
+      var start = buffer.readerIndex
+      val end = buffer.writerIndex
+      if lines == 0 then
+        // Empty lines before a request line are skipped (RFC 9112 §2.2), as Netty does.
+        while start < end && { val b = buffer.getByte(start); b == '\r' || b == '\n' } do
+          skipped = true
+          start += 1
+      var more = true
+      while more && start < end do
+        val lf = buffer.forEachByte(start, end - start, ByteProcessor.FIND_LF) // a shared processor: no allocation
+        if lf < 0 then more = false
+        else
+          val length = if lf > start && buffer.getByte(lf - 1) == '\r' then lf - 1 - start else lf - start
+          if length == 0 && lines > 0 then more = false // the end of the head
+          else
+            if lines > 0 then
+              val first = buffer.getByte(start)
+              if first == ' ' || first == '\t' then foldedField = true
+              else if length >= 5 && isHost(buffer, start) then hostFields += 1
+            lines += 1
+            start = lf + 1
+
+  /**
+   * Follows what a decoding step added to `out` from index `from` on: a request ends its head (`onHead` sees it, to
+   * check it), the end of a message starts the next head.
+   */
+  def follow(out: java.util.List[AnyRef], from: Int, onHead: HttpRequest => Unit): Unit =
+    var i = from
+    while i < out.size do
+      out.get(i) match
+        case request: HttpRequest =>
+          headDecoded()
+          onHead(request)
+          if request.isInstanceOf[LastHttpContent] then messageDecoded()
+        case _: LastHttpContent => messageDecoded()
+        case _ =>
+      i += 1
+
+  /** The decoder produced the request of the current head: what follows is its body, until [[messageDecoded]]. */
+  def headDecoded(): Unit = inHead = false
+
+  /** The decoder produced the end of a request: the next head starts. */
+  def messageDecoded(): Unit =
+    inHead = true
+    lines = 0
+    hostFields = 0
+    foldedField = false
+    skipped = false
+
+  private def isHost(buffer: ByteBuf, at: Int): Boolean =
+    (buffer.getByte(at) | 0x20) == 'h' &&
+      (buffer.getByte(at + 1) | 0x20) == 'o' &&
+      (buffer.getByte(at + 2) | 0x20) == 's' &&
+      (buffer.getByte(at + 3) | 0x20) == 't' &&
+      buffer.getByte(at + 4) == ':'

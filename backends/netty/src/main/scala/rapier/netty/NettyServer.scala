@@ -1,0 +1,86 @@
+package rapier.netty
+
+import io.netty.bootstrap.ServerBootstrap
+import io.netty.channel.{Channel, ChannelOption, MultiThreadIoEventLoopGroup}
+import io.netty.util.concurrent.DefaultThreadFactory
+import org.slf4j.LoggerFactory
+import rapier.netty.internal.{Connections, Transports}
+import rapier.server.{ServerBuilder, ServerEndpoint}
+
+import java.net.InetSocketAddress
+import java.util.concurrent.TimeUnit
+import scala.concurrent.Future
+
+/**
+ * A Rapier server on Netty, for endpoints whose logic returns `Future`s.
+ *
+ * {{{
+ * val binding = NettyServer().withPort(8080).addEndpoints(List(hello)).start()
+ * // ...
+ * binding.stop()
+ * }}}
+ */
+final case class NettyServer(
+    endpoints: List[ServerEndpoint[Future]] = Nil,
+    options: NettyServerOptions = NettyServerOptions.default
+) extends ServerBuilder[Future, NettyServerOptions, NettyServer]:
+  protected def copyWith(endpoints: List[ServerEndpoint[Future]], options: NettyServerOptions): NettyServer =
+    NettyServer(endpoints, options)
+
+  def start(): NettyServer.Binding =
+    val connections = Connections(options.maxConnections)
+    // Compiled before any thread starts: an endpoint that can't be served fails here, cleanly.
+    val initializer = NettyServerInterpreter(options).initializer(endpoints, connections)
+    val transport = Transports.choose(options.transport)
+    val threads =
+      if options.eventLoopThreads > 0 then options.eventLoopThreads else Runtime.getRuntime.availableProcessors
+    val boss = MultiThreadIoEventLoopGroup(1, DefaultThreadFactory("rapier-accept"), transport.factory())
+    val workers = MultiThreadIoEventLoopGroup(threads, DefaultThreadFactory("rapier-io"), transport.factory())
+    try
+      val channel = ServerBootstrap()
+        .group(boss, workers)
+        .channel(transport.serverChannel)
+        .option(ChannelOption.SO_BACKLOG, Integer.valueOf(1024))
+        .option(ChannelOption.SO_REUSEADDR, java.lang.Boolean.TRUE)
+        .childOption(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
+        .childHandler(initializer)
+        .bind(options.host, options.port)
+        .sync()
+        .channel()
+      val address = channel.localAddress.asInstanceOf[InetSocketAddress]
+      NettyServer.log.info(
+        s"Serving ${endpoints.size} endpoint(s) on ${address.getHostString}:${address.getPort} (${transport.name}, $threads thread(s))"
+      )
+      NettyServer.Binding(channel, address, boss, workers, connections, options)
+    catch
+      case e: Throwable =>
+        boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
+        workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
+        throw e
+
+object NettyServer:
+  private val log = LoggerFactory.getLogger(classOf[NettyServer])
+
+  /** A running Netty server. */
+  final class Binding private[NettyServer] (
+      channel: Channel,
+      val address: InetSocketAddress,
+      boss: MultiThreadIoEventLoopGroup,
+      workers: MultiThreadIoEventLoopGroup,
+      connections: Connections,
+      options: NettyServerOptions
+  ) extends rapier.server.Binding:
+    def bodyBytesHeld: Long = connections.bodyBytes.sum
+
+    protected def shutdown(): Unit =
+      val deadline = System.nanoTime() + options.shutdownTimeout.toNanos
+      channel.close().syncUninterruptibly()
+      connections.drainAll()
+      while !connections.group.isEmpty && System.nanoTime() < deadline do Thread.sleep(5)
+      if !connections.group.isEmpty then
+        log.warn(s"Closing ${connections.group.size} connection(s) still busy after ${options.shutdownTimeout}")
+        connections.group.close().awaitUninterruptibly(1, TimeUnit.SECONDS)
+      boss.shutdownGracefully(0, 1, TimeUnit.SECONDS)
+      workers.shutdownGracefully(0, 1, TimeUnit.SECONDS)
+      boss.terminationFuture.awaitUninterruptibly(5, TimeUnit.SECONDS)
+      workers.terminationFuture.awaitUninterruptibly(5, TimeUnit.SECONDS)

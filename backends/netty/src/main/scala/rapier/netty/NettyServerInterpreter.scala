@@ -1,0 +1,42 @@
+package rapier.netty
+
+import io.netty.channel.{Channel, ChannelInitializer}
+import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
+import rapier.netty.internal.{Connections, HttpHandler, RequestDecoder}
+import rapier.server.{ServerEndpoint, ServerInterpreter}
+
+import scala.concurrent.Future
+
+/**
+ * Rapier endpoints as a Netty channel initializer, for servers bootstrapped by hand. [[NettyServer]] is the
+ * ready-made one.
+ *
+ * The interpreter (routing trie, compiled endpoints) is built once, here; each channel gets a strict request decoder,
+ * Netty's response encoder and its own small [[HttpHandler]].
+ */
+final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOptions.default):
+
+  /** An initializer serving `endpoints` on every channel it initializes. */
+  def initializer(endpoints: List[ServerEndpoint[Future]]): ChannelInitializer[Channel] =
+    initializer(endpoints, Connections(options.maxConnections))
+
+  private[netty] def initializer(
+      endpoints: List[ServerEndpoint[Future]],
+      connections: Connections
+  ): ChannelInitializer[Channel] =
+    val interpreter = ServerInterpreter(endpoints, options.serverOptions)
+    val decoderConfig = HttpDecoderConfig()
+      .setMaxInitialLineLength(options.maxInitialLineLength)
+      .setMaxHeaderSize(options.maxHeaderSize)
+      .setMaxChunkSize(64 * 1024)
+    new ChannelInitializer[Channel]:
+      override def initChannel(channel: Channel): Unit =
+        if !connections.tryAdd(channel) then
+          // Over the limit: closed before anything is read, so it costs the server no more than the accept
+          channel.close()
+          return
+        val pipeline = channel.pipeline
+        val decoder = RequestDecoder(decoderConfig)
+        pipeline.addLast("decoder", decoder)
+        pipeline.addLast("encoder", HttpResponseEncoder())
+        pipeline.addLast("rapier", HttpHandler(interpreter, options, connections, decoder))

@@ -1,0 +1,280 @@
+package rapier.netty.internal
+
+import io.netty.channel.socket.DuplexChannel
+import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
+import io.netty.handler.codec.http.*
+import io.netty.util.ReferenceCountUtil
+import org.slf4j.LoggerFactory
+import rapier.model.StatusCode
+import rapier.netty.NettyServerOptions
+import rapier.server.spi.{Completion, EventLoop, Refusals, RequestSyntax}
+import rapier.server.{Problem, ServerInterpreter, ServerResponse}
+
+import java.util.concurrent.TimeUnit
+import scala.concurrent.Future
+
+/**
+ * Serves the HTTP/1.1 requests of one connection: one instance per channel, touched only by its event loop, so
+ * its state needs no synchronization.
+ *
+ * A request is dispatched to the interpreter once its body is complete, copied once into an array by the
+ * connection's [[BodyBuffer]].
+ *
+ * Responses leave in request order (RFC 9112 §9.3.2), whatever order the logic completes in: each request takes a
+ * sequence number, and a response that is ready early waits for those before it. Responses completed during a read
+ * burst are flushed once, at its end.
+ */
+private[netty] class HttpHandler(
+    interpreter: ServerInterpreter[Future],
+    options: NettyServerOptions,
+    connections: Connections,
+    decoder: RequestDecoder
+) extends ChannelInboundHandlerAdapter,
+      EventLoop:
+  import HttpHandler.*
+
+  private var ctx: ChannelHandlerContext = null
+
+  // The request being received, and its body so far.
+  private var receiving: HttpRequest | Null = null
+  private var body: BodyBuffer = null
+
+  // Ordering of responses.
+  private var nextSequence = 0
+  private var nextToWrite = 0
+  private var waiting: java.util.HashMap[Integer, Ready] | Null = null
+  private var inFlight = 0
+
+  private var reading = false
+  private var flushPending = false
+
+  // Set once a response says `Connection: close`: nothing more is read from this connection.
+  private var closing = false
+  // Set when a request was refused: the client may still be sending, so the connection lingers before it closes.
+  private var refused = false
+
+  // Read deadlines: when the body being received was first seen incomplete (System.nanoTime, 0 for none), and
+  // whether a check is scheduled. Only a head or body that spans reads is timed, so most requests never are.
+  private var bodySince = 0L
+  private var deadlineArmed = false
+  private val checkDeadlines: Runnable = () => onDeadline()
+
+  // Closes the connection once idle for the idle timeout; null without one.
+  private var idle: IdleWatch = null
+
+  override def handlerAdded(ctx: ChannelHandlerContext): Unit =
+    this.ctx = ctx
+    body = BodyBuffer(ctx.alloc, connections.bodyBytes, options.maxBodySize)
+    val timeout = options.idleTimeout
+    if timeout.isFinite && timeout.toNanos > 0 then
+      idle = IdleWatch(ctx, timeout.toNanos, () => inFlight == 0 && receiving == null)
+      idle.start()
+
+  override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
+    reading = true
+    if idle != null then idle.touch()
+    msg match
+      case request: HttpRequest =>
+        try if !closing then onRequest(request)
+        finally
+          request match
+            case content: HttpContent => content.release()
+            case _ =>
+      case content: HttpContent =>
+        try if !closing then onContent(content)
+        finally content.release()
+      case other => ReferenceCountUtil.release(other)
+
+  override def channelReadComplete(ctx: ChannelHandlerContext): Unit =
+    reading = false
+    if flushPending then
+      flushPending = false
+      ctx.flush()
+    if !closing && (receiving != null || decoder.headPendingSince != 0L) then watchDeadlines()
+
+  /** Schedules the check of the read deadlines, if any applies and none is scheduled. */
+  private def watchDeadlines(): Unit =
+    if receiving != null && bodySince == 0L then bodySince = System.nanoTime()
+    if !deadlineArmed then
+      val next = nextDeadline()
+      if next != Long.MaxValue then
+        deadlineArmed = true
+        ctx.executor.schedule(checkDeadlines, next - System.nanoTime(), TimeUnit.NANOSECONDS)
+
+  private def nextDeadline(): Long =
+    val head = decoder.headPendingSince
+    val headDeadline = if head != 0L && headerNanos > 0 then head + headerNanos else Long.MaxValue
+    val bodyDeadline =
+      if receiving != null && bodySince != 0L && bodyNanos > 0 then bodySince + bodyNanos else Long.MaxValue
+    math.min(headDeadline, bodyDeadline)
+
+  private def onDeadline(): Unit =
+    deadlineArmed = false
+    if !closing && ctx.channel.isActive then
+      val now = System.nanoTime()
+      val head = decoder.headPendingSince
+      if head != 0L && headerNanos > 0 && now - head >= headerNanos then
+        refuse(Refusals.headTimeout(options.headerReadTimeout))
+      else if receiving != null && bodySince != 0L && bodyNanos > 0 && now - bodySince >= bodyNanos then
+        discardBody()
+        refuse(Refusals.bodyTimeout(options.bodyReadTimeout))
+      else if receiving != null || head != 0L then watchDeadlines()
+
+  private def headerNanos: Long = nanosOrZero(options.headerReadTimeout)
+  private def bodyNanos: Long = nanosOrZero(options.bodyReadTimeout)
+
+  private def onRequest(request: HttpRequest): Unit =
+    val decoded = request.decoderResult
+    if decoded.isFailure then
+      decoded.cause match
+        case invalid: InvalidRequest => refuse(invalid.problem)
+        case _: TooLongHttpLineException =>
+          refuse(StatusCode.UriTooLong, s"The request line is longer than ${options.maxInitialLineLength} bytes")
+        case _: TooLongHttpHeaderException =>
+          refuse(
+            StatusCode.RequestHeaderFieldsTooLarge,
+            s"The header section is larger than ${options.maxHeaderSize} bytes"
+          )
+        case _ => refuse(StatusCode.BadRequest, "The request is not valid HTTP/1.1")
+    else if connections.draining then refuse(Refusals.ShuttingDown)
+    else
+      val length =
+        try HttpUtil.getContentLength(request, -1L)
+        catch case _: NumberFormatException => -2L
+      val expect = request.headers.get(HttpHeaderNames.EXPECT)
+      val http10 = request.protocolVersion == HttpVersion.HTTP_1_0
+      if length == -2L then refuse(Refusals.InvalidContentLength)
+      else if length > options.maxBodySize then
+        // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
+        refuse(Refusals.bodyTooLarge(options.maxBodySize))
+      else if RequestSyntax.unsupportedExpectation(expect, http10) then refuse(Refusals.UnsupportedExpectation)
+      else
+        if RequestSyntax.expectsContinue(expect, http10) then
+          ctx.writeAndFlush(DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE))
+        receiving = request
+        body.begin(length, HttpUtil.isTransferEncodingChunked(request))
+
+  private def onContent(content: HttpContent): Unit =
+    val request = receiving
+    if request == null then return
+    if content.decoderResult.isFailure then
+      discardBody()
+      refuse(Refusals.InvalidBodyFraming)
+      return
+    val problem = body.add(content.content)
+    if problem != null then
+      discardBody()
+      refuse(problem.nn)
+      return
+    content match
+      case _: LastHttpContent =>
+        val bytes = body.take()
+        receiving = null
+        bodySince = 0L
+        dispatch(request.nn, bytes)
+      case _ =>
+
+  private def discardBody(): Unit =
+    body.discard()
+    receiving = null
+    bodySince = 0L
+
+  def inLoop: Boolean = ctx.executor.inEventLoop
+  def execute(task: Runnable): Unit = ctx.executor.execute(task)
+
+  private def dispatch(request: HttpRequest, bytes: Array[Byte]): Unit =
+    val sequence = nextSequence
+    nextSequence += 1
+    inFlight += 1
+    val keepAlive = HttpUtil.isKeepAlive(request)
+    if !keepAlive then closing = true
+    val head = request.method eq HttpMethod.HEAD
+    val version = request.protocolVersion
+    val result = Completion.serve(interpreter, NettyRequest(request, bytes, ctx.channel))
+    val now = Completion.nowOrNull(result)
+    if now != null then respond(sequence, now.nn, keepAlive, head, version)
+    // Completed elsewhere: back on this connection's event loop, which owns its state.
+    else Completion.whenComplete(result, this)(respond(sequence, _, keepAlive, head, version))
+    if inFlight >= options.maxPipelinedRequests then ctx.channel.config.setAutoRead(false)
+
+  /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
+  private def refuse(reason: RequestSyntax.Invalid): Unit = refuse(reason.status, reason.message)
+
+  private def refuse(status: StatusCode, message: String): Unit =
+    closing = true
+    refused = true
+    decoder.discardInput()
+    val sequence = nextSequence
+    nextSequence += 1
+    inFlight += 1
+    val problem = options.serverOptions.problemRenderer(Problem(status, message))
+    respond(sequence, problem, keepAlive = false, head = false, HttpVersion.HTTP_1_1)
+
+  private def respond(
+      sequence: Int,
+      response: ServerResponse,
+      keepAlive: Boolean,
+      head: Boolean,
+      version: HttpVersion
+  ): Unit =
+    val persistent = keepAlive && !connections.draining
+    if sequence != nextToWrite then
+      // Ready before its turn: only then is it worth an object to wait in.
+      if waiting == null then waiting = java.util.HashMap()
+      waiting.nn.put(sequence, Ready(response, persistent, head, version))
+    else
+      write(response, persistent, head, version)
+      nextToWrite += 1
+      // Responses that were ready early, now in turn.
+      while waiting != null && !waiting.nn.isEmpty && waiting.nn.containsKey(nextToWrite) do
+        val ready = waiting.nn.remove(nextToWrite)
+        write(ready.response, ready.keepAlive, ready.head, ready.version)
+        nextToWrite += 1
+
+  private def write(response: ServerResponse, keepAlive: Boolean, head: Boolean, version: HttpVersion): Unit =
+    inFlight -= 1
+    val future = ctx.write(NettyResponses.of(response, keepAlive, head, version))
+    if idle != null then idle.touch()
+    val last = !keepAlive || (connections.draining && inFlight == 0 && receiving == null)
+    if last then
+      closing = true
+      future.addListener(if refused then lingerThenClose else ChannelFutureListener.CLOSE)
+    else future.addListener(ChannelFutureListener.CLOSE_ON_FAILURE)
+    if reading then flushPending = true else ctx.flush()
+    if !closing && !ctx.channel.config.isAutoRead && inFlight < options.maxPipelinedRequests then
+      ctx.channel.config.setAutoRead(true)
+
+  /** Drains this connection for a graceful shutdown: closes it now if idle, else after its last response. */
+  def drain(): Unit =
+    if inFlight == 0 && receiving == null then ctx.close()
+
+  override def channelInactive(ctx: ChannelHandlerContext): Unit =
+    discardBody()
+    ctx.fireChannelInactive()
+
+  override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
+    // Mostly clients going away mid-request: nothing anyone can act on.
+    log.debug("Closing a connection after an error", cause)
+    discardBody()
+    ctx.close()
+
+private[netty] object HttpHandler:
+  private val log = LoggerFactory.getLogger(classOf[HttpHandler])
+
+  /**
+   * Closes after a refusal without losing the answer: a client still sending (a body over the limit, a request after
+   * a malformed one) would otherwise have the connection reset under it, and with it the response it has not read.
+   * The output is shut down at once (the client reads the answer, then the end of the stream), and what still
+   * arrives is discarded until the client closes, or for [[Refusals.LingerMillis]] at most.
+   */
+  private val lingerThenClose: ChannelFutureListener = future =>
+    future.channel match
+      case duplex: DuplexChannel if future.isSuccess && duplex.isActive =>
+        duplex.config.setAutoRead(true)
+        duplex.shutdownOutput()
+        duplex.eventLoop.schedule((() => duplex.close()): Runnable, Refusals.LingerMillis, TimeUnit.MILLISECONDS)
+      case channel => channel.close()
+
+  private def nanosOrZero(d: scala.concurrent.duration.Duration): Long = if d.isFinite then d.toNanos else 0L
+
+  final class Ready(val response: ServerResponse, val keepAlive: Boolean, val head: Boolean, val version: HttpVersion)

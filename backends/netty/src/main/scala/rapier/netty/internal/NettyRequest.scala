@@ -1,0 +1,35 @@
+package rapier.netty.internal
+
+import io.netty.channel.Channel
+import io.netty.handler.codec.http.HttpRequest
+import rapier.model.{Header, Method}
+import rapier.server.spi.ServerRequest
+
+import java.net.InetSocketAddress
+import scala.jdk.CollectionConverters.*
+
+/**
+ * A Netty request as the interpreter sees it: a view over Netty's own objects, converting nothing until asked. The
+ * body has been read in full by the time the interpreter sees the request.
+ */
+private[netty] final class NettyRequest(request: HttpRequest, body: Array[Byte], channel: Channel)
+    extends ServerRequest:
+  def bodyOrNull: Array[Byte] | Null = body
+
+  // Netty hands over its shared HttpMethod constants, whose names are interned literals: routing compares them by
+  // reference.
+  def method: Method = Method.unsafe(request.method.name)
+  def uri: String = request.uri
+  def protocol: String = request.protocolVersion.text
+
+  def headerOrNull(name: String): String | Null = request.headers.get(name)
+
+  def headerValues(name: String): List[String] =
+    val all = request.headers.getAll(name)
+    if all.isEmpty then Nil else all.asScala.toList
+
+  def headers: List[Header] = request.headers.iteratorAsString.asScala.map(e => Header(e.getKey, e.getValue)).toList
+
+  def remoteAddressOrNull: InetSocketAddress | Null = channel.remoteAddress match
+    case a: InetSocketAddress => a
+    case _ => null

@@ -1,0 +1,26 @@
+package rapier.netty
+
+import rapier.server.ServerEndpoint
+import rapier.testkit.*
+
+import scala.concurrent.Future
+
+/** The shared server test kit, on Netty with its native transport (epoll, here). */
+class NettyServerTests extends ServerTests:
+  def server: TestServer = NettyTestServer(NettyTransport.Auto)
+
+/** The shared server test kit, on Netty with Java NIO, the transport used where epoll is not available. */
+class NettyNioServerTests extends ServerTests:
+  def server: TestServer = NettyTestServer(NettyTransport.Nio)
+
+final class NettyTestServer(transport: NettyTransport) extends TestServer:
+  def name = s"netty (${transport.toString.toLowerCase})"
+
+  def start(endpoints: List[ServerEndpoint[Future]], config: TestServerConfig): RunningServer =
+    val options = NettyServerOptions(
+      config.backend,
+      headerReadTimeout = config.headerReadTimeout,
+      eventLoopThreads = 2,
+      transport = transport
+    )
+    RunningServer(NettyServer(endpoints, options).start())

@@ -1,0 +1,79 @@
+package rapier.vertx
+
+import io.vertx.core.http.HttpServer
+import io.vertx.core.{Vertx, VertxOptions}
+import org.slf4j.LoggerFactory
+import rapier.server.{ServerBuilder, ServerEndpoint}
+import rapier.vertx.internal.Connections
+
+import java.net.InetSocketAddress
+import java.util.concurrent.TimeUnit
+import scala.concurrent.Future
+
+/**
+ * A Rapier server on Vert.x, for endpoints whose logic returns `Future`s. It runs on the given `Vertx`, or on one of
+ * its own (closed with the server) when none is given.
+ *
+ * {{{
+ * val binding = VertxServer().withPort(8080).addEndpoints(List(hello)).start()
+ * // ...
+ * binding.stop()
+ * }}}
+ */
+final case class VertxServer(
+    endpoints: List[ServerEndpoint[Future]] = Nil,
+    options: VertxServerOptions = VertxServerOptions.default,
+    vertx: Option[Vertx] = None
+) extends ServerBuilder[Future, VertxServerOptions, VertxServer]:
+  protected def copyWith(endpoints: List[ServerEndpoint[Future]], options: VertxServerOptions): VertxServer =
+    copy(endpoints = endpoints, options = options)
+
+  /** Runs on `v` rather than on a Vert.x of the server's own. */
+  def withVertx(v: Vertx): VertxServer = copy(vertx = Some(v))
+
+  def start(): VertxServer.Binding =
+    val connections = Connections(options.maxConnections, options.http1Config)
+    // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
+    val handler = VertxServerInterpreter(options).handler(endpoints, connections)
+    val owned = vertx.isEmpty
+    val v = vertx.getOrElse(Vertx.vertx(VertxOptions().setEventLoopPoolSize(Runtime.getRuntime.availableProcessors)))
+    try
+      val server = v
+        .createHttpServer(options.httpServerOptions)
+        .connectionHandler(connections)
+        .requestHandler(handler)
+        .invalidRequestHandler(handler.invalid)
+      server.listen().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
+      VertxServer.log.info(s"Serving ${endpoints.size} endpoint(s) on ${options.host}:${server.actualPort} (Vert.x)")
+      VertxServer.Binding(server, v, owned, connections, options)
+    catch
+      case e: Throwable =>
+        if owned then v.close()
+        throw e match
+          case ee: java.util.concurrent.ExecutionException if ee.getCause != null => ee.getCause
+          case other => other
+
+object VertxServer:
+  private val log = LoggerFactory.getLogger(classOf[VertxServer])
+
+  /** A running Vert.x server. */
+  final class Binding private[VertxServer] (
+      server: HttpServer,
+      vertx: Vertx,
+      owned: Boolean,
+      connections: Connections,
+      options: VertxServerOptions
+  ) extends rapier.server.Binding:
+    val address: InetSocketAddress = InetSocketAddress(options.host, server.actualPort)
+
+    def bodyBytesHeld: Long = connections.bodyBytes.sum
+
+    protected def shutdown(): Unit =
+      connections.draining = true
+      val timeout = options.shutdownTimeout
+      server
+        .shutdown(java.time.Duration.ofNanos(timeout.toNanos))
+        .toCompletionStage
+        .toCompletableFuture
+        .get(timeout.toMillis + 5000, TimeUnit.MILLISECONDS)
+      if owned then vertx.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)

@@ -1,0 +1,47 @@
+package rapier.vertx
+
+import io.vertx.core.Handler
+import io.vertx.core.http.HttpServerRequest
+import io.vertx.ext.web.RoutingContext
+import rapier.server.{ServerEndpoint, ServerInterpreter}
+import rapier.vertx.internal.{Connections, RequestHandler}
+
+import scala.concurrent.Future
+
+/**
+ * Rapier endpoints as one Vert.x handler: for an `HttpServer` set up by hand, or mounted on a vertx-web `Router`
+ * beside an application's own routes. [[VertxServer]] is the ready-made server.
+ *
+ * {{{
+ * vertx.createHttpServer(options.httpServerOptions)
+ *   .requestHandler(VertxServerInterpreter(options).requestHandler(endpoints))
+ *   .listen()
+ *
+ * router.route().handler(VertxServerInterpreter(options).routeHandler(endpoints))
+ * }}}
+ *
+ * The interpreter (routing trie, compiled endpoints) is built once, here: Rapier routes with its own trie, behind a
+ * single Vert.x handler. Of the options, a handler uses the body limit and read timeout and the server options;
+ * host, port, connection limits and the other timeouts belong to whoever runs the `HttpServer`.
+ */
+final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOptions.default):
+
+  /** A handler serving `endpoints` on every request it is given. */
+  def requestHandler(endpoints: List[ServerEndpoint[Future]]): Handler[HttpServerRequest] =
+    handler(endpoints, Connections())
+
+  /**
+   * A vertx-web route handler serving `endpoints` among an application's own routes. A request that one of the
+   * endpoints takes (by method and path: the full request path, wherever the route is mounted) is served here, its
+   * body read by Rapier; any other is passed on with `next()`, its body untouched, to the routes after this one (and
+   * to vertx-web's own 404 or 405 when none takes it). A body that a vertx-web `BodyHandler` before this route
+   * already read is used as it is, within the body limit. Needs vertx-web on the class path: the module itself
+   * depends on vertx-core only.
+   */
+  def routeHandler(endpoints: List[ServerEndpoint[Future]]): Handler[RoutingContext] =
+    val served = handler(endpoints, Connections())
+    context => served.route(context)
+
+  /** The endpoints compiled into one interpreter, behind the handler that serves both ways in. */
+  private[vertx] def handler(endpoints: List[ServerEndpoint[Future]], connections: Connections): RequestHandler =
+    RequestHandler(ServerInterpreter(endpoints, options.serverOptions), options, connections)

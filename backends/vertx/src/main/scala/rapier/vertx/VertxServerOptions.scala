@@ -1,0 +1,49 @@
+package rapier.vertx
+
+import io.vertx.core.http.{Http1ServerConfig, HttpServerOptions}
+import rapier.server.{BackendOptions, BackendOptionsOf}
+
+import java.util.concurrent.TimeUnit
+
+/**
+ * How a [[VertxServer]] listens and what it accepts: the options every backend shares (host, port, limits, timeouts,
+ * the interpreter's options; read and set through [[BackendOptionsOf]]'s `withPort`, `withMaxBodySize`, …). Vert.x
+ * has no options of its own beyond them: the HTTP limits are set as Vert.x's own options ([[httpServerOptions]]); the
+ * body limit and read timeout are Rapier's. Immutable: each `withX` returns a copy.
+ *
+ * @param backend
+ *   the options every backend shares
+ */
+final case class VertxServerOptions(backend: BackendOptions = BackendOptions.default)
+    extends BackendOptionsOf[VertxServerOptions]:
+  def withBackend(b: BackendOptions): VertxServerOptions = copy(backend = b)
+
+  /** The configuration of the HTTP/1.1 request decoder [[httpServerOptions]] gives Vert.x. */
+  private[vertx] def http1Config: Http1ServerConfig =
+    val o = httpServerOptions
+    Http1ServerConfig()
+      .setMaxInitialLineLength(o.getMaxInitialLineLength)
+      .setMaxHeaderSize(o.getMaxHeaderSize)
+      .setMaxChunkSize(o.getMaxChunkSize)
+      .setDecoderInitialBufferSize(o.getDecoderInitialBufferSize)
+
+  /**
+   * Vert.x's options for an HTTP/1.1 server with these limits. h2c (HTTP/2 without TLS) is off: Rapier serves
+   * HTTP/1.1, and without it Vert.x sets a connection up on accept rather than after its first bytes, so the connection
+   * limit and Rapier's strict decoder apply from the first request.
+   */
+  def httpServerOptions: HttpServerOptions =
+    val o = HttpServerOptions()
+      .setHost(host)
+      .setPort(port)
+      .setMaxInitialLineLength(maxInitialLineLength)
+      .setMaxHeaderSize(maxHeaderSize)
+      .setTcpNoDelay(true)
+      .setCompressionSupported(false)
+      .setHandle100ContinueAutomatically(false)
+      .setHttp2ClearTextEnabled(false)
+    if idleTimeout.isFinite then o.setIdleTimeout(idleTimeout.toMillis.toInt).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+    else o.setIdleTimeout(0)
+
+object VertxServerOptions:
+  val default: VertxServerOptions = VertxServerOptions()

@@ -1,0 +1,91 @@
+package rapier.vertx.internal
+
+import io.netty.channel.{Channel, ChannelFutureListener}
+import io.vertx.core.Handler
+import io.vertx.core.http.{Http1ServerConfig, HttpConnection}
+import io.vertx.core.http.impl.http1.VertxHttpRequestDecoder
+import io.vertx.core.net.impl.ConnectionBase
+
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicInteger
+
+/**
+ * The open connections of a server, counted against the limit; the ones closing after a refusal; and whether the
+ * server is shutting down. As the server's connection handler, it also puts Rapier's [[StrictRequestDecoder]] in
+ * place of Vert.x's in each connection's pipeline, when given the decoder's configuration.
+ */
+private[vertx] final class Connections(max: Int = Int.MaxValue, decoder: Http1ServerConfig | Null = null)
+    extends Handler[HttpConnection]:
+  private val open = AtomicInteger()
+  private val refused = ConcurrentHashMap.newKeySet[HttpConnection]()
+
+  /**
+   * Bytes of request bodies being read, held by the server until their requests are handed to the interpreter (the
+   * arrays they are read into). Changed once per body, or per growth of its array, and read only when asked: a striped
+   * counter, with no contention between event loops.
+   */
+  val bodyBytes = java.util.concurrent.atomic.LongAdder()
+
+  /** Set when the server starts shutting down: requests arriving after it are answered 503, and connections close. */
+  @volatile var draining: Boolean = false
+
+  /**
+   * Counts a new connection in, or closes it when `max` are open already. Vert.x reports a connection as it sets up its
+   * HTTP/1.1 pipeline, on accept: h2c is off (see `VertxServerOptions.httpServerOptions`), so there is no waiting for
+   * the first bytes to tell HTTP/1.1 from HTTP/2.
+   */
+  def handle(connection: HttpConnection): Unit =
+    if open.incrementAndGet() > max then
+      open.decrementAndGet()
+      Connections.close(connection)
+    else
+      connection.closeHandler(_ => open.decrementAndGet())
+      if decoder != null then strict(connection)
+
+  /**
+   * Replaces Vert.x's request decoder with the strict one. Vert.x calls the connection handler as it sets the
+   * connection's pipeline up, before it decodes anything from it: with h2c on, it would set the pipeline up only once
+   * the first bytes told HTTP/1.1 from HTTP/2, and call this after decoding the first request.
+   */
+  private def strict(connection: HttpConnection): Unit =
+    val channel = Connections.channel(connection)
+    if channel != null then
+      channel.nn.pipeline.get(Connections.DecoderName) match
+        case _: StrictRequestDecoder => ()
+        case _: VertxHttpRequestDecoder =>
+          channel.nn.pipeline.replace(
+            Connections.DecoderName,
+            Connections.DecoderName,
+            StrictRequestDecoder(decoder.nn)
+          )
+        case _ => () // HTTP/2, or a pipeline Vert.x set up otherwise: nothing folds there
+
+  /**
+   * Marks a connection as closing after a refusal: nothing more it carries is served. It is forgotten when its
+   * channel closes (a listener on the channel rather than Vert.x's single close handler, which a mounted Rapier must
+   * leave to the application). A connection whose channel Vert.x doesn't show is not marked: its refusal closes it.
+   */
+  def refuse(connection: HttpConnection): Unit =
+    val channel = Connections.channel(connection)
+    if channel != null && refused.add(connection) then
+      val forget: ChannelFutureListener = _ => refused.remove(connection)
+      channel.nn.closeFuture.addListener(forget)
+
+  def isRefused(connection: HttpConnection): Boolean = !refused.isEmpty && refused.contains(connection)
+
+  /** How many refused connections are still open. */
+  def refusedCount: Int = refused.size
+
+private[vertx] object Connections:
+  /** The name Vert.x gives its request decoder in a connection's pipeline. */
+  private val DecoderName = "httpDecoder"
+
+  /** The Netty channel under a Vert.x connection, where Vert.x exposes it. */
+  def channel(connection: HttpConnection): Channel | Null = connection match
+    case c: ConnectionBase => c.channel
+    case _ => null
+
+  /** Closes at once, not after the requests Vert.x may still hold for it. */
+  def close(connection: HttpConnection): Unit =
+    val ch = channel(connection)
+    if ch != null then ch.nn.close() else connection.close()

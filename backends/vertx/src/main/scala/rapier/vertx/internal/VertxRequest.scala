@@ -1,0 +1,73 @@
+package rapier.vertx.internal
+
+import io.netty.handler.codec.http.HttpHeaders
+import io.netty.util.AsciiString
+import io.vertx.core.http.{HttpServerRequest, HttpVersion}
+import rapier.model.{Header, Method}
+import rapier.server.spi.ServerRequest
+
+import java.net.InetSocketAddress
+import scala.jdk.CollectionConverters.*
+
+/**
+ * A Vert.x request as the interpreter sees it: a view over Vert.x's own objects, converting nothing until asked. The
+ * body has been read in full, and set here, by the time the interpreter runs an endpoint (routing needs no body).
+ */
+private[vertx] final class VertxRequest(request: HttpServerRequest) extends ServerRequest:
+  var body: Array[Byte] = VertxRequest.NoBody
+  def bodyOrNull: Array[Byte] | Null = body
+
+  // The fields framing and syntax checks need, found by one walk over the header section (`readHead`).
+  var hosts = 0
+  var host: String | Null = null
+  var contentLength: String | Null = null
+  var transferEncoding = false
+  var expect: String | Null = null
+
+  /**
+   * Walks the header fields once for Host, Content-Length, Transfer-Encoding and Expect. Vert.x's HTTP/1 headers are
+   * Netty's, whose fields can be read as they are; through `MultiMap`'s iterator each would be wrapped, its name
+   * copied.
+   */
+  def readHead(): Unit = request.headers match
+    case fields: HttpHeaders =>
+      val each = fields.iteratorCharSequence
+      while each.hasNext do
+        val field = each.next
+        see(field.getKey, field.getValue)
+    case fields => fields.forEach((name, value) => see(name, value))
+
+  // The four names differ in length: one comparison per field at most.
+  private def see(name: CharSequence, value: CharSequence): Unit = name.length match
+    case 4 if AsciiString.contentEqualsIgnoreCase(name, "Host") =>
+      hosts += 1
+      if host == null then host = value.toString
+    case 14 if AsciiString.contentEqualsIgnoreCase(name, "Content-Length") =>
+      if contentLength == null then contentLength = value.toString
+    case 17 if AsciiString.contentEqualsIgnoreCase(name, "Transfer-Encoding") => transferEncoding = true
+    case 6 if AsciiString.contentEqualsIgnoreCase(name, "Expect") =>
+      if expect == null then expect = value.toString
+    case _ => ()
+
+  // Vert.x hands over Netty's method constants, whose names are interned literals: routing compares them by reference.
+  def method: Method = Method.unsafe(request.method.name)
+  def uri: String = request.uri
+  def protocol: String = request.version match
+    case HttpVersion.HTTP_1_0 => "HTTP/1.0"
+    case HttpVersion.HTTP_2 => "HTTP/2"
+    case _ => "HTTP/1.1"
+
+  def headerOrNull(name: String): String | Null = request.getHeader(name)
+
+  def headerValues(name: String): List[String] =
+    val all = request.headers.getAll(name)
+    if all.isEmpty then Nil else all.asScala.toList
+
+  def headers: List[Header] = request.headers.asScala.map(e => Header(e.getKey, e.getValue)).toList
+
+  def remoteAddressOrNull: InetSocketAddress | Null =
+    val a = request.remoteAddress
+    if a == null || a.hostAddress == null then null else InetSocketAddress(a.hostAddress, a.port)
+
+private[vertx] object VertxRequest:
+  val NoBody = new Array[Byte](0)

@@ -1,0 +1,68 @@
+package rapier.vertx
+
+import io.vertx.core.Vertx
+import io.vertx.ext.web.Router
+import rapier.server.ServerEndpoint
+import rapier.vertx.internal.Connections
+import rapier.testkit.*
+
+import java.util.concurrent.TimeUnit
+import scala.concurrent.Future
+
+/**
+ * The shared server test kit, with Rapier mounted on a vertx-web `Router`: every request an endpoint takes is served by
+ * the mount, every other one passes on to the route after it, which answers with Rapier's plain request handler (so
+ * that the kit's 404s and 405s read as on the standalone server).
+ */
+class VertxRouterMountTests extends ServerTests:
+  def server: TestServer = VertxRouterMountTestServer
+
+  private def serverOwned = "the application's HttpServer, not the mount, owns connections and shutdown"
+  private def routerFirst = "vertx-web's Router answers it before any route runs: 404 for a target that is not a path"
+
+  override def unsupported: Map[String, String] = VertxServerTests.unsupported ++ Map(
+    "stopping lets requests in progress finish, closing their connections afterwards" -> serverOwned,
+    "stopping under load: every request accepted gets its whole response, later ones 503 or a refusal" -> serverOwned,
+    "stopping does not wait past the shutdown timeout" -> serverOwned,
+    "a request target that is not a path is a 400" -> routerFirst,
+    "connections over the limit are closed at once, and service resumes when one closes" -> serverOwned
+  )
+
+  private def appDecodes =
+    "the application's HttpServer decodes its connections: only VertxServer puts Rapier's strict decoder in place"
+
+  private def hostByRouter =
+    "vertx-web's Router answers a missing or invalid Host with 400 before any route runs, keeping the connection"
+
+  override def unsupportedMalformedRequests: Map[String, String] =
+    VertxServerTests.unsupportedMalformedRequests ++ Map(
+      "request line: a target that is not a path" -> routerFirst,
+      "header: obs-fold" -> appDecodes,
+      "header: obs-fold hiding a Content-Length" -> appDecodes,
+      "Host missing on HTTP/1.1" -> hostByRouter,
+      "Host as a list" -> hostByRouter,
+      "Host with a space" -> hostByRouter,
+      "Host with a path" -> hostByRouter,
+      "Host with user info" -> hostByRouter,
+      "Host with a port that is not a number" -> hostByRouter,
+      "Host with a port out of range" -> hostByRouter
+    )
+
+object VertxRouterMountTestServer extends TestServer:
+  def name = "vertx-router"
+
+  def start(endpoints: List[ServerEndpoint[Future]], config: TestServerConfig): RunningServer =
+    val options = VertxTestServer.options(config)
+    val vertx = Vertx.vertx()
+    // What routeHandler builds, kept at hand to answer what the mount passes on with the same interpreter.
+    val connections = Connections()
+    val handler = VertxServerInterpreter(options).handler(endpoints, connections)
+    val router = Router.router(vertx)
+    router.route().handler(context => handler.route(context))
+    router.route().handler(context => handler.handle(context.request))
+    val server = vertx.createHttpServer(options.httpServerOptions).requestHandler(router)
+    server.listen().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
+    new RunningServer:
+      def port: Int = server.actualPort
+      def stop(): Unit = vertx.close().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
+      def bodyBytesHeld: Long = connections.bodyBytes.sum

@@ -1,0 +1,97 @@
+package rapier.server
+
+import scala.concurrent.duration.*
+
+/**
+ * What every backend's options hold alike: where to listen, how large and how slow a request may be, how long
+ * stopping may take, and how the interpreter treats requests. A backend's options hold one of these beside their own
+ * (`NettyServerOptions`, `VertxServerOptions`), and read and change it through [[BackendOptionsOf]]'s accessors and
+ * `withX` setters. Immutable; a limit out of range fails at construction, naming it.
+ *
+ * @param host
+ *   the address to bind; `0.0.0.0` for every interface
+ * @param port
+ *   the port to bind; 0 picks a free one, reported by the binding
+ * @param maxBodySize
+ *   the largest request body accepted; a larger one is answered 413 (before it is read, when its length is declared)
+ * @param maxInitialLineLength
+ *   the longest request line accepted; a longer one is answered 414
+ * @param maxHeaderSize
+ *   the largest header section accepted; a larger one is answered 431
+ * @param bodyReadTimeout
+ *   a request body must arrive within this time of its headers, or the request is answered 408 and the connection
+ *   closed; `Duration.Inf` never
+ * @param idleTimeout
+ *   a connection with no traffic and no request in progress for this long is closed; `Duration.Inf` never
+ * @param shutdownTimeout
+ *   how long `stop()` waits for requests in progress before closing their connections
+ * @param maxConnections
+ *   connections open at once; one more is closed as soon as it is accepted, until another closes
+ * @param serverOptions
+ *   how the interpreter treats requests (interceptors, handlers)
+ */
+final case class BackendOptions(
+    host: String = "localhost",
+    port: Int = 8080,
+    maxBodySize: Long = 10L * 1024 * 1024,
+    maxInitialLineLength: Int = 8192,
+    maxHeaderSize: Int = 16384,
+    bodyReadTimeout: Duration = 60.seconds,
+    idleTimeout: Duration = 60.seconds,
+    shutdownTimeout: FiniteDuration = 10.seconds,
+    maxConnections: Int = 10000,
+    serverOptions: ServerOptions = ServerOptions.default
+):
+  require(port >= 0 && port <= 65535, s"a port is between 0 and 65535, not $port")
+  require(maxBodySize >= 0 && maxBodySize <= Int.MaxValue - 8, "maxBodySize must fit in a byte array")
+  require(maxInitialLineLength > 0 && maxHeaderSize > 0, "line and header limits must be positive")
+  require(maxConnections > 0, "maxConnections must be positive")
+  require(
+    bodyReadTimeout > Duration.Zero && idleTimeout > Duration.Zero && shutdownTimeout >= Duration.Zero,
+    "timeouts must be positive (Duration.Inf for none)"
+  )
+
+object BackendOptions:
+  val default: BackendOptions = BackendOptions()
+
+/**
+ * The accessors and `withX` setters of the [[BackendOptions]] a backend's options hold, written once for every
+ * backend.
+ *
+ * @tparam Self
+ *   the backend's options type, which each setter returns
+ */
+trait BackendOptionsOf[Self]:
+  /** The options every backend shares. */
+  def backend: BackendOptions
+
+  /** A copy with `b` as the shared options. */
+  def withBackend(b: BackendOptions): Self
+
+  final def modifyBackend(f: BackendOptions => BackendOptions): Self = withBackend(f(backend))
+
+  final def host: String = backend.host
+  final def port: Int = backend.port
+  final def maxBodySize: Long = backend.maxBodySize
+  final def maxInitialLineLength: Int = backend.maxInitialLineLength
+  final def maxHeaderSize: Int = backend.maxHeaderSize
+  final def bodyReadTimeout: Duration = backend.bodyReadTimeout
+  final def idleTimeout: Duration = backend.idleTimeout
+  final def shutdownTimeout: FiniteDuration = backend.shutdownTimeout
+  final def maxConnections: Int = backend.maxConnections
+  final def serverOptions: ServerOptions = backend.serverOptions
+
+  final def withHost(h: String): Self = modifyBackend(_.copy(host = h))
+  final def withPort(p: Int): Self = modifyBackend(_.copy(port = p))
+  final def withMaxBodySize(bytes: Long): Self = modifyBackend(_.copy(maxBodySize = bytes))
+  final def withMaxInitialLineLength(bytes: Int): Self = modifyBackend(_.copy(maxInitialLineLength = bytes))
+  final def withMaxHeaderSize(bytes: Int): Self = modifyBackend(_.copy(maxHeaderSize = bytes))
+  final def withBodyReadTimeout(d: Duration): Self = modifyBackend(_.copy(bodyReadTimeout = d))
+  final def withIdleTimeout(d: Duration): Self = modifyBackend(_.copy(idleTimeout = d))
+  final def withShutdownTimeout(d: FiniteDuration): Self = modifyBackend(_.copy(shutdownTimeout = d))
+  final def withMaxConnections(n: Int): Self = modifyBackend(_.copy(maxConnections = n))
+  final def withServerOptions(o: ServerOptions): Self = modifyBackend(_.copy(serverOptions = o))
+
+  /** Changes the interpreter's options: `_.withoutRequestLog`. */
+  final def modifyServerOptions(f: ServerOptions => ServerOptions): Self =
+    modifyBackend(b => b.copy(serverOptions = f(b.serverOptions)))

@@ -1,0 +1,39 @@
+package rapier.server
+
+/**
+ * The builder every backend's server is: its endpoints and options, added to and changed by copies, then started.
+ * A backend implements [[copyWith]] and [[start]].
+ *
+ * {{{
+ * val binding = NettyServer().withPort(8080).addEndpoints(endpoints).start()
+ * }}}
+ *
+ * @tparam F
+ *   the effect the endpoints' logic returns
+ * @tparam O
+ *   the backend's options
+ * @tparam Self
+ *   the backend's server type, which each setter returns
+ */
+trait ServerBuilder[F[_], O <: BackendOptionsOf[O], Self]:
+  def endpoints: List[ServerEndpoint[F]]
+  def options: O
+
+  /** A copy with these endpoints and options. */
+  protected def copyWith(endpoints: List[ServerEndpoint[F]], options: O): Self
+
+  /**
+   * Compiles the endpoints, binds, and returns once the server accepts connections.
+   * @throws IllegalArgumentException
+   *   if an endpoint can't be served (see the message)
+   * @throws java.net.BindException
+   *   if the address can't be bound
+   */
+  def start(): Binding
+
+  final def addEndpoint(e: ServerEndpoint[F]): Self = copyWith(endpoints :+ e, options)
+  final def addEndpoints(es: List[ServerEndpoint[F]]): Self = copyWith(endpoints ++ es, options)
+  final def withOptions(o: O): Self = copyWith(endpoints, o)
+  final def modifyOptions(f: O => O): Self = copyWith(endpoints, f(options))
+  final def withHost(host: String): Self = modifyOptions(_.withHost(host))
+  final def withPort(port: Int): Self = modifyOptions(_.withPort(port))

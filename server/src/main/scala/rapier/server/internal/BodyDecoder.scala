@@ -1,0 +1,68 @@
+package rapier.server.internal
+
+import rapier.*
+import rapier.model.{HeaderNames, MediaType, Text}
+import rapier.server.spi.ServerRequest
+import rapier.server.interceptor.{InputRef, InputSource}
+
+/**
+ * Decodes the body from its bytes: as text in the charset the request declares (or the endpoint's), or as bytes.
+ * A body whose codec has a specific media type (a form, JSON) must arrive with that `Content-Type`.
+ */
+private[server] trait BodyReading:
+  def ref: InputRef
+
+  /** The value of the body, or `Failed`. */
+  def decode(request: ServerRequest, bytes: Array[Byte]): Any
+
+private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, Any]) extends BodyReading:
+  val ref: InputRef = InputRef(InputSource.Body, "")
+  private val contentTypeRef = InputRef(InputSource.ContentType, "")
+
+  /** The media type a request must declare, or null for text and bytes, which any `Content-Type` may carry. */
+  val required: MediaType | Null =
+    val m = codec.mediaType
+    if m.isText || m == MediaType.ApplicationOctetStream then null else m
+  val mediaType: MediaType = codec.mediaType
+  private val wrongType =
+    DecodeResult.Mismatch(if required == null then "" else required.nn.copy(charset = None).render)
+  private val invalidText = DecodeResult.Error("text in the declared charset")
+
+  def decode(request: ServerRequest, bytes: Array[Byte]): Any =
+    val contentType = request.headerOrNull(HeaderNames.ContentType)
+    if required != null && (contentType == null || !required.nn.matchesContentType(contentType)) then
+      Failed(contentTypeRef, wrongType)
+    else
+      raw match
+        case RawBodyType.ByteArrayBody => Failed.unwrap(ref, codec.decode(bytes))
+        case RawBodyType.MultipartBody(limits, toDisk) =>
+          MultipartParser.parse(request, contentType, bytes, limits, toDisk) match
+            case failure: DecodeResult.Failure => Failed(ref, failure)
+            case parts: Multipart => Failed.unwrap(ref, codec.decode(parts))
+        case RawBodyType.StringBody(defaultCharset) =>
+          Text.decodeOrNull(bytes, Text.charsetOf(contentType, defaultCharset)) match
+            case null => Failed(ref, invalidText)
+            case s: String => Failed.unwrap(ref, codec.decode(s))
+
+/**
+ * A body of several representations: read by the variant whose media type the `Content-Type` names; without a
+ * `Content-Type`, by the first if it is text or bytes.
+ */
+private[server] final class NegotiatedBodyDecoder(variants: List[BodyDecoder]) extends BodyReading:
+  val ref: InputRef = InputRef(InputSource.Body, "")
+  private val decoders = variants.toArray
+  private val unsupported = Failed(
+    InputRef(InputSource.ContentType, ""),
+    DecodeResult.Mismatch(variants.map(_.mediaType.copy(charset = None).render).distinct.mkString(" or "))
+  )
+
+  def decode(request: ServerRequest, bytes: Array[Byte]): Any =
+    val contentType = request.headerOrNull(HeaderNames.ContentType)
+    if contentType == null then
+      if decoders(0).required == null then decoders(0).decode(request, bytes) else unsupported
+    else
+      var i = 0
+      while i < decoders.length do
+        if decoders(i).mediaType.matchesContentType(contentType.nn) then return decoders(i).decode(request, bytes)
+        i += 1
+      unsupported

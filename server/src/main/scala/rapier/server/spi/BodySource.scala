@@ -1,0 +1,34 @@
+package rapier.server.spi
+
+import java.nio.ByteBuffer
+
+/**
+ * A request body read on demand, chunk by chunk, only as fast as its reader asks: the backend reads from the
+ * connection only while a pull is outstanding, and that is the back-pressure.
+ *
+ * One reader, and at most one pull outstanding at a time. The backend answers each pull with exactly one call on the
+ * receiver it was given, on any thread, possibly before `pull` returns.
+ */
+trait BodySource:
+  /** The length the request declares (Content-Length), or -1 when it declares none: lets a reader size one buffer. */
+  def declaredLength: Long
+
+  /** Asks for the next chunk: `receiver` gets exactly one of its calls. */
+  def pull(receiver: BodyReceiver): Unit
+
+  /**
+   * The reader wants no more: the backend drops what it holds and discards, or stops reading, the rest. Safe to call
+   * more than once, and after the end.
+   */
+  def cancel(): Unit
+
+/** What a pull delivers: a chunk, the end, or why the body can't be read to its end. */
+trait BodyReceiver:
+  /** Bytes of the body, at least one. They are the reader's only until its next pull or cancel. */
+  def onChunk(chunk: ByteBuffer): Unit
+
+  /** The body is complete. */
+  def onEnd(): Unit
+
+  /** The body can't be read to its end: [[BodyTooLargeException]] past the limit, or a broken connection. */
+  def onError(cause: Throwable): Unit

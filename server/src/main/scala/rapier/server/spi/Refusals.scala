@@ -1,0 +1,29 @@
+package rapier.server.spi
+
+import rapier.model.StatusCode
+import rapier.server.spi.RequestSyntax.Invalid
+
+import scala.concurrent.duration.Duration
+
+/**
+ * What backends answer, by themselves, to a request they won't hand to the interpreter (a body over the limit, a
+ * deadline past, a server shutting down). One place, so that every backend refuses with the same status and words;
+ * the syntax a backend must refuse is [[RequestSyntax]]'s.
+ */
+object Refusals:
+  val ShuttingDown: Invalid = Invalid(StatusCode.ServiceUnavailable, "The server is shutting down")
+  val InvalidContentLength: Invalid = Invalid(StatusCode.BadRequest, "Invalid Content-Length")
+  val BodyLongerThanLength: Invalid = Invalid(StatusCode.BadRequest, "The body is longer than its Content-Length")
+  val InvalidBodyFraming: Invalid = Invalid(StatusCode.BadRequest, "The request body is not valid HTTP/1.1 framing")
+  val UnsupportedExpectation: Invalid =
+    Invalid(StatusCode.ExpectationFailed, "Only the 100-continue expectation is supported")
+
+  def bodyTooLarge(limit: Long): Invalid =
+    Invalid(StatusCode.ContentTooLarge, s"The body is larger than the limit of $limit bytes.")
+  def headTimeout(deadline: Duration): Invalid =
+    Invalid(StatusCode.RequestTimeout, s"The request head did not arrive within $deadline")
+  def bodyTimeout(deadline: Duration): Invalid =
+    Invalid(StatusCode.RequestTimeout, s"The request body did not arrive within $deadline")
+
+  /** How long a connection closing after a refusal keeps reading (and discarding) what its client still sends. */
+  val LingerMillis = 2000L

@@ -1,0 +1,154 @@
+package rapier.server.spi
+
+import rapier.model.StatusCode
+
+/**
+ * The parts of an HTTP/1.1 request's syntax (RFC 9112, RFC 9110, RFC 3986) that backends' parsers leave to the code
+ * above them. Each check answers null when the input is valid, or the [[RequestSyntax.Invalid]] status and message
+ * to refuse it with. Messages never repeat the client's input.
+ *
+ * Backends call these from their request decoding, so that every backend refuses the same requests the same way.
+ */
+object RequestSyntax:
+  /** Why a request is refused: the status to answer and the reason. */
+  final case class Invalid(status: StatusCode, message: String)
+
+  private def bad(message: String) = Invalid(StatusCode.BadRequest, message)
+
+  val MissingHost: Invalid = bad("An HTTP/1.1 request needs a Host header")
+  val DuplicateHost: Invalid = bad("A request has at most one Host header")
+  val InvalidHost: Invalid = bad("The Host header is not a valid host and port")
+  val ObsoleteFold: Invalid = bad("Header values may not be folded over several lines (obs-fold)")
+  val UnsupportedCoding: Invalid =
+    Invalid(StatusCode.NotImplemented, "Only the chunked transfer coding is supported")
+  val UnsupportedVersion: Invalid =
+    Invalid(StatusCode.HttpVersionNotSupported, "Only HTTP/1.1 and HTTP/1.0 are supported")
+  val InvalidVersion: Invalid = bad("The request line's protocol version is not HTTP/<digit>.<digit>")
+  val InvalidMethod: Invalid = bad("The request method is not a token")
+  val InvalidSeparator: Invalid = bad("The request line's three parts are separated by one space each")
+  val InvalidTargetChars: Invalid =
+    bad("The request target contains a character that must be percent-encoded (space, control, non-ASCII or '#')")
+  val InvalidTargetForm: Invalid = bad("The request target is neither a path, an absolute URI nor '*'")
+
+  /**
+   * Checks the protocol version of a request line. `HTTP/1.1` and `HTTP/1.0` are served; another well-formed version
+   * is a 505; anything else is a 400.
+   */
+  def version(text: String): Invalid | Null =
+    if text == "HTTP/1.1" || text == "HTTP/1.0" then null
+    else if text.length == 8 && text.startsWith("HTTP/") && isDigit(text.charAt(5)) && text.charAt(6) == '.' &&
+      isDigit(text.charAt(7))
+    then UnsupportedVersion
+    else InvalidVersion
+
+  /** Checks a request method: a token (RFC 9110 §9.1). */
+  def method(text: String): Invalid | Null =
+    if text.isEmpty then InvalidMethod
+    else
+      var i = 0
+      while i < text.length do
+        if !isTokenChar(text.charAt(i)) then return InvalidMethod
+        i += 1
+      null
+
+  /**
+   * Checks a request target: visible ASCII only, no fragment, and in origin form (`/path?query`), absolute form
+   * (`http://host/path`) or asterisk form (`*`). Characters RFC 3986 reserves but clients commonly send unencoded
+   * (`"<>\^`{|}`) are let through; what routing can't read is refused later, with its own message.
+   */
+  def target(text: String): Invalid | Null =
+    var i = 0
+    while i < text.length do
+      val c = text.charAt(i)
+      if c <= ' ' || c >= 0x7f || c == '#' then return InvalidTargetChars
+      i += 1
+    if text.startsWith("/") || text == "*" || hasHttpScheme(text) then null else InvalidTargetForm
+
+  private def hasHttpScheme(text: String): Boolean =
+    text.regionMatches(true, 0, "http://", 0, 7) || text.regionMatches(true, 0, "https://", 0, 8)
+
+  /**
+   * Checks a Host header's value (RFC 9112 §3.2): `uri-host [":" port]`, or empty. The port, when given, is at most
+   * 65535.
+   */
+  def host(value: String): Invalid | Null =
+    val n = value.length
+    var i = 0
+    if n > 0 && value.charAt(0) == '[' then
+      // IP-literal: hex digits, ':', '.', and an IPvFuture's unreserved and sub-delims.
+      i = 1
+      while i < n && value.charAt(i) != ']' do
+        if !isHostChar(value.charAt(i)) && value.charAt(i) != ':' then return InvalidHost
+        i += 1
+      if i == n || i == 1 then return InvalidHost
+      i += 1
+    else
+      while i < n && value.charAt(i) != ':' do
+        if !isHostChar(value.charAt(i)) then return InvalidHost
+        i += 1
+    if i == n then null
+    else if value.charAt(i) != ':' then InvalidHost
+    else
+      // The port: digits, possibly none, at most 65535.
+      var port = 0
+      var j = i + 1
+      while j < n do
+        val c = value.charAt(j)
+        if !isDigit(c) then return InvalidHost
+        port = port * 10 + (c - '0')
+        if port > 65535 then return InvalidHost
+        j += 1
+      null
+
+  /**
+   * Checks a head's Host and Transfer-Encoding fields, once the backend has counted the Host fields: exactly one on
+   * HTTP/1.1 (at most one otherwise), of valid syntax, and no coding but chunked in any Transfer-Encoding field.
+   *
+   * @param host
+   *   the first Host field's value, or null when there is none
+   * @param codings
+   *   every Transfer-Encoding field's value (empty when there is none)
+   */
+  def head(hosts: Int, host: String | Null, http11: Boolean, codings: java.util.List[String]): Invalid | Null =
+    if hosts > 1 then DuplicateHost
+    else if hosts == 0 && http11 then MissingHost
+    else
+      var problem = if host == null then null else RequestSyntax.host(host.nn)
+      var i = 0
+      while problem == null && i < codings.size do
+        problem = chunkedOnly(codings.get(i))
+        i += 1
+      problem
+
+  /**
+   * Checks a Transfer-Encoding field value whose final coding a backend has already found to be `chunked`, applied
+   * once: any other coding in it is one this server does not implement (RFC 9112 §6.1: 501). Empty list elements
+   * are allowed (RFC 9110 §5.6.1).
+   */
+  def chunkedOnly(value: String): Invalid | Null =
+    var start = 0
+    while start <= value.length do
+      val comma = value.indexOf(',', start)
+      val end = if comma < 0 then value.length else comma
+      val element = value.substring(start, end).trim
+      if element.nonEmpty && !element.equalsIgnoreCase("chunked") then return UnsupportedCoding
+      start = end + 1
+    null
+
+  /** Whether an `Expect` value asks for `100 Continue` (HTTP/1.0 has no expectations, RFC 9110 §10.1.1). */
+  def expectsContinue(expect: String | Null, http10: Boolean): Boolean =
+    expect != null && !http10 && "100-continue".equalsIgnoreCase(expect.nn.trim)
+
+  /** An `Expect` other than `100-continue` on HTTP/1.1: RFC 9110 §10.1.1 asks for a 417. */
+  def unsupportedExpectation(expect: String | Null, http10: Boolean): Boolean =
+    expect != null && !http10 && !"100-continue".equalsIgnoreCase(expect.nn.trim)
+
+  private def isDigit(c: Char): Boolean = c >= '0' && c <= '9'
+
+  // reg-name characters (RFC 3986 §3.2.2): unreserved, pct-encoded and sub-delims.
+  private def isHostChar(c: Char): Boolean =
+    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || "-._~%!$&'()*+,;=".indexOf(c) >= 0
+
+  /** tchar (RFC 9110 §5.6.2). */
+  def isTokenChar(c: Char): Boolean =
+    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || "!#$%&'*+-.^_`|~".indexOf(c) >= 0
