@@ -18,3 +18,10 @@ object RawBodyType:
    */
   final case class MultipartBody(limits: MultipartLimits, toDisk: (String, Option[String]) => Boolean)
       extends RawBodyType[Multipart]
+
+  /**
+   * The body as it arrives, chunk by chunk, as a stream of the given kind that the logic reads at its own pace. The
+   * body is never held whole by the interpreter; a backend that reads bodies before dispatch hands the stream what it
+   * read, within its body limit.
+   */
+  final case class StreamBody[S](kind: StreamKind[S]) extends RawBodyType[S]

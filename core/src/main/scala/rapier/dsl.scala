@@ -3,7 +3,10 @@ package rapier
 import rapier.codec.FormCodec
 import rapier.model.*
 
+import java.io.InputStream
+import java.nio.ByteBuffer
 import java.nio.charset.{Charset, StandardCharsets}
+import java.util.concurrent.Flow
 import scala.reflect.ClassTag
 
 /**
@@ -91,6 +94,20 @@ def plainBody[T](using codec: Codec[String, T]): EndpointIO.Body[String, T] =
 /** The body as bytes, `application/octet-stream`. */
 val byteArrayBody: EndpointIO.Body[Array[Byte], Array[Byte]] =
   EndpointIO.Body(RawBodyType.ByteArrayBody, Codec.byteArray)
+
+/**
+ * The body as a `Flow.Publisher` of byte chunks, `application/octet-stream`: read as it arrives, as fast as the
+ * subscriber requests, never held whole by the interpreter. The body can be subscribed to once.
+ */
+val publisherBody: EndpointIO.Body[Flow.Publisher[ByteBuffer], Flow.Publisher[ByteBuffer]] =
+  EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Publisher), Codec.stream)
+
+/**
+ * The body as an `InputStream`, `application/octet-stream`: its reads block until bytes arrive, so it is for logic
+ * that may block (direct style, or a future run on a pool of its own), never for code running on an event loop.
+ */
+val inputStreamBody: EndpointIO.Body[InputStream, InputStream] =
+  EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Input), Codec.stream)
 
 /**
  * An `application/x-www-form-urlencoded` body, as `Map[String, String]`, `Seq[(String, String)]` or `QueryParams`.

@@ -15,6 +15,9 @@ trait BodyCodecs:
   val byteArray: Codec[Array[Byte], Array[Byte]] =
     Codec.id(summon[Schema[Array[Byte]]], MediaType.ApplicationOctetStream)
 
+  /** A body read as a stream, as it is: `application/octet-stream`, documented as binary. */
+  def stream[S]: Codec[S, S] = Codec.id(Schema.binary[S], MediaType.ApplicationOctetStream)
+
   /** Text as it is, `text/plain` in the given charset. */
   def textPlain(charset: Charset): Codec[String, String] =
     Codec.id(summon[Schema[String]], MediaType.TextPlain.charset(charset))

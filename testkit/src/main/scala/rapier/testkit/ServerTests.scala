@@ -19,4 +19,5 @@ abstract class ServerTests
       JsonTests,
       SecurityTests,
       NegotiationTests,
-      MultipartTests
+      MultipartTests,
+      StreamTests

@@ -133,3 +133,25 @@ class StubServerTest extends munit.FunSuite:
             at += 1
             receiver.onChunk(java.nio.ByteBuffer.wrap(body, at - 1, 1))
     assertEquals(interpreter(request).bodyText, "200000 200000")
+
+  test("direct style: a body read as an InputStream or a Publisher, from a request held in memory"):
+    val count = endpoint.post.in("count").in(inputStreamBody).out(stringBody)
+    val chunks = endpoint.post.in("chunks").in(publisherBody).out(stringBody)
+    val stub = StubServer[Identity](
+      List(
+        count.serverLogicSuccess[Identity](in => in.readAllBytes().length.toString),
+        chunks.serverLogicSuccess[Identity] { p =>
+          val seen = java.util.concurrent.CompletableFuture[Int]()
+          p.subscribe(new java.util.concurrent.Flow.Subscriber[java.nio.ByteBuffer]:
+            private var n = 0
+            def onSubscribe(s: java.util.concurrent.Flow.Subscription): Unit = s.request(Long.MaxValue)
+            def onNext(b: java.nio.ByteBuffer): Unit = n += b.remaining
+            def onError(t: Throwable): Unit = seen.completeExceptionally(t)
+            def onComplete(): Unit = seen.complete(n))
+          seen.get().toString
+        }
+      )
+    )
+    assertEquals(stub.send(StubRequest.post("/count", "hello")).bodyText, "5")
+    assertEquals(stub.send(StubRequest.post("/chunks", "hello world")).bodyText, "11")
+    assertEquals(stub.send(StubRequest.post("/chunks", "")).bodyText, "0")

@@ -199,6 +199,19 @@ class OpenApiTest extends munit.FunSuite:
     assertEquals(problems(doc.toYaml), Nil)
   }
 
+  test("a body read as a stream is binary, application/octet-stream, whichever stream reads it") {
+    val es = List(publisherBody, inputStreamBody).zipWithIndex.map((b, i) => endpoint.post.in(s"up$i").in(b))
+    val doc = OpenApiInterpreter().toOpenApi(es, "x", "1")
+    for i <- 0 to 1 do
+      val body = doc.paths(s"/up$i").operations("post").requestBody.get
+      assertEquals(body.content.keys.toList, List("application/octet-stream"))
+      assertEquals(
+        body.content("application/octet-stream").schema,
+        SchemaObject(types = List("string"), format = Some("binary"))
+      )
+    assertEquals(problems(doc.toYaml), Nil)
+  }
+
   test("a document of no endpoints is still valid") {
     val empty = OpenApiInterpreter().toOpenApi(Nil, "Nothing", "0")
     assertEquals(problems(empty.toYaml), Nil)

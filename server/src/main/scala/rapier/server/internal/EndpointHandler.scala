@@ -13,7 +13,7 @@ import rapier.server.interceptor.DecodeFailure
  *   1. decode the security inputs
  *   2. run the security logic
  *   3. decode the other inputs, except the body
- *   4. read and decode the body
+ *   4. read and decode the body, or open it as a stream
  *   5. run the logic
  *   6. encode its output, or its error output
  */
@@ -71,7 +71,13 @@ private[server] final class EndpointHandler[F[_]](
         request.bodyOrNull match
           case bytes: Array[Byte] => withFailures(bytes)
           case null => readBody(request, f, withFailures)
+      // A streamed body is not read to report its failures: it may be large, and arrives only as it is read.
       case f: Failed => m.unit(failure(f, security = false))
+      case _ if plan.streamsBody =>
+        // 4. open the body's stream: the logic reads it as it arrives
+        plan.decodeStream(request, slots) match
+          case f: Failed => m.unit(failure(f, security = false))
+          case input => run(request, principal, input)
       case head if !plan.hasBody =>
         (if plan.needsSlots then plan.assemble(slots.nn) else head) match
           case f: Failed => m.unit(failure(f, security = false))

@@ -14,6 +14,7 @@ import rapier.server.interceptor.{InputFailure, InputRef, InputSource}
 private[server] final class InputPlan private (
     leaves: Array[LeafDecoder | Null],
     body: BodyReading | Null,
+    stream: StreamBodyReader | Null,
     bodySlot: Int,
     root: InputPlan.Node
 ):
@@ -25,7 +26,11 @@ private[server] final class InputPlan private (
     case Empty => false
     case _ => true
 
+  /** Whether the body is read whole, as bytes decoded into the input's value. */
   def hasBody: Boolean = body != null
+
+  /** Whether the body is read as a stream, which the logic gets before the body has arrived. */
+  def streamsBody: Boolean = stream != null
 
   def newSlots(): Array[Any] = new Array[Any](leaves.length)
 
@@ -57,6 +62,16 @@ private[server] final class InputPlan private (
   /** Decodes the body from its bytes, then assembles the value; returns it, or `Failed`. */
   def decodeBody(request: rapier.server.spi.ServerRequest, slots: Array[Any] | Null, bytes: Array[Byte]): Any =
     val v = body.nn.decode(request, bytes)
+    if !needsSlots then v
+    else
+      slots.nn(bodySlot) = v
+      v match
+        case f: Failed => f
+        case _ => assemble(slots.nn)
+
+  /** Opens the body's stream, then assembles the value; returns it, or `Failed`. */
+  def decodeStream(request: rapier.server.spi.ServerRequest, slots: Array[Any] | Null): Any =
+    val v = stream.nn.open(request)
     if !needsSlots then v
     else
       slots.nn(bodySlot) = v
@@ -110,13 +125,14 @@ private[server] object InputPlan:
   def compile(input: EndpointInput[?], captures: Counter, bodyAllowed: Boolean): InputPlan =
     val builder = Builder(captures, bodyAllowed)
     val root = builder.node(IOTree.ofInput(input))
-    new InputPlan(builder.leaves.toArray, builder.body, builder.bodySlot, root)
+    new InputPlan(builder.leaves.toArray, builder.body, builder.stream, builder.bodySlot, root)
 
   final class Counter(var next: Int = 0)
 
   private final class Builder(captures: Counter, bodyAllowed: Boolean):
     val leaves = scala.collection.mutable.ArrayBuffer.empty[LeafDecoder | Null]
     var body: BodyReading | Null = null
+    var stream: StreamBodyReader | Null = null
     var bodySlot: Int = -1
 
     def node(tree: IOTree[EndpointInput.Basic[?]]): Node = tree match
@@ -141,18 +157,26 @@ private[server] object InputPlan:
         case many => InputRef(InputSource.Request, many.map(_.describe).mkString(", "))
       Mapping(n, f, ref)
 
-    private def setBody(decoder: BodyReading): Unit =
+    private def setBody(decoder: BodyReading | StreamBodyReader): Unit =
       require(bodyAllowed, "a body can't be a security input: security logic runs before the body is read")
-      require(body == null, "an endpoint can read only one body")
-      body = decoder
+      require(body == null && stream == null, "an endpoint can read only one body")
+      decoder match
+        case s: StreamBodyReader => stream = s
+        case b: BodyReading => body = b
       bodySlot = leaves.length
       leaves += null
 
     private def slot(leaf: EndpointInput.Basic[?]): Node =
       leaf match
+        case EndpointIO.Body(RawBodyType.StreamBody(kind), codec, _) =>
+          setBody(StreamBodyReader(kind, codec.asInstanceOf[Codec[Any, Any]]))
         case EndpointIO.Body(raw, codec, _) =>
           setBody(BodyDecoder(raw, codec.asInstanceOf[Codec[Any, Any]]))
         case EndpointIO.OneOfBody(variants, _) =>
+          require(
+            !variants.exists(_.raw.isInstanceOf[RawBodyType.StreamBody[?]]),
+            "a stream body can't be one of several representations: it is read before its Content-Type could choose"
+          )
           setBody(NegotiatedBodyDecoder(variants.map(b => BodyDecoder(b.raw, b.codec.asInstanceOf[Codec[Any, Any]]))))
         case other => leaves += decoder(other)
       Slot(leaves.length - 1)

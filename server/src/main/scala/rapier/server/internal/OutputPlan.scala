@@ -114,6 +114,7 @@ private[server] object OutputPlan:
           val s = codec.encode(v).asInstanceOf[String]
           if charset == StandardCharsets.UTF_8 then s.getBytes(StandardCharsets.UTF_8) else s.getBytes(charset)
         case _: RawBodyType.MultipartBody => throw IllegalStateException("multipart bodies are not written")
+        case _: RawBodyType.StreamBody[?] => throw IllegalStateException("stream bodies are refused when compiled")
       r.setBody(bytes)
       if !r.hasHeader(HeaderNames.ContentType) then r.addHeader(HeaderNames.ContentType, contentType)
 
@@ -183,6 +184,10 @@ private[server] object OutputPlan:
       Some(SetCookie(offset, name, codec.asInstanceOf[Codec[Option[CookieValueWithMeta], Any]]))
     case EndpointIO.Body(_: RawBodyType.MultipartBody, _, _) =>
       throw IllegalArgumentException("a multipart body can be read from requests, not written to responses")
+    case EndpointIO.Body(RawBodyType.StreamBody(kind), _, _) =>
+      throw IllegalArgumentException(
+        s"a body read as ${kind.name} can be read from requests; responses can't be written from one yet"
+      )
     case EndpointIO.Body(raw, codec, _) => Some(Body(offset, raw, codec.asInstanceOf[Codec[Any, Any]]))
     case EndpointIO.OneOfBody(variants, _) =>
       val bodies = variants.map(b => Body(offset, b.raw, b.codec.asInstanceOf[Codec[Any, Any]])).toArray

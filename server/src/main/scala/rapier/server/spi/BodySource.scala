@@ -22,6 +22,21 @@ trait BodySource:
    */
   def cancel(): Unit
 
+object BodySource:
+  /**
+   * A body already read whole, handed over in one chunk: what a backend that reads bodies before dispatch gives a
+   * streaming input.
+   */
+  def of(bytes: Array[Byte]): BodySource = new BodySource:
+    private var sent = false
+    def declaredLength: Long = bytes.length.toLong
+    def pull(receiver: BodyReceiver): Unit =
+      if sent || bytes.length == 0 then receiver.onEnd()
+      else
+        sent = true
+        receiver.onChunk(ByteBuffer.wrap(bytes))
+    def cancel(): Unit = ()
+
 /** What a pull delivers: a chunk, the end, or why the body can't be read to its end. */
 trait BodyReceiver:
   /** Bytes of the body, at least one. They are the reader's only until its next pull or cancel. */

@@ -52,11 +52,12 @@ abstract class ServerRequest extends RequestView:
 
   /**
    * The body as it arrives, read on demand: pulled whole by the interpreter for endpoints that read bytes, text or
-   * forms, when [[bodyOrNull]] is null. Asked for at most once per request. A backend whose [[bodyOrNull]] is never
-   * null need not override it.
+   * forms when [[bodyOrNull]] is null, and chunk by chunk by streaming inputs. Asked for at most once per request. By
+   * default, the body [[bodyOrNull]] holds, in one chunk; a backend that reads bodies on demand overrides it.
    */
-  def bodySource: BodySource =
-    throw UnsupportedOperationException(s"${getClass.getName} reads every body before dispatch: it has no BodySource")
+  def bodySource: BodySource = bodyOrNull match
+    case bytes: Array[Byte] => BodySource.of(bytes)
+    case null => throw UnsupportedOperationException(s"${getClass.getName} has neither a body read nor a BodySource")
 
   // The interpreter's state. Capture 0, by far the most common, is packed into a long: no array for it.
   private[server] var pathStart: Int = 0
