@@ -129,8 +129,9 @@ lazy val jsonJsoniter = (project in file("json/jsoniter"))
   )
 
 // Server backends, under backends/. nettyHttp is what the backends built on Netty's HTTP codec share (Netty's and
-// Vert.x's): the strict reading of a request head that Netty's decoder leaves out.
+// Vert.x's): the strict reading of a request head that Netty's decoder leaves out, and how a refused one is marked.
 lazy val nettyHttp = (project in file("backends/netty-http"))
+  .dependsOn(server)
   .settings(testSettings)
   .settings(
     name := "rapier-netty-http",

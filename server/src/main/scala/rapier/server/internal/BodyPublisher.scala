@@ -5,7 +5,7 @@ import rapier.server.spi.{BodyReceiver, BodySource}
 import java.nio.ByteBuffer
 import java.util.Objects
 import java.util.concurrent.Flow
-import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger, AtomicLong}
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
 import scala.util.control.NonFatal
 
 /**
@@ -30,14 +30,14 @@ private[server] object BodyPublisher:
     def cancel(): Unit = ()
 
 /**
- * One subscriber's reading of a body. Every signal to the subscriber is sent from [[drain]], which one thread at a
- * time runs (the usual work-in-progress counter): requests and the source's answers may arrive on any thread.
+ * One subscriber's reading of a body. Every signal to the subscriber is sent from a step of the [[DrainLoop]], which
+ * one thread at a time runs: requests and the source's answers may arrive on any thread.
  */
 private final class BodySubscription(source: BodySource, subscriber: Flow.Subscriber[? >: ByteBuffer])
-    extends Flow.Subscription,
+    extends DrainLoop,
+      Flow.Subscription,
       BodyReceiver:
   private val demand = AtomicLong()
-  private val wip = AtomicInteger()
   private val released = AtomicBoolean()
 
   // Written by the source's answers and by the subscriber's calls, read by the drain loop.
@@ -88,15 +88,8 @@ private final class BodySubscription(source: BodySource, subscriber: Flow.Subscr
   /** Tells the backend the rest of the body is not wanted, once. */
   private def release(): Unit = if released.compareAndSet(false, true) then source.cancel()
 
-  private def drain(): Unit =
-    if wip.getAndIncrement() == 0 then
-      var missed = 1
-      while missed != 0 do
-        step()
-        missed = wip.addAndGet(-missed)
-
   /** Sends what is ready, or asks the source for more when the subscriber wants it. */
-  private def step(): Unit =
+  protected def step(): Unit =
     // Read first: an answer clears it last, so once it reads false, that answer's chunk, end or failure shows below.
     val idle = !pulling
     if !terminated && !cancelled then

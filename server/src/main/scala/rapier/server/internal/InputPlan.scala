@@ -61,17 +61,14 @@ private[server] final class InputPlan private (
 
   /** Decodes the body from its bytes, then assembles the value; returns it, or `Failed`. */
   def decodeBody(request: rapier.server.spi.ServerRequest, slots: Array[Any] | Null, bytes: Array[Byte]): Any =
-    val v = body.nn.decode(request, bytes)
-    if !needsSlots then v
-    else
-      slots.nn(bodySlot) = v
-      v match
-        case f: Failed => f
-        case _ => assemble(slots.nn)
+    withBody(body.nn.decode(request, bytes), slots)
 
   /** Opens the body's stream, then assembles the value; returns it, or `Failed`. */
   def decodeStream(request: rapier.server.spi.ServerRequest, slots: Array[Any] | Null): Any =
-    val v = stream.nn.open(request)
+    withBody(stream.nn.open(request), slots)
+
+  /** The input value once the body's is `v` (or `Failed`): `v` itself, or assembled with the other slots. */
+  private def withBody(v: Any, slots: Array[Any] | Null): Any =
     if !needsSlots then v
     else
       slots.nn(bodySlot) = v

@@ -7,6 +7,7 @@ import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
+import rapier.nettyhttp.InvalidRequest
 import rapier.server.spi.{Completion, EventLoop, Refusals, RequestSyntax}
 import rapier.server.{Problem, ServerInterpreter, ServerResponse}
 

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf
 import io.netty.channel.ChannelHandlerContext
 import io.netty.handler.codec.DecoderResult
 import io.netty.handler.codec.http.*
-import rapier.nettyhttp.HeadScanner
+import rapier.nettyhttp.{HeadScanner, InvalidRequest}
 import rapier.server.spi.RequestSyntax
 import rapier.server.spi.RequestSyntax.Invalid
 
@@ -99,7 +99,3 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
   private def orRefuse(problem: Invalid | Null): Unit = if problem != null then refuse(problem.nn)
 
   private def refuse(problem: Invalid): Nothing = throw InvalidRequest(problem)
-
-/** A request refused by [[RequestDecoder]]: the status and message to answer. Carries no stack trace. */
-private[netty] final class InvalidRequest(val problem: Invalid)
-    extends RuntimeException(problem.message, null, false, false)

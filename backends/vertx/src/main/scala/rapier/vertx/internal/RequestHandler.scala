@@ -8,6 +8,7 @@ import io.vertx.core.internal.buffer.BufferInternal
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
+import rapier.nettyhttp.InvalidRequest
 import rapier.server.spi.{Completion, EventLoop, Refusals, RequestSyntax, ResponseRules}
 import rapier.model.StatusCode
 // An endpoint's chain, as the interpreter hands it out: Handler is Vert.x's word here.
@@ -34,12 +35,14 @@ private[vertx] final class RequestHandler(
   import RequestHandler.*
 
   /**
-   * A request Vert.x's decoder failed, handed over by the server's invalid-request handler: a folded head
-   * ([[StrictRequestDecoder]]) is refused as Rapier's Netty backend refuses it; anything else as Vert.x does.
+   * A request Vert.x's decoder failed, handed over by the server's invalid-request handler: one Rapier's strict
+   * decoder refused ([[StrictRequestDecoder]]) is answered as Rapier's Netty backend answers it; anything else as
+   * Vert.x does.
    */
   val invalid: Handler[HttpServerRequest] = request =>
-    if request.decoderResult.cause eq StrictRequestDecoder.Folded then refuse(request, RequestSyntax.ObsoleteFold)
-    else HttpServerRequest.DEFAULT_INVALID_REQUEST_HANDLER.handle(request)
+    request.decoderResult.cause match
+      case invalid: InvalidRequest => refuse(request, invalid.problem)
+      case _ => HttpServerRequest.DEFAULT_INVALID_REQUEST_HANDLER.handle(request)
 
   /** A request of the server's own: every one is served, by an endpoint or with a rejection (404, 405). */
   def handle(request: HttpServerRequest): Unit =

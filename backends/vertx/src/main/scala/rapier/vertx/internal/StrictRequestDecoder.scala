@@ -6,7 +6,7 @@ import io.netty.handler.codec.DecoderResult
 import io.netty.handler.codec.http.HttpRequest
 import io.vertx.core.http.Http1ServerConfig
 import io.vertx.core.http.impl.http1.VertxHttpRequestDecoder
-import rapier.nettyhttp.HeadScanner
+import rapier.nettyhttp.{HeadScanner, InvalidRequest}
 import rapier.server.spi.RequestSyntax
 
 /**
@@ -14,8 +14,8 @@ import rapier.server.spi.RequestSyntax
  * decoder (Netty's) joins a header line that starts with a space or tab into the previous field's value: `Foo: bar`
  * followed by ` Content-Length: 38` becomes one field `Foo`, which a proxy in front may have read otherwise — a
  * request-smuggling shape. A [[HeadScanner]] looks at each head's lines before they are parsed; a folded head's request
- * comes out with a failed decoder result, which Vert.x hands to the server's invalid-request handler, where
- * [[RequestHandler.invalid]] refuses it.
+ * comes out with a failed decoder result whose cause is an [[InvalidRequest]], which Vert.x hands to the server's
+ * invalid-request handler, where [[RequestHandler.invalid]] refuses it.
  *
  * It replaces Vert.x's own decoder in each connection's pipeline ([[Connections]]), with the same configuration.
  */
@@ -34,6 +34,5 @@ private[vertx] final class StrictRequestDecoder(config: Http1ServerConfig) exten
       request.setDecoderResult(DecoderResult.failure(StrictRequestDecoder.Folded))
 
 private[vertx] object StrictRequestDecoder:
-  /** The cause of a folded request's failed decoder result. Carries no stack trace. */
-  val Folded: RuntimeException =
-    new RuntimeException(RequestSyntax.ObsoleteFold.message, null, false, false) {}
+  /** The cause of a folded request's failed decoder result. */
+  val Folded: InvalidRequest = InvalidRequest(RequestSyntax.ObsoleteFold)
