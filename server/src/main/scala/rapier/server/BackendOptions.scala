@@ -13,14 +13,20 @@ import scala.concurrent.duration.*
  * @param port
  *   the port to bind; 0 picks a free one, reported by the binding
  * @param maxBodySize
- *   the largest request body accepted; a larger one is answered 413 (before it is read, when its length is declared)
+ *   the largest request body accepted whole (bytes, text, forms, multipart); a larger one is answered 413 (before it
+ *   is read, when its length is declared)
+ * @param maxStreamedBodySize
+ *   the largest request body an endpoint that streams it accepts, unlimited by default: the logic reads it as it
+ *   arrives, so it is never held whole. Past it, the request is answered 413 if its response has not started, or
+ *   its connection closed if it has; a declared length past it is answered 413 before the body is read
  * @param maxInitialLineLength
  *   the longest request line accepted; a longer one is answered 414
  * @param maxHeaderSize
  *   the largest header section accepted; a larger one is answered 431
  * @param bodyReadTimeout
  *   a request body must arrive within this time of its headers, or the request is answered 408 and the connection
- *   closed; `Duration.Inf` never
+ *   closed; `Duration.Inf` never. A streamed body is timed only while its reader waits for the client: each chunk it
+ *   asks for must arrive within this time
  * @param idleTimeout
  *   a connection with no traffic and no request in progress for this long is closed; `Duration.Inf` never
  * @param shutdownTimeout
@@ -36,6 +42,7 @@ final case class BackendOptions(
     maxBodySize: Long = 10L * 1024 * 1024,
     maxInitialLineLength: Int = 8192,
     maxHeaderSize: Int = 16384,
+    maxStreamedBodySize: Long = Long.MaxValue,
     bodyReadTimeout: Duration = 60.seconds,
     idleTimeout: Duration = 60.seconds,
     shutdownTimeout: FiniteDuration = 10.seconds,
@@ -44,6 +51,7 @@ final case class BackendOptions(
 ):
   require(port >= 0 && port <= 65535, s"a port is between 0 and 65535, not $port")
   require(maxBodySize >= 0 && maxBodySize <= Int.MaxValue - 8, "maxBodySize must fit in a byte array")
+  require(maxStreamedBodySize >= 0, "maxStreamedBodySize must not be negative")
   require(maxInitialLineLength > 0 && maxHeaderSize > 0, "line and header limits must be positive")
   require(maxConnections > 0, "maxConnections must be positive")
   require(
@@ -73,6 +81,7 @@ trait BackendOptionsOf[Self]:
   final def host: String = backend.host
   final def port: Int = backend.port
   final def maxBodySize: Long = backend.maxBodySize
+  final def maxStreamedBodySize: Long = backend.maxStreamedBodySize
   final def maxInitialLineLength: Int = backend.maxInitialLineLength
   final def maxHeaderSize: Int = backend.maxHeaderSize
   final def bodyReadTimeout: Duration = backend.bodyReadTimeout
@@ -84,6 +93,7 @@ trait BackendOptionsOf[Self]:
   final def withHost(h: String): Self = modifyBackend(_.copy(host = h))
   final def withPort(p: Int): Self = modifyBackend(_.copy(port = p))
   final def withMaxBodySize(bytes: Long): Self = modifyBackend(_.copy(maxBodySize = bytes))
+  final def withMaxStreamedBodySize(bytes: Long): Self = modifyBackend(_.copy(maxStreamedBodySize = bytes))
   final def withMaxInitialLineLength(bytes: Int): Self = modifyBackend(_.copy(maxInitialLineLength = bytes))
   final def withMaxHeaderSize(bytes: Int): Self = modifyBackend(_.copy(maxHeaderSize = bytes))
   final def withBodyReadTimeout(d: Duration): Self = modifyBackend(_.copy(bodyReadTimeout = d))

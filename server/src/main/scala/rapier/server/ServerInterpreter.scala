@@ -26,10 +26,11 @@ final class ServerInterpreter[F[_]](
     extends Handler[F]:
   private val compiled: List[CompiledEndpoint[F]] = endpoints.map(CompiledEndpoint.compile(_))
 
-  private val trie: PathTrie[Handler[F]] =
-    val builder = PathTrie.Builder[Handler[F]]()
+  private val trie: PathTrie[EndpointChain[F]] =
+    val builder = PathTrie.Builder[EndpointChain[F]]()
     val handlers = compiled.map { ce =>
-      ce -> Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, options))
+      ce ->
+        EndpointChain(Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, options)), ce.input.streamsBody)
     }
     val shadowed = handlers.flatMap { (ce, handler) =>
       builder.add(ce.pathParts, ce.method, handler).map { winner =>
@@ -54,11 +55,21 @@ final class ServerInterpreter[F[_]](
   /** The endpoints served, in order. */
   val serverEndpoints: List[ServerEndpoint[F]] = endpoints
 
-  def apply(request: ServerRequest): F[ServerResponse] =
-    // 1-2. locate the path in the request target, walk the trie by path and method
-    val handler = routeOrNull(request)
-    // 3. run the endpoint's chain, or the rejection chain
-    if handler != null then handler.nn(request)
+  /**
+   * Whether some endpoint reads its body as a stream: a backend that reads bodies before dispatch then routes each
+   * request as its head arrives ([[routeOrNull]]), to hand those requests over at once.
+   */
+  val streamsBodies: Boolean = compiled.exists(_.input.streamsBody)
+
+  // 1-2. locate the path in the request target, walk the trie by path and method; 3. run the chain found
+  def apply(request: ServerRequest): F[ServerResponse] = serve(request, routeOrNull(request))
+
+  /**
+   * Serves a request [[routeOrNull]] has routed: runs the chain it found, or, when it found none, the rejection chain
+   * (404, 405, 400 for a target that is no path).
+   */
+  def serve(request: ServerRequest, chain: EndpointChain[F] | Null): F[ServerResponse] =
+    if chain != null then chain.nn(request)
     else
       val target = request.uri
       request.rejection =
@@ -71,9 +82,10 @@ final class ServerInterpreter[F[_]](
   /**
    * The chain of the endpoint that takes the request's method and path, with the path located and its captures
    * recorded in the request; null when no endpoint does. Serving a request is `routeOrNull(r)(r)` when it is not null.
-   * For backends mounted among other routes: they pass on what this declines, and read a body only for what it keeps.
+   * For backends mounted among other routes: they pass on what this declines, and read a body only for what it keeps;
+   * and for backends that must know, before reading a body, whether the endpoint streams it.
    */
-  def routeOrNull(request: ServerRequest): Handler[F] | Null =
+  def routeOrNull(request: ServerRequest): EndpointChain[F] | Null =
     val target = request.uri
     val start = RequestTarget.pathStart(target)
     if start < 0 then

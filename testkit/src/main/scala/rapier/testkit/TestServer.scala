@@ -36,6 +36,7 @@ object RunningServer:
 final case class TestServerConfig(
     serverOptions: ServerOptions = ServerOptions.default.withoutRequestLog,
     maxBodySize: Long = 10L * 1024 * 1024,
+    maxStreamedBodySize: Long = Long.MaxValue,
     maxInitialLineLength: Int = 4096,
     maxHeaderSize: Int = 8192,
     headerReadTimeout: Duration = 10.seconds,
@@ -48,6 +49,7 @@ final case class TestServerConfig(
   def backend: BackendOptions = BackendOptions(
     port = 0,
     maxBodySize = maxBodySize,
+    maxStreamedBodySize = maxStreamedBodySize,
     maxInitialLineLength = maxInitialLineLength,
     maxHeaderSize = maxHeaderSize,
     bodyReadTimeout = bodyReadTimeout,

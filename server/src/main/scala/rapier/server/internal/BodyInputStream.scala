@@ -58,6 +58,13 @@ private[server] final class BodyInputStream(source: BodySource) extends InputStr
     answered = false
     waiter = Thread.currentThread
     source.pull(this)
+    if !answered && source.answersOnThisThread then
+      close()
+      throw IOException(
+        "the request body's InputStream was read on the server's event loop, where a read waits forever for bytes " +
+          "only that loop can read: read it on a thread of its own (a Future on another ExecutionContext, a virtual " +
+          "thread)"
+      )
     while !answered do
       LockSupport.park(this)
       if Thread.interrupted() && !answered then

@@ -2,7 +2,7 @@ package rapier.server.internal
 
 import rapier.model.{HeaderNames, StatusCode}
 import rapier.server.*
-import rapier.server.spi.{BodyTooLargeException, ServerRequest}
+import rapier.server.spi.{BodyTooLargeException, RequestBodyException, ServerRequest}
 import rapier.server.interceptor.DecodeFailure
 
 /**
@@ -77,7 +77,7 @@ private[server] final class EndpointHandler[F[_]](
         // 4. open the body's stream: the logic reads it as it arrives
         plan.decodeStream(request, slots) match
           case f: Failed => m.unit(failure(f, security = false))
-          case input => run(request, principal, input)
+          case input => m.handleError(run(request, principal, input))(clientsBody)
       case head if !plan.hasBody =>
         (if plan.needsSlots then plan.assemble(slots.nn) else head) match
           case f: Failed => m.unit(failure(f, security = false))
@@ -99,13 +99,22 @@ private[server] final class EndpointHandler[F[_]](
   ): F[ServerResponse] =
     val bytes = m.async[Array[Byte]](done => BodyCollector(request.bodySource, done).start())
     m.handleError(m.flatMap(bytes)(next)) {
-      case e: BodyTooLargeException =>
+      case e: RequestBodyException =>
         m.unit(
-          if earlier != null then failure(earlier.nn, security = false)
-          else render(Problem(StatusCode.ContentTooLarge, s"The body is larger than the limit of ${e.limit} bytes."))
+          if earlier != null && e.isInstanceOf[BodyTooLargeException] then failure(earlier.nn, security = false)
+          else render(Problem(e.refusal.status, e.refusal.message))
         )
       case e => m.error(e)
     }
+
+  /**
+   * A failure of logic that read a streamed body: the client's doing when the body could not be read (413, 400, 408,
+   * whatever the logic wrapped it in), else the logic's, for the exception handler.
+   */
+  private val clientsBody: Throwable => F[ServerResponse] = e =>
+    RequestBodyException.findIn(e) match
+      case client: RequestBodyException => m.unit(render(Problem(client.refusal.status, client.refusal.message)))
+      case null => m.error(e)
 
   private def withBody(request: ServerRequest, principal: Any, slots: Array[Any] | Null, bytes: Array[Byte]) =
     ce.input.decodeBody(request, slots, bytes) match

@@ -22,6 +22,12 @@ trait BodySource:
    */
   def cancel(): Unit
 
+  /**
+   * Whether the calling thread is the one that answers pulls (a backend's event loop): a reader that blocked it to
+   * wait for an answer would wait forever. Blocking readers check it when a pull is not answered at once.
+   */
+  def answersOnThisThread: Boolean = false
+
 object BodySource:
   /**
    * A body already read whole, handed over in one chunk: what a backend that reads bodies before dispatch gives a
@@ -39,7 +45,10 @@ object BodySource:
 
 /** What a pull delivers: a chunk, the end, or why the body can't be read to its end. */
 trait BodyReceiver:
-  /** Bytes of the body, at least one. They are the reader's only until its next pull or cancel. */
+  /**
+   * Bytes of the body, at least one. They are the reader's only until its next pull or cancel, or until the request is
+   * answered or its connection closes: a reader that keeps them longer copies them.
+   */
   def onChunk(chunk: ByteBuffer): Unit
 
   /** The body is complete. */

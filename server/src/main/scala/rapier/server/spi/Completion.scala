@@ -22,8 +22,11 @@ object Completion:
    * The answer of the interpreter, or of the chain `ServerInterpreter.routeOrNull` found; something it throws comes
    * back as a failed future.
    */
-  def serve(handler: Handler[Future], request: ServerRequest): Future[ServerResponse] =
-    try handler(request)
+  def serve(handler: Handler[Future], request: ServerRequest): Future[ServerResponse] = attempt(handler(request))
+
+  /** `result`, or a failed future for what computing it throws: `attempt(interpreter.serve(request, chain))`. */
+  inline def attempt(inline result: Future[ServerResponse]): Future[ServerResponse] =
+    try result
     catch case NonFatal(e) => Future.failed(e)
 
   /**

@@ -8,9 +8,10 @@ import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
 import rapier.nettyhttp.InvalidRequest
-import rapier.server.spi.{Completion, EventLoop, Refusals, RequestSyntax}
-import rapier.server.{Problem, ServerInterpreter, ServerResponse}
+import rapier.server.spi.{Completion, EventLoop, Refusals, RequestBodyException, RequestSyntax}
+import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 
+import java.io.IOException
 import java.util.concurrent.TimeUnit
 import scala.concurrent.Future
 
@@ -19,7 +20,9 @@ import scala.concurrent.Future
  * its state needs no synchronization.
  *
  * A request is dispatched to the interpreter once its body is complete, copied once into an array by the
- * connection's [[BodyBuffer]].
+ * connection's [[BodyBuffer]]; or, when its endpoint reads the body as a stream, as soon as its head has arrived, the
+ * body then read from the connection only as the logic pulls it ([[NettyBody]]). Telling the two apart takes routing
+ * at the head, done only when some endpoint streams.
  *
  * Responses leave in request order (RFC 9112 §9.3.2), whatever order the logic completes in: each request takes a
  * sequence number, and a response that is ready early waits for those before it. Responses completed during a read
@@ -36,9 +39,14 @@ private[netty] class HttpHandler(
 
   private var ctx: ChannelHandlerContext = null
 
-  // The request being received, and its body so far.
+  // The request being received, its view and the chain routing found for it (when routed at its head), and its body
+  // so far: in `body`, or in `stream` when its endpoint streams it (it is then dispatched already).
   private var receiving: HttpRequest | Null = null
+  private var receivingView: NettyRequest = null
+  private var receivingChain: EndpointChain[Future] | Null = null
   private var body: BodyBuffer = null
+  private var stream: NettyBody | Null = null
+  private val routesAtHead = interpreter.streamsBodies
 
   // Ordering of responses.
   private var nextSequence = 0
@@ -82,7 +90,8 @@ private[netty] class HttpHandler(
             case content: HttpContent => content.release()
             case _ =>
       case content: HttpContent =>
-        try if !closing then onContent(content)
+        // A streamed body keeps arriving after its request was dispatched, even one that closes the connection after.
+        try if stream != null || !closing then onContent(content)
         finally content.release()
       case other => ReferenceCountUtil.release(other)
 
@@ -95,7 +104,7 @@ private[netty] class HttpHandler(
 
   /** Schedules the check of the read deadlines, if any applies and none is scheduled. */
   private def watchDeadlines(): Unit =
-    if receiving != null && bodySince == 0L then bodySince = System.nanoTime()
+    if receiving != null && stream == null && bodySince == 0L then bodySince = System.nanoTime()
     if !deadlineArmed then
       val next = nextDeadline()
       if next != Long.MaxValue then
@@ -105,9 +114,12 @@ private[netty] class HttpHandler(
   private def nextDeadline(): Long =
     val head = decoder.headPendingSince
     val headDeadline = if head != 0L && headerNanos > 0 then head + headerNanos else Long.MaxValue
-    val bodyDeadline =
-      if receiving != null && bodySince != 0L && bodyNanos > 0 then bodySince + bodyNanos else Long.MaxValue
     math.min(headDeadline, bodyDeadline)
+
+  // A buffered body is timed from when it was first seen incomplete; a streamed one only while a pull waits for it.
+  private def bodyDeadline: Long =
+    val since = if stream != null then stream.nn.waitingSince else if receiving != null then bodySince else 0L
+    if since != 0L && bodyNanos > 0 then since + bodyNanos else Long.MaxValue
 
   private def onDeadline(): Unit =
     deadlineArmed = false
@@ -116,9 +128,12 @@ private[netty] class HttpHandler(
       val head = decoder.headPendingSince
       if head != 0L && headerNanos > 0 && now - head >= headerNanos then
         refuse(Refusals.headTimeout(options.headerReadTimeout))
-      else if receiving != null && bodySince != 0L && bodyNanos > 0 && now - bodySince >= bodyNanos then
-        discardBody()
-        refuse(Refusals.bodyTimeout(options.bodyReadTimeout))
+      else if now >= bodyDeadline then
+        val timeout = Refusals.bodyTimeout(options.bodyReadTimeout)
+        if stream != null then failStream(RequestBodyException(timeout))
+        else
+          discardBody()
+          refuse(timeout)
       else if receiving != null || head != 0L then watchDeadlines()
 
   private def headerNanos: Long = nanosOrZero(options.headerReadTimeout)
@@ -144,20 +159,36 @@ private[netty] class HttpHandler(
         catch case _: NumberFormatException => -2L
       val expect = request.headers.get(HttpHeaderNames.EXPECT)
       val http10 = request.protocolVersion == HttpVersion.HTTP_1_0
+      val view = NettyRequest(request, ctx.channel)
+      val chain = if routesAtHead then interpreter.routeOrNull(view) else null
+      val streams = chain != null && chain.nn.streamsBody
+      val limit = if streams then options.maxStreamedBodySize else options.maxBodySize
       if length == -2L then refuse(Refusals.InvalidContentLength)
-      else if length > options.maxBodySize then
+      else if length > limit then
         // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
-        refuse(Refusals.bodyTooLarge(options.maxBodySize))
+        refuse(Refusals.bodyTooLarge(limit))
       else if RequestSyntax.unsupportedExpectation(expect, http10) then refuse(Refusals.UnsupportedExpectation)
       else
-        if RequestSyntax.expectsContinue(expect, http10) then
-          ctx.writeAndFlush(DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE))
+        val continues = RequestSyntax.expectsContinue(expect, http10)
         receiving = request
-        body.begin(length, HttpUtil.isTransferEncodingChunked(request))
+        receivingView = view
+        receivingChain = chain
+        if streams then
+          // `100 Continue` waits for the logic's first pull: logic that answers without reading never gets the body.
+          val sendContinue = () => if continues then ctx.writeAndFlush(continueResponse)
+          val source = NettyBody(this, length, limit, connections.bodyBytes, readBody, sendContinue)
+          stream = source
+          view.source = source
+          ctx.channel.config.setAutoRead(false)
+          dispatch(request, view, chain, source)
+        else
+          if continues then ctx.writeAndFlush(continueResponse)
+          body.begin(length, HttpUtil.isTransferEncodingChunked(request))
 
   private def onContent(content: HttpContent): Unit =
     val request = receiving
     if request == null then return
+    if stream != null then return onStreamContent(stream.nn, content)
     if content.decoderResult.isFailure then
       discardBody()
       refuse(Refusals.InvalidBodyFraming)
@@ -169,21 +200,69 @@ private[netty] class HttpHandler(
       return
     content match
       case _: LastHttpContent =>
-        val bytes = body.take()
+        receivingView.body = body.take()
+        val view = receivingView
         receiving = null
+        receivingView = null
         bodySince = 0L
-        dispatch(request.nn, bytes)
+        dispatch(request.nn, view, receivingChain, null)
       case _ =>
+
+  /** A chunk of a streamed body: queued for its reader, who has asked for it or soon will. */
+  private def onStreamContent(source: NettyBody, content: HttpContent): Unit =
+    if content.decoderResult.isFailure then
+      failStream(RequestBodyException(Refusals.InvalidBodyFraming))
+    else
+      source.arrived(content.content.retain())
+      content match
+        case _: LastHttpContent =>
+          source.completed()
+          receiving = null
+          receivingView = null
+          stream = null
+          resumeReading()
+        case _ if source.isOver => // past the limit: the request is answered 413 and the connection closes
+          endReceiving()
+        case _ =>
+
+  /** A streamed body can't be read to its end: its reader is told, and the connection reads no more. */
+  private def failStream(cause: RequestBodyException): Unit =
+    stream.nn.failed(cause)
+    endReceiving()
+
+  // Nothing more is read from this connection: its streamed request will be answered, and the connection closed.
+  private def endReceiving(): Unit =
+    closing = true
+    decoder.discardInput()
+    receiving = null
+    receivingView = null
+    stream = null
 
   private def discardBody(): Unit =
     body.discard()
     receiving = null
+    receivingView = null
     bodySince = 0L
+    if stream != null then
+      stream.nn.failed(IOException("the connection closed before the request body's end"))
+      stream.nn.discard()
+      stream = null
+
+  /** Reads on, for a streamed body's reader waiting for bytes: one read, since auto-read is off meanwhile. */
+  private val readBody: () => Unit = () =>
+    if ctx.channel.isActive then
+      ctx.read()
+      watchDeadlines()
 
   def inLoop: Boolean = ctx.executor.inEventLoop
   def execute(task: Runnable): Unit = ctx.executor.execute(task)
 
-  private def dispatch(request: HttpRequest, bytes: Array[Byte]): Unit =
+  private def dispatch(
+      request: HttpRequest,
+      view: NettyRequest,
+      chain: EndpointChain[Future] | Null,
+      source: NettyBody | Null
+  ): Unit =
     val sequence = nextSequence
     nextSequence += 1
     inFlight += 1
@@ -191,12 +270,38 @@ private[netty] class HttpHandler(
     if !keepAlive then closing = true
     val head = request.method eq HttpMethod.HEAD
     val version = request.protocolVersion
-    val result = Completion.serve(interpreter, NettyRequest(request, bytes, ctx.channel))
+    val result =
+      if routesAtHead then Completion.attempt(interpreter.serve(view, chain))
+      else Completion.serve(interpreter, view)
     val now = Completion.nowOrNull(result)
-    if now != null then respond(sequence, now.nn, keepAlive, head, version)
+    if source != null then
+      Completion.whenComplete(result, this)(r => respondStreamed(sequence, source.nn, r, keepAlive, head, version))
+    else if now != null then respond(sequence, now.nn, keepAlive, head, version)
     // Completed elsewhere: back on this connection's event loop, which owns its state.
     else Completion.whenComplete(result, this)(respond(sequence, _, keepAlive, head, version))
     if inFlight >= options.maxPipelinedRequests then ctx.channel.config.setAutoRead(false)
+
+  /**
+   * The answer to a request whose body was streamed: what its logic says, unless the body could not be read (then
+   * 413, 400 or 408). Unless the body arrived whole, the connection closes after it, as the client may still be
+   * sending; what the reader still holds is let go.
+   */
+  private def respondStreamed(
+      sequence: Int,
+      source: NettyBody,
+      response: ServerResponse,
+      keepAlive: Boolean,
+      head: Boolean,
+      version: HttpVersion
+  ): Unit =
+    val answer = source.answer(response, options.serverOptions.problemRenderer)
+    val keeps = source.keepsConnection
+    if !keeps then
+      if stream eq source then endReceiving()
+      closing = true
+      refused = true
+    source.discard()
+    respond(sequence, answer, keepAlive && keeps, head, version)
 
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
   private def refuse(reason: RequestSyntax.Invalid): Unit = refuse(reason.status, reason.message)
@@ -242,7 +347,11 @@ private[netty] class HttpHandler(
       future.addListener(if refused then lingerThenClose else ChannelFutureListener.CLOSE)
     else future.addListener(ChannelFutureListener.CLOSE_ON_FAILURE)
     if reading then flushPending = true else ctx.flush()
-    if !closing && !ctx.channel.config.isAutoRead && inFlight < options.maxPipelinedRequests then
+    resumeReading()
+
+  /** Turns auto-read back on, unless the connection is closing, full of requests, or streaming a body to its reader. */
+  private def resumeReading(): Unit =
+    if !closing && stream == null && !ctx.channel.config.isAutoRead && inFlight < options.maxPipelinedRequests then
       ctx.channel.config.setAutoRead(true)
 
   /** Drains this connection for a graceful shutdown: closes it now if idle, else after its last response. */
@@ -277,5 +386,7 @@ private[netty] object HttpHandler:
       case channel => channel.close()
 
   private def nanosOrZero(d: scala.concurrent.duration.Duration): Long = if d.isFinite then d.toNanos else 0L
+
+  private def continueResponse = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE)
 
   final class Ready(val response: ServerResponse, val keepAlive: Boolean, val head: Boolean, val version: HttpVersion)

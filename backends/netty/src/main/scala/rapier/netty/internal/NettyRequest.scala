@@ -3,18 +3,22 @@ package rapier.netty.internal
 import io.netty.channel.Channel
 import io.netty.handler.codec.http.HttpRequest
 import rapier.model.{Header, Method}
-import rapier.server.spi.ServerRequest
+import rapier.server.spi.{BodySource, ServerRequest}
 
 import java.net.InetSocketAddress
 import scala.jdk.CollectionConverters.*
 
 /**
- * A Netty request as the interpreter sees it: a view over Netty's own objects, converting nothing until asked. The
- * body has been read in full by the time the interpreter sees the request.
+ * A Netty request as the interpreter sees it: a view over Netty's own objects, converting nothing until asked. Its
+ * body is read in full by the time the interpreter sees the request (`body`), or streamed from the connection as the
+ * endpoint reads it (`source`).
  */
-private[netty] final class NettyRequest(request: HttpRequest, body: Array[Byte], channel: Channel)
-    extends ServerRequest:
+private[netty] final class NettyRequest(request: HttpRequest, channel: Channel) extends ServerRequest:
+  var body: Array[Byte] | Null = null
+  var source: BodySource | Null = null
+
   def bodyOrNull: Array[Byte] | Null = body
+  override def bodySource: BodySource = if source != null then source.nn else super.bodySource
 
   // Netty hands over its shared HttpMethod constants, whose names are interned literals: routing compares them by
   // reference.

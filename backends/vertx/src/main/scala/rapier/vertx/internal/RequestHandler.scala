@@ -3,18 +3,20 @@ package rapier.vertx.internal
 import io.netty.buffer.Unpooled
 import io.netty.channel.socket.DuplexChannel
 import io.vertx.core.buffer.Buffer
-import io.vertx.core.http.{HttpMethod, HttpServerRequest, HttpVersion}
+import io.vertx.core.http.{HttpClosedException, HttpMethod, HttpServerRequest, HttpVersion}
 import io.vertx.core.internal.buffer.BufferInternal
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
 import rapier.nettyhttp.InvalidRequest
-import rapier.server.spi.{Completion, EventLoop, Refusals, RequestSyntax, ResponseRules}
+import rapier.server.spi.{Completion, ConnectionBody, EventLoop, Refusals, RequestBodyException, RequestSyntax}
+import rapier.server.spi.ResponseRules
 import rapier.model.StatusCode
-// An endpoint's chain, as the interpreter hands it out: Handler is Vert.x's word here.
-import rapier.server.{Handler as Chain, Problem, ServerInterpreter, ServerResponse}
+import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
 
+import java.io.IOException
+import java.nio.ByteBuffer
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeUnit.NANOSECONDS
 import io.netty.util.concurrent.ScheduledFuture
@@ -22,7 +24,9 @@ import scala.concurrent.Future
 
 /**
  * Serves the requests of a Vert.x HTTP server, or those a router hands to Rapier's mount: checks what Vert.x's parser
- * lets through, reads the body once into an array, hands the request to the interpreter and writes its response.
+ * lets through, reads the body once into an array, hands the request to the interpreter and writes its response. A
+ * body its endpoint reads as a stream is not read first: the request is handed over at once, and its body fetched
+ * from Vert.x one chunk per pull ([[VertxBody]]).
  *
  * Vert.x answers a connection's pipelined requests in order by itself: it hands over the next request only once the
  * response to the previous one has ended.
@@ -44,10 +48,16 @@ private[vertx] final class RequestHandler(
       case invalid: InvalidRequest => refuse(request, invalid.problem)
       case _ => HttpServerRequest.DEFAULT_INVALID_REQUEST_HANDLER.handle(request)
 
+  // Routing at the head tells whether the endpoint streams its body: done only when some endpoint does.
+  private val routesAtHead = interpreter.streamsBodies
+
   /** A request of the server's own: every one is served, by an endpoint or with a rejection (404, 405). */
   def handle(request: HttpServerRequest): Unit =
     if connections.isRefused(request.connection) then Connections.close(request.connection)
-    else serve(request, VertxRequest(request), interpreter, null)
+    else
+      val view = VertxRequest(request)
+      if routesAtHead then serve(request, view, interpreter.routeOrNull(view), routed = true, null)
+      else serve(request, view, null, routed = false, null)
 
   /**
    * A request a router handed over: served when an endpoint takes its method and path, passed on to the router's next
@@ -60,12 +70,17 @@ private[vertx] final class RequestHandler(
     val endpoint = interpreter.routeOrNull(view)
     if endpoint == null then context.next()
     else if connections.isRefused(request.connection) then Connections.close(request.connection)
-    else serve(request, view, endpoint.nn, context)
+    else serve(request, view, endpoint, routed = true, context)
 
+  /**
+   * Serves a request: `routed` when routing ran at its head, `chain` then being what it found (null for none: the
+   * rejection); otherwise the interpreter routes it as it serves it.
+   */
   private def serve(
       request: HttpServerRequest,
       view: VertxRequest,
-      handler: Chain[Future],
+      chain: EndpointChain[Future] | Null,
+      routed: Boolean,
       context: RoutingContext | Null
   ): Unit =
     val problem = syntaxProblem(request, view)
@@ -81,16 +96,30 @@ private[vertx] final class RequestHandler(
       val chunked = view.transferEncoding
       val expect = view.expect
       val http10 = request.version == HttpVersion.HTTP_1_0
+      val streams = chain != null && chain.nn.streamsBody
+      val limit = if streams then options.maxStreamedBodySize else options.maxBodySize
+      val handler = Dispatch(request, view, chain, routed)
       if length == -2L then refuse(request, Refusals.InvalidContentLength)
-      else if length > options.maxBodySize then
+      else if length > limit then
         // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
-        refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
+        refuse(request, Refusals.bodyTooLarge(limit))
       else if RequestSyntax.unsupportedExpectation(expect, http10) then refuse(request, Refusals.UnsupportedExpectation)
       else if length <= 0 && !chunked then
         // A route before a mount may have paused the request: its end must still come through.
         if context != null then request.resume()
-        dispatch(request, view, handler)
+        handler.dispatch(null)
       else if context != null && context.body.available then readBefore(request, view, handler, context.body.buffer)
+      else if streams && !request.isEnded then
+        // `100 Continue` waits for the logic's first pull: logic that answers without reading never gets the body.
+        val source = VertxBody(
+          request,
+          length,
+          limit,
+          RequestSyntax.expectsContinue(expect, http10),
+          ContextLoop(Vertx.currentContext)
+        )
+        view.source = source
+        handler.dispatch(source)
       else if request.isEnded then
         // Read by a route before the mount, and kept nowhere Rapier can find it: the application's mistake.
         log.error(s"The body of ${request.method} ${request.path} was read before Rapier's route; put no handler " +
@@ -105,14 +134,14 @@ private[vertx] final class RequestHandler(
   private def readBefore(
       request: HttpServerRequest,
       view: VertxRequest,
-      handler: Chain[Future],
+      handler: Dispatch,
       buffer: Buffer | Null
   ): Unit =
     val n = if buffer == null then 0 else buffer.nn.length
     if n > options.maxBodySize then refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
     else
       if n > 0 then view.body = buffer.nn.getBytes
-      dispatch(request, view, handler)
+      handler.dispatch(null)
 
   /**
    * Reads one request's body, once, into an array: sized by Content-Length, or grown as chunks arrive. One object is
@@ -124,7 +153,7 @@ private[vertx] final class RequestHandler(
       request: HttpServerRequest,
       length: Long,
       view: VertxRequest,
-      handler: Chain[Future],
+      handler: Dispatch,
       resume: Boolean
   ) extends Handler[AnyRef],
         Runnable:
@@ -163,7 +192,7 @@ private[vertx] final class RequestHandler(
         if !done then
           finish()
           view.body = body
-          dispatch(request, view, handler)
+          handler.dispatch(null)
 
     private def onChunk(chunk: Buffer): Unit =
       if !done then
@@ -196,12 +225,86 @@ private[vertx] final class RequestHandler(
 
     private def body: Array[Byte] = if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
 
-  private def dispatch(request: HttpServerRequest, view: VertxRequest, handler: Chain[Future]): Unit =
-    val result = Completion.serve(handler, view)
-    val now = Completion.nowOrNull(result)
-    if now != null then write(request, now.nn, close = false)
-    // Completed elsewhere: back on the request's context, which owns the connection.
-    else Completion.whenComplete(result, ContextLoop(Vertx.currentContext))(write(request, _, close = false))
+  /** Hands a request to the interpreter, and writes what it answers. */
+  private final class Dispatch(
+      request: HttpServerRequest,
+      view: VertxRequest,
+      chain: EndpointChain[Future] | Null,
+      routed: Boolean
+  ):
+    def dispatch(source: VertxBody | Null): Unit =
+      val result =
+        if routed then Completion.attempt(interpreter.serve(view, chain)) else Completion.serve(interpreter, view)
+      val now = Completion.nowOrNull(result)
+      if source != null then
+        Completion.whenComplete(result, source.loop)(respondStreamed(request, source.nn, _))
+      else if now != null then write(request, now.nn, close = false)
+      // Completed elsewhere: back on the request's context, which owns the connection.
+      else Completion.whenComplete(result, ContextLoop(Vertx.currentContext))(write(request, _, close = false))
+
+  /**
+   * The answer to a request whose body was streamed: what its logic says, unless the body could not be read (then
+   * 413, 400 or 408). Unless the body arrived whole, the connection closes after it, as the client may still be
+   * sending; what the reader still holds is let go.
+   */
+  private def respondStreamed(request: HttpServerRequest, source: VertxBody, response: ServerResponse): Unit =
+    val answer = source.answer(response, options.serverOptions.problemRenderer)
+    val keeps = source.keepsConnection
+    source.discard()
+    if keeps then write(request, answer, close = false)
+    else
+      connections.refuse(request.connection)
+      write(request, answer, close = true)
+
+  /**
+   * A body streamed to its endpoint: Vert.x's request paused, and one chunk fetched per pull. Vert.x's buffers are
+   * the reader's to keep (it copies what it reads off the wire), so there is nothing to release.
+   */
+  private final class VertxBody(
+      request: HttpServerRequest,
+      length: Long,
+      limit: Long,
+      continues: Boolean,
+      val loop: ContextLoop
+  ) extends ConnectionBody[Buffer](loop, length, limit, connections.bodyBytes),
+        Handler[AnyRef]:
+    private val timeoutNanos = if options.bodyReadTimeout.isFinite then options.bodyReadTimeout.toNanos else 0L
+    private var timer = -1L
+
+    request.pause()
+    // One handler for three event types: Handler is invariant in Java, erased at run time.
+    request.handler(this.asInstanceOf[Handler[Buffer]])
+    request.exceptionHandler(this.asInstanceOf[Handler[Throwable]])
+    request.endHandler(this.asInstanceOf[Handler[Void]])
+
+    protected def size(chunk: Buffer): Int = chunk.length
+    protected def view(chunk: Buffer): ByteBuffer = chunk.asInstanceOf[BufferInternal].getByteBuf.nioBuffer()
+    protected def release(chunk: Buffer): Unit = ()
+    override protected def firstPull(): Unit = if continues then request.response.writeContinue()
+
+    protected def readMore(): Unit =
+      request.fetch(1)
+      if timeoutNanos > 0 && timer < 0 then watch(timeoutNanos)
+
+    def handle(event: AnyRef): Unit = event match
+      case chunk: Buffer => arrived(chunk)
+      case _: HttpClosedException => failed(IOException("the connection closed before the request body's end"))
+      // Vert.x reports a broken chunked framing here, then closes.
+      case _: Throwable => failed(RequestBodyException(Refusals.InvalidBodyFraming))
+      case _ => completed()
+
+    // The body-read deadline, while a pull waits for the client.
+    private def watch(nanos: Long): Unit =
+      timer = Vertx.currentContext.owner.setTimer(math.max(1L, nanos / 1000000L), _ => check())
+
+    private def check(): Unit =
+      timer = -1L
+      val since = waitingSince
+      if !isOver && since != 0L then
+        val left = since + timeoutNanos - System.nanoTime()
+        if left <= 0 then
+          failed(RequestBodyException(Refusals.bodyTimeout(options.bodyReadTimeout)))
+        else watch(left)
 
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
   private def refuse(request: HttpServerRequest, reason: RequestSyntax.Invalid): Unit =

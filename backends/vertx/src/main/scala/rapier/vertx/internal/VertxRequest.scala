@@ -4,18 +4,27 @@ import io.netty.handler.codec.http.HttpHeaders
 import io.netty.util.AsciiString
 import io.vertx.core.http.{HttpServerRequest, HttpVersion}
 import rapier.model.{Header, Method}
-import rapier.server.spi.ServerRequest
+import rapier.server.spi.{BodySource, ServerRequest}
 
 import java.net.InetSocketAddress
 import scala.jdk.CollectionConverters.*
 
 /**
  * A Vert.x request as the interpreter sees it: a view over Vert.x's own objects, converting nothing until asked. The
- * body has been read in full, and set here, by the time the interpreter runs an endpoint (routing needs no body).
+ * body has been read in full, and set here, by the time the interpreter runs an endpoint (routing needs no body); or,
+ * for an endpoint that streams it, its source is set instead.
  */
 private[vertx] final class VertxRequest(request: HttpServerRequest) extends ServerRequest:
-  var body: Array[Byte] = VertxRequest.NoBody
+  var body: Array[Byte] | Null = VertxRequest.NoBody
+  // The body streamed to an endpoint that reads it as it arrives; `body` is then null.
+  private var streamed: BodySource | Null = null
+  def source_=(s: BodySource): Unit =
+    streamed = s
+    body = null
+  def source: BodySource | Null = streamed
+
   def bodyOrNull: Array[Byte] | Null = body
+  override def bodySource: BodySource = if streamed != null then streamed.nn else super.bodySource
 
   // The fields framing and syntax checks need, found by one walk over the header section (`readHead`).
   var hosts = 0

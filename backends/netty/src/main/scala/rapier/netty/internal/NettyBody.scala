@@ -1,0 +1,25 @@
+package rapier.netty.internal
+
+import io.netty.buffer.ByteBuf
+import rapier.server.spi.{ConnectionBody, EventLoop}
+
+import java.nio.ByteBuffer
+import java.util.concurrent.atomic.LongAdder
+
+/**
+ * A request body streamed to an endpoint that reads it as it arrives: the decoder's chunks, retained as they come and
+ * lent to the reader one pull at a time. The connection reads only while a pull waits (auto-read is off meanwhile).
+ */
+private[netty] final class NettyBody(
+    loop: EventLoop,
+    declaredLength: Long,
+    limit: Long,
+    held: LongAdder,
+    read: () => Unit,
+    expectsContinue: () => Unit
+) extends ConnectionBody[ByteBuf](loop, declaredLength, limit, held):
+  protected def size(chunk: ByteBuf): Int = chunk.readableBytes
+  protected def view(chunk: ByteBuf): ByteBuffer = chunk.nioBuffer()
+  protected def release(chunk: ByteBuf): Unit = chunk.release()
+  protected def readMore(): Unit = read()
+  override protected def firstPull(): Unit = expectsContinue()

@@ -1,0 +1,196 @@
+package rapier.server.spi
+
+import rapier.server.{Problem, ProblemRenderer, ServerResponse}
+
+import java.io.IOException
+import java.nio.ByteBuffer
+import java.util.concurrent.atomic.LongAdder
+
+/**
+ * A [[BodySource]] read from the connection as its reader pulls: the bookkeeping every backend that streams request
+ * bodies needs, written once. The backend supplies what differs — how a chunk of its own is viewed and released, how
+ * to ask its connection for more bytes — and reports what arrives; this class queues it, hands it out one chunk per
+ * pull, holds the limit, and decides how the request is answered when its body could not be read.
+ *
+ * Everything but `pull`, `cancel` and [[answersOnThisThread]] runs on the connection's [[EventLoop]]; those three may
+ * be called on any thread and hop to it. Bytes are read from the connection only while a pull waits with nothing
+ * queued: that is the back-pressure. A connection read may bring several chunks; the ones the reader has not asked
+ * for yet wait here, counted in `held`.
+ *
+ * @tparam C
+ *   the backend's chunk type (Netty's `ByteBuf`, Vert.x's `Buffer`)
+ * @param limit
+ *   the most bytes the body may have: past it, the reader gets a [[BodyTooLargeException]] and the request is answered
+ *   413 (see [[answer]])
+ * @param held
+ *   the server's count of request-body bytes held in memory
+ */
+abstract class ConnectionBody[C <: AnyRef](
+    loop: EventLoop,
+    val declaredLength: Long,
+    limit: Long,
+    held: LongAdder
+) extends BodySource:
+  private val chunks = java.util.ArrayDeque[C]()
+  private var lent: C | Null = null
+  private var waiting: BodyReceiver | Null = null
+  private var waitingSinceNanos = 0L
+  private var received = 0L
+  private var pulled = false
+  private var ended = false
+  private var cancelled = false
+  private var failure: Throwable | Null = null
+  private var refusal: RequestSyntax.Invalid | Null = null
+
+  // Pulls and cancels made off the loop, handed to it by one preallocated task each: a pull per chunk allocates none.
+  @volatile private var handedOver: BodyReceiver | Null = null
+  private val pullTask: Runnable = () =>
+    val receiver = handedOver
+    handedOver = null
+    if receiver != null then pullNow(receiver.nn)
+  private val cancelTask: Runnable = () => cancelNow()
+
+  /** How many bytes `chunk` holds. */
+  protected def size(chunk: C): Int
+
+  /** The bytes of `chunk`, as a buffer the reader may read until its next pull. */
+  protected def view(chunk: C): ByteBuffer
+
+  /** Lets go of `chunk`: the reader is done with it, or it is dropped. */
+  protected def release(chunk: C): Unit
+
+  /** Asks the connection for more bytes: they come back through [[arrived]], [[completed]] or [[failed]]. */
+  protected def readMore(): Unit
+
+  /** Runs once, at the first pull: a backend answers `Expect: 100-continue` here, so that the client sends its body. */
+  protected def firstPull(): Unit = ()
+
+  final def pull(receiver: BodyReceiver): Unit =
+    if loop.inLoop then pullNow(receiver)
+    else
+      handedOver = receiver
+      loop.execute(pullTask)
+
+  final def cancel(): Unit = if loop.inLoop then cancelNow() else loop.execute(cancelTask)
+
+  final override def answersOnThisThread: Boolean = loop.inLoop
+
+  /** A chunk of the body arrived from the connection; it is this object's to release from now on. */
+  final def arrived(chunk: C): Unit =
+    val n = size(chunk)
+    if cancelled || failure != null || n == 0 then release(chunk)
+    else
+      received += n
+      if received > limit then
+        release(chunk)
+        failed(BodyTooLargeException(limit))
+      else
+        chunks.add(chunk)
+        held.add(n)
+        answerWaiting()
+
+  /** The body arrived to its end. */
+  final def completed(): Unit =
+    if failure == null then
+      ended = true
+      answerWaiting()
+
+  /**
+   * The body can't be read to its end: its framing broke, it came too slowly (a [[RequestBodyException]], whose
+   * refusal then answers the request whatever its logic answers), or the connection closed (any other cause: the
+   * answer goes nowhere anyway).
+   */
+  final def failed(cause: Throwable): Unit =
+    if failure == null && !ended then
+      failure = cause
+      cause match
+        case client: RequestBodyException => refusal = client.refusal
+        case _ =>
+      dropQueued()
+      val receiver = waiting
+      if receiver != null then
+        waiting = null
+        waitingSinceNanos = 0L
+        receiver.nn.onError(cause)
+
+  /** Whether reading from the connection is over: the body arrived whole, or can't. */
+  final def isOver: Boolean = ended || failure != null
+
+  /** Since when (`System.nanoTime`) a pull has waited for bytes from the connection; 0 when none waits. */
+  final def waitingSince: Long = waitingSinceNanos
+
+  /**
+   * The response to send for this request, given what its logic answered: that, unless the body could not be read
+   * (too large, broken, too slow), which is then answered instead.
+   */
+  final def answer(response: ServerResponse, render: ProblemRenderer): ServerResponse =
+    val r = refusal
+    if r == null then response else render(Problem(r.nn.status, r.nn.message))
+
+  /**
+   * Whether the connection can serve another request after this one's response: only if the body was read to its end,
+   * as is. Otherwise the client may still be sending it, and the connection must close.
+   */
+  final def keepsConnection: Boolean = ended && refusal == null
+
+  /**
+   * Drops everything held, the chunk lent to the reader too: the request is answered, or its connection gone, and a
+   * chunk is the reader's until then at most. Later chunks are dropped as they come; a pull waiting is answered with
+   * an error.
+   */
+  final def discard(): Unit =
+    cancelled = true
+    releaseLent()
+    dropQueued()
+    val receiver = waiting
+    if receiver != null then
+      waiting = null
+      waitingSinceNanos = 0L
+      receiver.nn.onError(IOException("the request was answered, or its connection closed, before its body was read"))
+
+  private def pullNow(receiver: BodyReceiver): Unit =
+    releaseLent()
+    if !pulled then
+      pulled = true
+      firstPull()
+    if failure != null then receiver.onError(failure.nn)
+    else if cancelled then receiver.onError(IOException("the request body was cancelled"))
+    else if !chunks.isEmpty || ended then answer(receiver)
+    else
+      waiting = receiver
+      waitingSinceNanos = System.nanoTime()
+      readMore()
+
+  private def answerWaiting(): Unit =
+    val receiver = waiting
+    if receiver != null && (!chunks.isEmpty || ended) then
+      waiting = null
+      waitingSinceNanos = 0L
+      answer(receiver.nn)
+
+  private def answer(receiver: BodyReceiver): Unit =
+    val chunk = chunks.poll()
+    if chunk == null then receiver.onEnd()
+    else
+      held.add(-size(chunk))
+      lent = chunk
+      receiver.onChunk(view(chunk))
+
+  private def cancelNow(): Unit =
+    if !cancelled then
+      waiting = null
+      waitingSinceNanos = 0L
+      discard()
+
+  private def releaseLent(): Unit =
+    val chunk = lent
+    if chunk != null then
+      lent = null
+      release(chunk.nn)
+
+  private def dropQueued(): Unit =
+    var chunk = chunks.poll()
+    while chunk != null do
+      held.add(-size(chunk))
+      release(chunk)
+      chunk = chunks.poll()
