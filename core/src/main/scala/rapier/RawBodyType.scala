@@ -25,3 +25,6 @@ object RawBodyType:
    * read, within its body limit.
    */
   final case class StreamBody[S](kind: StreamKind[S]) extends RawBodyType[S]
+
+  /** A file, sent from disk as it is (zero-copy where the backend can), never read into memory. */
+  case object FileBody extends RawBodyType[java.nio.file.Path]

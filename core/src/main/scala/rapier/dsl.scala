@@ -96,18 +96,30 @@ val byteArrayBody: EndpointIO.Body[Array[Byte], Array[Byte]] =
   EndpointIO.Body(RawBodyType.ByteArrayBody, Codec.byteArray)
 
 /**
- * The body as a `Flow.Publisher` of byte chunks, `application/octet-stream`: read as it arrives, as fast as the
- * subscriber requests, never held whole by the interpreter. The body can be subscribed to once.
+ * The body as a `Flow.Publisher` of byte chunks, `application/octet-stream`. A request's is read as it arrives, as
+ * fast as the subscriber requests, never held whole by the interpreter, and can be subscribed to once. A response's
+ * is pulled one chunk at a time, only as fast as the connection takes it (a chunk is the server's until written);
+ * its length is sent if the endpoint sets `Content-Length`, else the response is chunked.
  */
 val publisherBody: EndpointIO.Body[Flow.Publisher[ByteBuffer], Flow.Publisher[ByteBuffer]] =
   EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Publisher), Codec.stream)
 
 /**
- * The body as an `InputStream`, `application/octet-stream`: its reads block until bytes arrive, so it is for logic
- * that may block (direct style, or a future run on a pool of its own), never for code running on an event loop.
+ * The body as an `InputStream`, `application/octet-stream`. A request's reads block until bytes arrive, so it is for
+ * logic that may block (direct style, or a future run on a pool of its own), never for code running on an event
+ * loop. A response's is read on the server's blocking executor, only as fast as the connection takes it, and closed
+ * once sent or abandoned.
  */
 val inputStreamBody: EndpointIO.Body[InputStream, InputStream] =
   EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Input), Codec.stream)
+
+/**
+ * A response body sent from a file, `application/octet-stream` (map the codec's media type for another): never read
+ * into memory, sent zero-copy by Netty and Vert.x, with its length. A file that can't be read is the logic's failure,
+ * a 500.
+ */
+val fileBody: EndpointIO.Body[java.nio.file.Path, java.nio.file.Path] =
+  EndpointIO.Body(RawBodyType.FileBody, Codec.stream)
 
 /**
  * An `application/x-www-form-urlencoded` body, as `Map[String, String]`, `Seq[(String, String)]` or `QueryParams`.

@@ -24,7 +24,7 @@ final class ServerInterpreter[F[_]](
     options: ServerOptions = ServerOptions.default
 )(using m: Monad[F])
     extends Handler[F]:
-  private val compiled: List[CompiledEndpoint[F]] = endpoints.map(CompiledEndpoint.compile(_))
+  private val compiled: List[CompiledEndpoint[F]] = endpoints.map(CompiledEndpoint.compile(_, options.blockingExecutor))
 
   private val trie: PathTrie[EndpointChain[F]] =
     val builder = PathTrie.Builder[EndpointChain[F]]()

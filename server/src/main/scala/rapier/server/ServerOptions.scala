@@ -4,7 +4,7 @@ import rapier.server.interceptor.*
 
 /**
  * How the interpreter treats requests, whatever the backend: handlers for failures and rejections, the request
- * log, extra interceptors, and what to do about endpoints that can never be reached.
+ * log, extra interceptors, what to do about endpoints that can never be reached, and where blocking work runs.
  */
 final case class ServerOptions(
     decodeFailureHandler: DecodeFailureHandler = DecodeFailureHandler.default,
@@ -13,7 +13,8 @@ final case class ServerOptions(
     requestLog: Option[RequestLog] = Some(RequestLog.default),
     interceptors: List[Interceptor] = Nil,
     shadowedEndpoints: ShadowedEndpoints = ShadowedEndpoints.Fail,
-    problemRenderer: ProblemRenderer = ProblemRenderer.json
+    problemRenderer: ProblemRenderer = ProblemRenderer.json,
+    blockingExecutor: java.util.concurrent.Executor = BlockingExecutor.default
 ):
   def withDecodeFailureHandler(h: DecodeFailureHandler): ServerOptions = copy(decodeFailureHandler = h)
   def withRejectHandler(h: RejectHandler): ServerOptions = copy(rejectHandler = h)
@@ -30,6 +31,12 @@ final case class ServerOptions(
    * `application/problem+json` by default, [[ProblemRenderer.plainText]] or your own.
    */
   def withProblemRenderer(r: ProblemRenderer): ServerOptions = copy(problemRenderer = r)
+
+  /**
+   * Where what may block runs, such as reading a response body from an `InputStream`: [[BlockingExecutor.default]], or
+   * your own (a virtual-thread-per-task executor on JDK 21+).
+   */
+  def withBlockingExecutor(e: java.util.concurrent.Executor): ServerOptions = copy(blockingExecutor = e)
 
   /** The whole chain around each route, outermost first: the request log sees the final status, 500s included. */
   private[server] def chain: List[Interceptor] =

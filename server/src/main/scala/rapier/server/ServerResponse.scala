@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets
  * The response side of the backend SPI: what the interpreter hands the backend to write.
  *
  * Headers are kept as a flat array of names and values: one small allocation per response, and backends copy them
- * into their own structures without iterators. The body is bytes (or none); `Content-Length` is the backend's to
- * set from it.
+ * into their own structures without iterators. The body is bytes (or none), or a [[spi.ResponseStream]] — chunks to
+ * pull, or a file — when it is not in memory; `Content-Length` is the backend's to set from either.
  */
 final class ServerResponse private[rapier] (
     private var statusCode: Int,
@@ -19,9 +19,13 @@ final class ServerResponse private[rapier] (
 ):
   // True while `headerArray` is an endpoint's precomputed headers, shared by its responses: copied before a change.
   private var sharedHeaders = false
+  private var streamed: spi.ResponseStream | Null = null
 
   def status: Int = statusCode
   def body: Array[Byte] | Null = bodyBytes
+
+  /** The body when it is not bytes in memory (then `body` is null): chunks to pull, or a file. */
+  def stream: spi.ResponseStream | Null = streamed
   def headerCount: Int = headerSize
   def headerName(i: Int): String = headerArray(2 * i)
   def headerValue(i: Int): String = headerArray(2 * i + 1)
@@ -50,12 +54,16 @@ final class ServerResponse private[rapier] (
     require(rapier.model.Tokens.isFieldValue(value), s"invalid characters in the value of header $name")
     val copy =
       new ServerResponse(statusCode, java.util.Arrays.copyOf(headerArray, 2 * headerSize + 2), headerSize, bodyBytes)
+    copy.streamed = streamed
     copy.addHeader(name, value)
     copy
 
   /** A copy with another status code. */
   def withStatus(status: StatusCode): ServerResponse =
-    new ServerResponse(status.code, java.util.Arrays.copyOf(headerArray, headerArray.length), headerSize, bodyBytes)
+    val copy =
+      new ServerResponse(status.code, java.util.Arrays.copyOf(headerArray, headerArray.length), headerSize, bodyBytes)
+    copy.streamed = streamed
+    copy
 
   /** The body as UTF-8 text (for tests and logs). */
   def bodyText: String = bodyBytes match
@@ -64,6 +72,17 @@ final class ServerResponse private[rapier] (
 
   private[rapier] def setStatus(code: Int): Unit = statusCode = code
   private[rapier] def setBody(bytes: Array[Byte] | Null): Unit = bodyBytes = bytes
+  private[rapier] def setStream(s: spi.ResponseStream): Unit =
+    streamed = s
+    bodyBytes = null
+
+  /** A stream of unknown length takes the length its endpoint set as a `Content-Length` header, if one is valid. */
+  private[rapier] def lengthFromHeader(): Unit = streamed match
+    case chunks: spi.ResponseStream.Chunks if chunks.length < 0 =>
+      header(HeaderNames.ContentLength).flatMap(_.trim.toLongOption).filter(_ >= 0) match
+        case Some(n) => streamed = spi.ResponseStream.Chunks(chunks.source, n)
+        case None => ()
+    case _ => ()
 
   private[rapier] def addHeader(name: String, value: String): Unit =
     if sharedHeaders then own(2)
@@ -98,8 +117,9 @@ final class ServerResponse private[rapier] (
     headerSize -= 1
 
   override def toString: String = s"ServerResponse($status, ${headers.mkString("[", ", ", "]")}, ${bodyBytes match
-      case null => "no body"
       case bytes: Array[Byte] => s"${bytes.length} bytes"
+      case null if streamed != null => "a stream"
+      case null => "no body"
     })"
 
 object ServerResponse:

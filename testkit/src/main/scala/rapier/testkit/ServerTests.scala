@@ -20,4 +20,5 @@ abstract class ServerTests
       SecurityTests,
       NegotiationTests,
       MultipartTests,
-      StreamTests
+      StreamTests,
+      ResponseStreamTests

@@ -39,7 +39,8 @@ private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, A
           MultipartParser.parse(request, contentType, bytes, limits, toDisk) match
             case failure: DecodeResult.Failure => Failed(ref, failure)
             case parts: Multipart => Failed.unwrap(ref, codec.decode(parts))
-        case _: RawBodyType.StreamBody[?] => throw IllegalStateException("a stream body is read by StreamBodyReader")
+        case _: RawBodyType.StreamBody[?] | RawBodyType.FileBody =>
+          throw IllegalStateException("a stream body is read by StreamBodyReader; a file body is refused when compiled")
         case RawBodyType.StringBody(defaultCharset) =>
           Text.decodeOrNull(bytes, Text.charsetOf(contentType, defaultCharset)) match
             case null => Failed(ref, invalidText)

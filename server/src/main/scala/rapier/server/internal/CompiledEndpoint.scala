@@ -21,7 +21,7 @@ private[server] final class CompiledEndpoint[F[_]](
 
 private[server] object CompiledEndpoint:
   /** Compiles an endpoint, or explains why it can't be served. */
-  def compile[F[_]](se: ServerEndpoint[F]): CompiledEndpoint[F] =
+  def compile[F[_]](se: ServerEndpoint[F], blocking: java.util.concurrent.Executor): CompiledEndpoint[F] =
     val e = se.endpoint
     def refuse(why: String) = throw IllegalArgumentException(s"Endpoint ${e.show} can't be served: $why")
 
@@ -45,7 +45,7 @@ private[server] object CompiledEndpoint:
       catch case ex: IllegalArgumentException => refuse(ex.getMessage)
 
     def outputs(o: EndpointOutput[?]) =
-      try OutputPlan.compile(o)
+      try OutputPlan.compile(o, blocking)
       catch case ex: IllegalArgumentException => refuse(ex.getMessage)
 
     val method = methods.headOption.map(_.name)

@@ -187,6 +187,7 @@ private[server] final class EndpointHandler[F[_]](
     val response = plan.newResponse()
     plan.write(value, response, accept)
     if response.status == 0 then response.setStatus(defaultStatus)
+    if response.stream != null then response.lengthFromHeader()
     response
 
   /** An error output; a 401 carries the endpoint's challenges unless the output set its own. */

@@ -167,11 +167,16 @@ private[server] object InputPlan:
       leaf match
         case EndpointIO.Body(RawBodyType.StreamBody(kind), codec, _) =>
           setBody(StreamBodyReader(kind, codec.asInstanceOf[Codec[Any, Any]]))
+        case EndpointIO.Body(RawBodyType.FileBody, _, _) =>
+          throw IllegalArgumentException(
+            "fileBody is written to responses; read a request's body as a stream (publisherBody, inputStreamBody) " +
+              "or take files as multipart parts"
+          )
         case EndpointIO.Body(raw, codec, _) =>
           setBody(BodyDecoder(raw, codec.asInstanceOf[Codec[Any, Any]]))
         case EndpointIO.OneOfBody(variants, _) =>
           require(
-            !variants.exists(_.raw.isInstanceOf[RawBodyType.StreamBody[?]]),
+            !variants.exists(v => v.raw.isInstanceOf[RawBodyType.StreamBody[?]] || v.raw == RawBodyType.FileBody),
             "a stream body can't be one of several representations: it is read before its Content-Type could choose"
           )
           setBody(NegotiatedBodyDecoder(variants.map(b => BodyDecoder(b.raw, b.codec.asInstanceOf[Codec[Any, Any]]))))

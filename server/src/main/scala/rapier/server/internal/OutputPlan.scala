@@ -5,7 +5,11 @@ import rapier.codec.SingleValue
 import rapier.model.{CookieValueWithMeta, HeaderNames, MediaRange, Tokens}
 import rapier.server.ServerResponse
 
+import rapier.server.spi.ResponseStream
+
+import java.nio.ByteBuffer
 import java.nio.charset.StandardCharsets
+import java.util.concurrent.{Executor, Flow}
 
 /**
  * The outputs of an endpoint (or its errors), compiled when the server starts: a writer per basic output, each
@@ -100,7 +104,8 @@ private[server] object OutputPlan:
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       codec.encode(v).foreach(c => r.addHeader(HeaderNames.SetCookie, c.render(name)))
 
-  final class Body(offset: Int, raw: RawBodyType[?], codec: Codec[Any, Any]) extends Writer(offset, 1):
+  final class Body(offset: Int, raw: RawBodyType[?], codec: Codec[Any, Any], blocking: Executor)
+      extends Writer(offset, 1):
     override def addsHeader = true
     // Computed once: the Content-Type of every response this body writes.
     val contentType: String = raw match
@@ -108,14 +113,25 @@ private[server] object OutputPlan:
         codec.mediaType.charset(charset).render
       case _ => codec.mediaType.render
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
-      val bytes = raw match
-        case RawBodyType.ByteArrayBody => codec.encode(v).asInstanceOf[Array[Byte]]
+      raw match
+        case RawBodyType.ByteArrayBody => r.setBody(codec.encode(v).asInstanceOf[Array[Byte]])
         case RawBodyType.StringBody(charset) =>
           val s = codec.encode(v).asInstanceOf[String]
-          if charset == StandardCharsets.UTF_8 then s.getBytes(StandardCharsets.UTF_8) else s.getBytes(charset)
+          r.setBody(if charset == StandardCharsets.UTF_8 then s.getBytes(StandardCharsets.UTF_8)
+          else s.getBytes(charset))
+        case RawBodyType.StreamBody(StreamKind.Publisher) =>
+          val publisher = codec.encode(v).asInstanceOf[Flow.Publisher[? <: ByteBuffer]]
+          r.setStream(ResponseStream.Chunks(PublisherSource(publisher, -1L), -1L))
+        case RawBodyType.StreamBody(StreamKind.Input) =>
+          val in = codec.encode(v).asInstanceOf[java.io.InputStream]
+          r.setStream(ResponseStream.Chunks(InputStreamSource(in, -1L, blocking), -1L))
+        case RawBodyType.FileBody =>
+          val path = codec.encode(v).asInstanceOf[java.nio.file.Path]
+          // Read now, so that a missing file is the logic's failure (500), before anything is sent.
+          r.setStream(ResponseStream.File(path, 0L, java.nio.file.Files.size(path)))
+        case RawBodyType.StreamBody(kind) =>
+          throw IllegalStateException(s"no writer for a response body of ${kind.name}")
         case _: RawBodyType.MultipartBody => throw IllegalStateException("multipart bodies are not written")
-        case _: RawBodyType.StreamBody[?] => throw IllegalStateException("stream bodies are refused when compiled")
-      r.setBody(bytes)
       if !r.hasHeader(HeaderNames.ContentType) then r.addHeader(HeaderNames.ContentType, contentType)
 
   /** One body in several representations: the one the response's `Accept` ranges prefer, else the first. */
@@ -154,9 +170,10 @@ private[server] object OutputPlan:
       throw IllegalArgumentException(s"invalid characters in the value of header $name")
     if name.equalsIgnoreCase(HeaderNames.ContentType) then r.setHeader(name, value) else r.addHeader(name, value)
 
-  def compile(output: EndpointOutput[?]): OutputPlan = compile(IOTree.ofOutput(output))
+  /** Compiles the outputs; `blocking` runs what may block (reading an `InputStream` body). */
+  def compile(output: EndpointOutput[?], blocking: Executor): OutputPlan = compile(IOTree.ofOutput(output), blocking)
 
-  private def compile(tree: IOTree[EndpointOutput[?]]): OutputPlan =
+  private def compile(tree: IOTree[EndpointOutput[?]], blocking: Executor): OutputPlan =
     val writers = List.newBuilder[Writer]
     def walk(t: IOTree[EndpointOutput[?]], offset: Int, width: Int): Unit = t match
       case IOTree.Sequence(parts, arities) =>
@@ -165,14 +182,14 @@ private[server] object OutputPlan:
           walk(part, at, n)
           at += n
         }
-      case IOTree.Mapped(inner, _, g) => writers += Mapped(offset, width, g, compile(inner))
+      case IOTree.Mapped(inner, _, g) => writers += Mapped(offset, width, g, compile(inner, blocking))
       case IOTree.Empty => ()
-      case IOTree.Leaf(leaf, _) => writers ++= writer(leaf, offset)
+      case IOTree.Leaf(leaf, _) => writers ++= writer(leaf, offset, blocking)
     walk(tree, 0, tree.arity)
     new OutputPlan(writers.result().toArray, tree.arity)
 
   /** The writer of one basic output (none for the empty one) whose value is at `offset`. */
-  private def writer(output: EndpointOutput[?], offset: Int): Option[Writer] = output match
+  private def writer(output: EndpointOutput[?], offset: Int, blocking: Executor): Option[Writer] = output match
     case EndpointOutput.FixedStatusCode(code, _) => Some(FixedStatus(code.code))
     case EndpointOutput.StatusCodeValue(_) => Some(StatusValue(offset))
     case EndpointIO.FixedHeader(name, value, _) => Some(FixedHeader(name, value))
@@ -184,19 +201,20 @@ private[server] object OutputPlan:
       Some(SetCookie(offset, name, codec.asInstanceOf[Codec[Option[CookieValueWithMeta], Any]]))
     case EndpointIO.Body(_: RawBodyType.MultipartBody, _, _) =>
       throw IllegalArgumentException("a multipart body can be read from requests, not written to responses")
-    case EndpointIO.Body(RawBodyType.StreamBody(kind), _, _) =>
-      throw IllegalArgumentException(
-        s"a body read as ${kind.name} can be read from requests; responses can't be written from one yet"
-      )
-    case EndpointIO.Body(raw, codec, _) => Some(Body(offset, raw, codec.asInstanceOf[Codec[Any, Any]]))
+    case EndpointIO.Body(RawBodyType.StreamBody(kind), _, _)
+        if kind != StreamKind.Publisher && kind != StreamKind.Input =>
+      throw IllegalArgumentException(s"a response body can't be written from a ${kind.name} by this interpreter")
+    case EndpointIO.Body(raw, codec, _) => Some(Body(offset, raw, codec.asInstanceOf[Codec[Any, Any]], blocking))
     case EndpointIO.OneOfBody(variants, _) =>
-      val bodies = variants.map(b => Body(offset, b.raw, b.codec.asInstanceOf[Codec[Any, Any]])).toArray
+      val bodies = variants.map(b => Body(offset, b.raw, b.codec.asInstanceOf[Codec[Any, Any]], blocking)).toArray
       Some(NegotiatedBody(offset, bodies, variants.map(_.codec.mediaType).toIndexedSeq))
     case EndpointOutput.OneOf(variants) =>
       Some(
         OneOf(
           offset,
-          variants.map(v => Variant(v.appliesTo, v.statusCode.fold(-1)(_.code), compile(v.output))).toArray
+          variants
+            .map(v => Variant(v.appliesTo, v.statusCode.fold(-1)(_.code), compile(IOTree.ofOutput(v.output), blocking)))
+            .toArray
         )
       )
     case _ => None

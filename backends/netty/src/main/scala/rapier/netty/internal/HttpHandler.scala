@@ -1,14 +1,15 @@
 package rapier.netty.internal
 
 import io.netty.channel.socket.DuplexChannel
-import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
+import io.netty.channel.{ChannelFuture, ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
 import io.netty.handler.codec.http.*
 import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
 import rapier.nettyhttp.InvalidRequest
-import rapier.server.spi.{Completion, EventLoop, Refusals, RequestBodyException, RequestSyntax}
+import rapier.server.spi.{Completion, EventLoop, Refusals, RequestBodyException, RequestSyntax, ResponseRules}
+import rapier.server.spi.ResponseStream
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 
 import java.io.IOException
@@ -48,7 +49,8 @@ private[netty] class HttpHandler(
   private var stream: NettyBody | Null = null
   private val routesAtHead = interpreter.streamsBodies
 
-  // Ordering of responses.
+  // Ordering of responses; `writer` writes the streamed one in turn, if any.
+  private var writer: ResponseWriter | Null = null
   private var nextSequence = 0
   private var nextToWrite = 0
   private var waiting: java.util.HashMap[Integer, Ready] | Null = null
@@ -283,8 +285,8 @@ private[netty] class HttpHandler(
 
   /**
    * The answer to a request whose body was streamed: what its logic says, unless the body could not be read (then
-   * 413, 400 or 408). Unless the body arrived whole, the connection closes after it, as the client may still be
-   * sending; what the reader still holds is let go.
+   * 413, 400 or 408). Unless the body has arrived whole once the response is sent, the connection closes after it,
+   * as the client may still be sending; what the reader still holds is let go then.
    */
   private def respondStreamed(
       sequence: Int,
@@ -294,14 +296,7 @@ private[netty] class HttpHandler(
       head: Boolean,
       version: HttpVersion
   ): Unit =
-    val answer = source.answer(response, options.serverOptions.problemRenderer)
-    val keeps = source.keepsConnection
-    if !keeps then
-      if stream eq source then endReceiving()
-      closing = true
-      refused = true
-    source.discard()
-    respond(sequence, answer, keepAlive && keeps, head, version)
+    respond(sequence, source.answer(response, options.serverOptions.problemRenderer), keepAlive, head, version, source)
 
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
   private def refuse(reason: RequestSyntax.Invalid): Unit = refuse(reason.status, reason.message)
@@ -321,33 +316,120 @@ private[netty] class HttpHandler(
       response: ServerResponse,
       keepAlive: Boolean,
       head: Boolean,
-      version: HttpVersion
+      version: HttpVersion,
+      body: NettyBody | Null = null
   ): Unit =
     val persistent = keepAlive && !connections.draining
     if sequence != nextToWrite then
       // Ready before its turn: only then is it worth an object to wait in.
       if waiting == null then waiting = java.util.HashMap()
-      waiting.nn.put(sequence, Ready(response, persistent, head, version))
+      waiting.nn.put(sequence, Ready(response, persistent, head, version, body))
     else
-      write(response, persistent, head, version)
-      nextToWrite += 1
-      // Responses that were ready early, now in turn.
-      while waiting != null && !waiting.nn.isEmpty && waiting.nn.containsKey(nextToWrite) do
-        val ready = waiting.nn.remove(nextToWrite)
-        write(ready.response, ready.keepAlive, ready.head, ready.version)
-        nextToWrite += 1
+      send(response, persistent, head, version, body)
+      sendReady()
 
-  private def write(response: ServerResponse, keepAlive: Boolean, head: Boolean, version: HttpVersion): Unit =
+  /** Responses that were ready early, now in turn; none while a streamed one is being written. */
+  private def sendReady(): Unit =
+    while writer == null && waiting != null && !waiting.nn.isEmpty && waiting.nn.containsKey(nextToWrite) do
+      val ready = waiting.nn.remove(nextToWrite)
+      send(ready.response, ready.keepAlive, ready.head, ready.version, ready.body)
+
+  /**
+   * Writes a response in turn: at once when its body is in memory; a file's region after its head; a body pulled
+   * chunk by chunk by a [[ResponseWriter]], the responses after it waiting until it ends.
+   */
+  private def send(
+      r: ServerResponse,
+      keepAlive: Boolean,
+      head: Boolean,
+      version: HttpVersion,
+      body: NettyBody | Null
+  ): Unit =
+    val streamed = r.stream
+    // A streamed request's connection stays open only if its body has arrived whole by now (see `sent`).
+    val persistent = keepAlive && (body == null || body.nn.keepsConnection)
+    if streamed == null then sent(ctx.write(NettyResponses.of(r, persistent, head, version)), persistent, body)
+    else
+      val bodyless = head || !ResponseRules.hasContentLength(r.status)
+      streamed match
+        case file: ResponseStream.File if !bodyless => sendFile(r, file, persistent, version, body)
+        case chunks: ResponseStream.Chunks if !bodyless =>
+          // Delimited by the connection's end when HTTP/1.0 can't be told the length. A streamed request's body may
+          // arrive while this one is written (an echo): whether it did is asked once the response is sent.
+          val keeps = keepAlive && (chunks.length >= 0 || version != HttpVersion.HTTP_1_0)
+          val events = new ResponseWriter.Events:
+            def sent(last: ChannelFuture): Unit = streamSent(last, keeps, body)
+            def failedBeforeHead(cause: Throwable): Unit =
+              log.error("A response body's source failed before the response started", cause)
+              writer = null
+              val problem =
+                Problem(StatusCode.InternalServerError, "The server failed to produce this response's body.")
+              send(options.serverOptions.problemRenderer(problem), keepAlive, head, version, body)
+              sendReady()
+          writer = ResponseWriter(ctx, this, chunks, NettyResponses.headOf(r, chunks.length, keeps, version), events)
+          writer.nn.start()
+        case _ =>
+          streamed.nn.abandon()
+          val length = if streamed.nn.length >= 0 then streamed.nn.length else 0L
+          ctx.write(NettyResponses.headOf(r, length, persistent, version))
+          sent(ctx.write(LastHttpContent.EMPTY_LAST_CONTENT), persistent, body)
+
+  /** A file's region, zero-copy: Netty hands it to the socket from the file (`sendfile`), never through the heap. */
+  private def sendFile(
+      r: ServerResponse,
+      file: ResponseStream.File,
+      keepAlive: Boolean,
+      version: HttpVersion,
+      body: NettyBody | Null
+  ): Unit =
+    val channel =
+      try java.nio.channels.FileChannel.open(file.path)
+      catch case scala.util.control.NonFatal(e) => e
+    channel match
+      case open: java.nio.channels.FileChannel =>
+        ctx.write(NettyResponses.headOf(r, file.length, keepAlive, version))
+        ctx.write(io.netty.channel.DefaultFileRegion(open, file.offset, file.length))
+        sent(ctx.write(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive, body)
+      case e: Throwable =>
+        log.error(s"The file of a response could not be opened: ${file.path}", e)
+        val problem = Problem(StatusCode.InternalServerError, "The server failed to produce this response's body.")
+        sent(
+          ctx.write(NettyResponses.of(options.serverOptions.problemRenderer(problem), keepAlive, false, version)),
+          keepAlive,
+          body
+        )
+
+  private def streamSent(last: ChannelFuture, keepAlive: Boolean, body: NettyBody | Null): Unit =
+    writer = null
+    sent(last, keepAlive, body)
+    sendReady()
+
+  /**
+   * A response is written (or its last part is on its way): the next is in turn. A streamed request's body is let go
+   * now; unless it arrived whole, the connection closes, lingering, as its client may still be sending.
+   */
+  private def sent(future: ChannelFuture, keepAlive: Boolean, body: NettyBody | Null): Unit =
     inFlight -= 1
-    val future = ctx.write(NettyResponses.of(response, keepAlive, head, version))
+    nextToWrite += 1
+    var persistent = keepAlive
+    if body != null then
+      if !body.nn.keepsConnection then
+        persistent = false
+        refused = true
+        if stream eq body then endReceiving()
+      body.nn.discard()
     if idle != null then idle.touch()
-    val last = !keepAlive || (connections.draining && inFlight == 0 && receiving == null)
+    val last = !persistent || (connections.draining && inFlight == 0 && receiving == null)
     if last then
       closing = true
       future.addListener(if refused then lingerThenClose else ChannelFutureListener.CLOSE)
     else future.addListener(ChannelFutureListener.CLOSE_ON_FAILURE)
     if reading then flushPending = true else ctx.flush()
     resumeReading()
+
+  override def channelWritabilityChanged(ctx: ChannelHandlerContext): Unit =
+    if writer != null then writer.nn.writable()
+    ctx.fireChannelWritabilityChanged()
 
   /** Turns auto-read back on, unless the connection is closing, full of requests, or streaming a body to its reader. */
   private def resumeReading(): Unit =
@@ -360,12 +442,14 @@ private[netty] class HttpHandler(
 
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
     discardBody()
+    if writer != null then writer.nn.stop()
+    if waiting != null then
+      waiting.nn.values.forEach(ready => if ready.response.stream != null then ready.response.stream.nn.abandon())
     ctx.fireChannelInactive()
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
     // Mostly clients going away mid-request: nothing anyone can act on.
     log.debug("Closing a connection after an error", cause)
-    discardBody()
     ctx.close()
 
 private[netty] object HttpHandler:
@@ -389,4 +473,10 @@ private[netty] object HttpHandler:
 
   private def continueResponse = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE)
 
-  final class Ready(val response: ServerResponse, val keepAlive: Boolean, val head: Boolean, val version: HttpVersion)
+  final class Ready(
+      val response: ServerResponse,
+      val keepAlive: Boolean,
+      val head: Boolean,
+      val version: HttpVersion,
+      val body: NettyBody | Null
+  )

@@ -3,14 +3,14 @@ package rapier.vertx.internal
 import io.netty.buffer.Unpooled
 import io.netty.channel.socket.DuplexChannel
 import io.vertx.core.buffer.Buffer
-import io.vertx.core.http.{HttpClosedException, HttpMethod, HttpServerRequest, HttpVersion}
+import io.vertx.core.http.{HttpClosedException, HttpMethod, HttpServerRequest, HttpServerResponse, HttpVersion}
 import io.vertx.core.internal.buffer.BufferInternal
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
 import rapier.nettyhttp.InvalidRequest
 import rapier.server.spi.{Completion, ConnectionBody, EventLoop, Refusals, RequestBodyException, RequestSyntax}
-import rapier.server.spi.ResponseRules
+import rapier.server.spi.{ResponseRules, ResponseStream}
 import rapier.model.StatusCode
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
@@ -244,17 +244,11 @@ private[vertx] final class RequestHandler(
 
   /**
    * The answer to a request whose body was streamed: what its logic says, unless the body could not be read (then
-   * 413, 400 or 408). Unless the body arrived whole, the connection closes after it, as the client may still be
-   * sending; what the reader still holds is let go.
+   * 413, 400 or 408). Unless the body has arrived whole once the response is sent, the connection closes after it,
+   * as the client may still be sending; what the reader still holds is let go then.
    */
   private def respondStreamed(request: HttpServerRequest, source: VertxBody, response: ServerResponse): Unit =
-    val answer = source.answer(response, options.serverOptions.problemRenderer)
-    val keeps = source.keepsConnection
-    source.discard()
-    if keeps then write(request, answer, close = false)
-    else
-      connections.refuse(request.connection)
-      write(request, answer, close = true)
+    write(request, source.answer(response, options.serverOptions.problemRenderer), close = false, source)
 
   /**
    * A body streamed to its endpoint: Vert.x's request paused, and one chunk fetched per pull. Vert.x's buffers are
@@ -311,27 +305,85 @@ private[vertx] final class RequestHandler(
     connections.refuse(request.connection)
     write(request, options.serverOptions.problemRenderer(Problem(reason.status, reason.message)), close = true)
 
-  private def write(request: HttpServerRequest, r: ServerResponse, close: Boolean): Unit =
+  /**
+   * Writes a response: its body from memory, from a file (Vert.x's `sendFile`, zero-copy), or pulled chunk by chunk
+   * ([[ResponseWriter]]). `body` is the request's streamed body, if any: let go once the response is sent, and unless
+   * it arrived whole by then, the connection closes, lingering.
+   */
+  private def write(
+      request: HttpServerRequest,
+      r: ServerResponse,
+      close: Boolean,
+      body: VertxBody | Null = null
+  ): Unit =
     val response = request.response
     if !response.ended && !response.closed then
-      response.setStatusCode(r.status)
-      val headers = response.headers
-      var i = 0
-      while i < r.headerCount do
-        headers.add(r.headerName(i), r.headerValue(i))
-        i += 1
-      val closing = close || connections.draining
-      if closing then headers.set("Connection", "close")
-      val bytes = r.body
-      val length = if bytes == null then 0 else bytes.nn.length
-      // Content-Length from the body, also for HEAD, whose body is not sent.
-      val status = r.status
-      if ResponseRules.hasContentLength(status) then headers.set("Content-Length", Integer.toString(length))
-      else headers.remove("Content-Length")
-      val ended =
-        if length == 0 || request.method == HttpMethod.HEAD then response.end()
-        else response.end(BufferInternal.buffer(Unpooled.wrappedBuffer(bytes.nn)))
-      if close then ended.onComplete(_ => linger(request))
+      val closing = close || connections.draining || (body != null && !body.nn.keepsConnection)
+      val streamed = r.stream
+      val bodyless = request.method == HttpMethod.HEAD || !ResponseRules.hasContentLength(r.status)
+      val length: Long =
+        if streamed != null then streamed.nn.length else if r.body == null then 0L else r.body.nn.length.toLong
+      head(response, r, length, closing)
+      streamed match
+        case null =>
+          val bytes = r.body
+          val ended =
+            if length == 0 || bodyless then response.end()
+            else response.end(BufferInternal.buffer(Unpooled.wrappedBuffer(bytes.nn)))
+          finish(request, ended, close, body)
+        case file: ResponseStream.File if !bodyless =>
+          val sent = response.sendFile(file.path.toString, file.offset, file.length)
+          sent.onFailure(e => if !response.headWritten then failedBeforeHead(request, r, e, body))
+          sent.onSuccess(_ => finish(request, sent, close, body))
+        case chunks: ResponseStream.Chunks if !bodyless =>
+          if length < 0 then response.setChunked(true)
+          val done = new ResponseWriter.Done:
+            def sent(ended: io.vertx.core.Future[Void]): Unit = finish(request, ended, close, body)
+            def failedBeforeHead(cause: Throwable): Unit = RequestHandler.this.failedBeforeHead(request, r, cause, body)
+          ResponseWriter(response, Vertx.currentContext, chunks, done).start()
+        case other =>
+          other.nn.abandon()
+          finish(request, response.end(), close, body)
+
+  /** The status and headers; `length` (≥ 0) as Content-Length where the status allows a body. */
+  private def head(response: HttpServerResponse, r: ServerResponse, length: Long, closing: Boolean): Unit =
+    response.setStatusCode(r.status)
+    val headers = response.headers
+    var i = 0
+    while i < r.headerCount do
+      headers.add(r.headerName(i), r.headerValue(i))
+      i += 1
+    if closing then headers.set("Connection", "close")
+    // Content-Length from the body, also for HEAD, whose body is not sent.
+    if ResponseRules.hasContentLength(r.status) && length >= 0 then headers.set("Content-Length", length.toString)
+    else headers.remove("Content-Length")
+
+  /** The response is sent: a streamed request body is let go, and a closing connection lingers, then closes. */
+  private def finish(
+      request: HttpServerRequest,
+      ended: io.vertx.core.Future[Void],
+      refused: Boolean,
+      body: VertxBody | Null
+  ): Unit =
+    val unread = body != null && !body.nn.keepsConnection
+    if body != null then
+      if unread then connections.refuse(request.connection)
+      body.nn.discard()
+    if refused || unread then ended.onComplete(_ => linger(request))
+
+  /** A body's source failed before anything was sent: the response becomes a 500. */
+  private def failedBeforeHead(
+      request: HttpServerRequest,
+      r: ServerResponse,
+      cause: Throwable,
+      body: VertxBody | Null
+  ) =
+    log.error("A response body's source failed before the response started", cause)
+    val response = request.response
+    response.headers.clear()
+    response.setChunked(false)
+    val problem = Problem(StatusCode.InternalServerError, "The server failed to produce this response's body.")
+    write(request, options.serverOptions.problemRenderer(problem), close = false, body)
 
   /**
    * Closes after a refusal without losing the answer: a client still sending its body would otherwise have the

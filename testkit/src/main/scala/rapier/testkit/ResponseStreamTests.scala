@@ -1,0 +1,221 @@
+package rapier.testkit
+
+import rapier.*
+import rapier.server.*
+
+import java.io.ByteArrayInputStream
+import java.nio.ByteBuffer
+import java.nio.file.{Files, Path}
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
+import java.util.concurrent.{Executors, Flow}
+import scala.concurrent.duration.DurationInt
+import scala.concurrent.{Await, Future, Promise}
+
+/**
+ * Response bodies that are not in memory: a file, a `Flow.Publisher` and an `InputStream`, sent whole and in order,
+ * only as fast as the client reads them, and let go of when the client goes away.
+ */
+trait ResponseStreamTests extends ServerTestSupport:
+  private val producers = Executors.newCachedThreadPool()
+
+  override def afterAll(): Unit =
+    producers.shutdown()
+    super.afterAll()
+
+  /** Chunk `i` of a streamed body: `size` bytes, each telling its chunk and place, so that any reordering shows. */
+  private def chunkBytes(i: Int, size: Int): Array[Byte] = Array.tabulate[Byte](size)(j => (i * 31 + j / 7).toByte)
+  private def bodyOf(chunks: Int, size: Int): Array[Byte] = Array.concat((0 until chunks).map(chunkBytes(_, size))*)
+
+  /**
+   * A publisher of `chunks` chunks of `size` bytes, each produced on a thread of its own when requested; it fails
+   * after `failAfter` chunks when that is not negative. It tells how many it produced and whether it was cancelled.
+   */
+  private final class Chunks(chunks: Int, size: Int, failAfter: Int = -1) extends Flow.Publisher[ByteBuffer]:
+    val produced = AtomicInteger()
+    val cancelled = Promise[Unit]()
+    def subscribe(s: Flow.Subscriber[? >: ByteBuffer]): Unit =
+      val done = AtomicBoolean()
+      s.onSubscribe(new Flow.Subscription:
+        def request(n: Long): Unit = producers.execute { () =>
+          synchronized {
+            var left = n
+            while left > 0 && !done.get do
+              val i = produced.get
+              if i == failAfter then
+                done.set(true)
+                s.onError(IllegalStateException("the source broke"))
+              else if i == chunks then
+                done.set(true)
+                s.onComplete()
+              else
+                produced.incrementAndGet()
+                s.onNext(ByteBuffer.wrap(chunkBytes(i, size)))
+              left -= 1
+          }
+        }
+        def cancel(): Unit =
+          done.set(true)
+          cancelled.trySuccess(()))
+
+  /** An InputStream over `bytes` that tells when it is closed. */
+  private final class Tracked(bytes: Array[Byte]) extends ByteArrayInputStream(bytes):
+    val closed = Promise[Unit]()
+    override def close(): Unit = closed.trySuccess(())
+
+  @volatile private var publisher: Chunks = Chunks(0, 0)
+  @volatile private var stream: Tracked = Tracked(Array.emptyByteArray)
+
+  private val published = endpoint.get.in("out" / "publisher").out(publisherBody).serverLogicSuccess { _ =>
+    Future.successful(publisher)
+  }
+  private val sized =
+    endpoint.get
+      .in("out" / "sized")
+      .in(query[Long]("n"))
+      .out(header[Long]("Content-Length"))
+      .out(publisherBody)
+      .serverLogicSuccess(n => Future.successful((n, publisher)))
+  private val fromStream = endpoint.get.in("out" / "stream").out(inputStreamBody).serverLogicSuccess { _ =>
+    Future.successful(stream)
+  }
+  @volatile private var file: Path = Path.of("nowhere")
+  private val fromFile = endpoint.get.in("out" / "file").out(fileBody).serverLogicSuccess(_ => Future.successful(file))
+  private val small =
+    endpoint.get.in("out" / "small").out(stringBody).serverLogicSuccess(_ => Future.successful("small"))
+
+  private def await[T](f: Future[T], what: String): T =
+    try Await.result(f, 10.seconds)
+    catch case _: java.util.concurrent.TimeoutException => fail(s"not so within 10 s: $what")
+
+  test("a response body from a Flow.Publisher is sent whole and in order, chunked"):
+    publisher = Chunks(200, 50000)
+    withServer(published) { t =>
+      val r = t.get("/out/publisher")
+      assertEquals(r.status, 200)
+      assertEquals(r.header("transfer-encoding"), Some("chunked"))
+      assert(r.bytes.sameElements(bodyOf(200, 50000)), s"${r.bytes.length} bytes")
+    }
+
+  test("a streamed response body with the Content-Length its endpoint sets is sent with that length"):
+    publisher = Chunks(10, 1000)
+    withServer(sized) { t =>
+      val r = t.get("/out/sized?n=10000")
+      assertEquals(r.header("content-length"), Some("10000"))
+      assertEquals(r.header("transfer-encoding"), None)
+      assert(r.bytes.sameElements(bodyOf(10, 1000)))
+      // A source shorter than its declared length can't be framed: the connection closes without the body's end.
+      publisher = Chunks(5, 1000)
+      val c = t.raw()
+      try
+        c.send("GET /out/sized?n=10000 HTTP/1.1\r\nHost: x\r\n\r\n")
+        assertEquals(c.readResponse().bytes.length, 5000)
+        assert(c.closedByServer())
+      finally c.close()
+    }
+
+  test("a response body from an InputStream is sent whole, then the stream is closed"):
+    val bytes = bodyOf(80, 65536)
+    stream = Tracked(bytes)
+    withServer(fromStream) { t =>
+      val r = t.get("/out/stream")
+      assert(r.bytes.sameElements(bytes), s"${r.bytes.length} bytes")
+      await(stream.closed.future, "the stream is closed")
+    }
+
+  test("a response body from a file is sent with its length; HEAD gets the length alone; a missing file is a 500"):
+    val path = Files.createTempFile("rapier-out", ".bin")
+    try
+      val bytes = bodyOf(90, 65536)
+      Files.write(path, bytes)
+      file = path
+      withServer(fromFile) { t =>
+        val r = t.get("/out/file")
+        assertEquals(r.header("content-length"), Some(bytes.length.toString))
+        assert(r.bytes.sameElements(bytes), s"${r.bytes.length} bytes")
+        val head = t.raw()
+        try
+          val h = head.send("HEAD /out/file HTTP/1.1\r\nHost: x\r\n\r\n").readResponse(head = true)
+          assertEquals(h.header("content-length"), Some(bytes.length.toString))
+          assertEquals(head.send("GET /out/small HTTP/1.1\r\nHost: x\r\n\r\n").readResponse().status, 404)
+        finally head.close()
+        file = path.resolveSibling("rapier-no-such-file")
+        assertEquals(t.get("/out/file").status, 500)
+      }
+    finally Files.deleteIfExists(path)
+
+  test("a streamed response is produced only as fast as the client reads it"):
+    publisher = Chunks(2000, 65536)
+    withServer(published) { t =>
+      val c = t.raw()
+      try
+        c.send("GET /out/publisher HTTP/1.1\r\nHost: x\r\n\r\n")
+        // The client reads nothing: production stalls once the socket buffers are full.
+        var before = -1
+        eventually(
+          {
+            val now = publisher.produced.get; val stalled = now == before && now > 0; before = now; Thread.sleep(300);
+            stalled
+          },
+          "production stalls while the client reads nothing"
+        )
+        assert(publisher.produced.get < 1000, s"${publisher.produced.get} of 2000 chunks produced for nobody")
+        assert(c.readResponse().bytes.sameElements(bodyOf(2000, 65536)))
+      finally c.close()
+    }
+
+  test("a client that goes away mid-response cancels the source, and the server serves on"):
+    publisher = Chunks(100000, 65536)
+    val source = publisher
+    stream = Tracked(new Array[Byte](200 * 1024 * 1024))
+    withServer(published, fromStream, small) { t =>
+      for path <- List("/out/publisher", "/out/stream") do
+        val c = t.raw()
+        c.send(s"GET $path HTTP/1.1\r\nHost: x\r\n\r\n").readBytes(100000)
+        c.close()
+      await(source.cancelled.future, "the publisher is cancelled")
+      await(stream.closed.future, "the InputStream is closed")
+      assertEquals(t.get("/out/small").body, "small")
+    }
+
+  test("a source that fails before its first chunk is a 500; one that fails later cuts the response short"):
+    withServer(published) { t =>
+      publisher = Chunks(10, 1000, failAfter = 0)
+      assertEquals(t.get("/out/publisher").status, 500)
+      publisher = Chunks(10, 1000, failAfter = 3)
+      val c = t.raw()
+      try
+        c.send("GET /out/publisher HTTP/1.1\r\nHost: x\r\n\r\n")
+        intercept[Exception](c.readResponse())
+      finally c.close()
+      publisher = Chunks(3, 10)
+      assertEquals(t.get("/out/publisher").status, 200)
+    }
+
+  test("pipelined requests get their answers in order around a streamed one"):
+    publisher = Chunks(50, 20000)
+    withServer(published, small) { t =>
+      val c = t.raw()
+      try
+        c.send(
+          "GET /out/small HTTP/1.1\r\nHost: x\r\n\r\n" + "GET /out/publisher HTTP/1.1\r\nHost: x\r\n\r\n" +
+            "GET /out/small HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
+        assertEquals(c.readResponse().body, "small")
+        assert(c.readResponse().bytes.sameElements(bodyOf(50, 20000)))
+        assertEquals(c.readResponse().body, "small")
+      finally c.close()
+    }
+
+  test("an echo: a response streamed from the request body it is reading"):
+    val echo =
+      endpoint.post.in("out" / "echo").in(publisherBody).out(publisherBody).serverLogicSuccess(Future.successful)
+    val bytes = bodyOf(300, 10000)
+    withServer(echo, small) { t =>
+      val c = t.raw()
+      try
+        c.send(s"POST /out/echo HTTP/1.1\r\nHost: x\r\nContent-Length: ${bytes.length}\r\n\r\n").send(bytes)
+        assert(c.readResponse().bytes.sameElements(bytes))
+        // The body arrived whole: the connection serves on.
+        assertEquals(c.send("GET /out/small HTTP/1.1\r\nHost: x\r\n\r\n").readResponse().body, "small")
+      finally c.close()
+    }
