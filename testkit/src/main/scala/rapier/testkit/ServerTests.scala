@@ -17,6 +17,7 @@ abstract class ServerTests
       FramingTests,
       SlowClientTests,
       JsonTests,
+      JsonStreamTests,
       SecurityTests,
       NegotiationTests,
       MultipartTests,

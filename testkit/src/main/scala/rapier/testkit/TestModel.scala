@@ -22,6 +22,8 @@ object TestModel:
   given JsonValueCodec[Conflict] = JsonCodecMaker.make
   given JsonValueCodec[Unauthorized] = JsonCodecMaker.make
   given JsonValueCodec[Forbidden] = JsonCodecMaker.make
+  given JsonValueCodec[Line] = JsonCodecMaker.make
+  given listOfLines: JsonValueCodec[List[Line]] = JsonCodecMaker.make
 
   /** An order's rules: a customer name, at least one line; each line a positive quantity and a price of at least 0. */
   val validatedOrder: Schema[Order] = Schema
@@ -30,6 +32,9 @@ object TestModel:
     .modify(_.lines)(_.validate(Validator.minSize(1)))
     .modify(_.lines.each.quantity)(_.validate(Validator.positive))
     .modify(_.lines.each.price)(_.validate(Validator.nonNegative))
+
+  /** A line's rules: a positive quantity. */
+  val validatedLine: Schema[Line] = Schema.derived[Line].modify(_.quantity)(_.validate(Validator.positive))
 
   def order(lines: Line*): Order = Order(7, "Ada", Status.Open, lines.toList, None)
 

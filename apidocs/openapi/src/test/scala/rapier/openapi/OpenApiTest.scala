@@ -212,6 +212,30 @@ class OpenApiTest extends munit.FunSuite:
     assertEquals(problems(doc.toYaml), Nil)
   }
 
+  test("a stream of JSON values is an array of its element, as application/json or application/x-ndjson") {
+    val e = endpoint.post
+      .in("authors")
+      .in(rapier.json.jsoniter.jsonArrayBody[RichApi.Author])
+      .out(rapier.json.jsoniter.ndjsonBody[RichApi.Author])
+    val doc = OpenApiInterpreter().toOpenApi(List(e), "x", "1")
+    val operation = doc.paths("/authors").operations("post")
+    val array = SchemaObject(types = List("array"), items = Some(SchemaObject.ref("Author")))
+    assertEquals(operation.requestBody.get.content.keys.toList, List("application/json"))
+    assertEquals(operation.requestBody.get.content("application/json").schema, array)
+    assertEquals(operation.responses("200").content.keys.toList, List("application/x-ndjson"))
+    assertEquals(operation.responses("200").content("application/x-ndjson").schema, array)
+    assertEquals(problems(doc.toYaml), Nil)
+  }
+
+  test("a file body is binary, application/octet-stream") {
+    val doc = OpenApiInterpreter().toOpenApi(List(endpoint.get.in("file").out(fileBody)), "x", "1")
+    val content = doc.paths("/file").operations("get").responses("200").content
+    assertEquals(
+      content("application/octet-stream").schema,
+      SchemaObject(types = List("string"), format = Some("binary"))
+    )
+  }
+
   test("a document of no endpoints is still valid") {
     val empty = OpenApiInterpreter().toOpenApi(Nil, "Nothing", "0")
     assertEquals(problems(empty.toYaml), Nil)

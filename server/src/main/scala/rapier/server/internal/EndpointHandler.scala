@@ -108,12 +108,15 @@ private[server] final class EndpointHandler[F[_]](
     }
 
   /**
-   * A failure of logic that read a streamed body: the client's doing when the body could not be read (413, 400, 408,
-   * whatever the logic wrapped it in), else the logic's, for the exception handler.
+   * A failure of logic that read a streamed body: the client's doing when the body could not be read (413, 400, 408)
+   * or an element of it could not be decoded (400), whatever the logic wrapped it in; else the logic's, for the
+   * exception handler.
    */
   private val clientsBody: Throwable => F[ServerResponse] = e =>
     RequestBodyException.findIn(e) match
       case client: RequestBodyException => m.unit(render(Problem(client.refusal.status, client.refusal.message)))
+      case invalid: rapier.InvalidStreamException =>
+        m.unit(render(Problem(StatusCode.BadRequest, s"Invalid request body: ${invalid.getMessage}")))
       case null => m.error(e)
 
   private def withBody(request: ServerRequest, principal: Any, slots: Array[Any] | Null, bytes: Array[Byte]) =

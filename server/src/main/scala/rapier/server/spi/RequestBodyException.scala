@@ -12,13 +12,17 @@ class RequestBodyException(val refusal: RequestSyntax.Invalid) extends IOExcepti
   override def fillInStackTrace(): Throwable = this
 
 object RequestBodyException:
-  /** The first [[RequestBodyException]] in `e`'s chain of causes, or null: what a logic that wrapped it still carries. */
-  def findIn(e: Throwable): RequestBodyException | Null =
+  /**
+   * The first [[RequestBodyException]] or `rapier.InvalidStreamException` in `e`'s chain of causes, or null: what a
+   * logic that wrapped it still carries.
+   */
+  def findIn(e: Throwable): RequestBodyException | rapier.InvalidStreamException | Null =
     var cause: Throwable | Null = e
     var depth = 0
     while cause != null && depth < 16 do
       cause match
         case found: RequestBodyException => return found
+        case found: rapier.InvalidStreamException => return found
         case other => cause = other.nn.getCause
       depth += 1
     null
