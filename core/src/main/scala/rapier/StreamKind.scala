@@ -22,3 +22,7 @@ object StreamKind:
   /** An `InputStream` whose reads block until bytes arrive: for direct style, on virtual threads. */
   case object Input extends StreamKind[InputStream]:
     def name = "InputStream"
+
+  /** Chunks folded by a function of the logic's as they arrive, without a copy: see [[BodyChunks]]. */
+  case object Chunks extends StreamKind[BodyChunks]:
+    def name = "BodyChunks"

@@ -114,6 +114,14 @@ val inputStreamBody: EndpointIO.Body[InputStream, InputStream] =
   EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Input), Codec.stream)
 
 /**
+ * The body as [[BodyChunks]], `application/octet-stream`: chunks a function of the logic's folds as they arrive, with
+ * no copy of them and nothing allocated per chunk — unlike a publisher's chunks, which are copies the subscriber may
+ * keep. For requests only.
+ */
+val chunksBody: EndpointIO.Body[BodyChunks, BodyChunks] =
+  EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Chunks), Codec.stream)
+
+/**
  * A response body sent from a file, `application/octet-stream` (map the codec's media type for another): never read
  * into memory, sent zero-copy by Netty and Vert.x, with its length. A file that can't be read is the logic's failure,
  * a 500.

@@ -69,6 +69,38 @@ trait StreamTests extends ServerTestSupport:
 
   private val body = Array.tabulate[Byte](3 * 1024 * 1024 + 17)(i => (i * 7 + i / 1024).toByte)
 
+  private val folded =
+    endpoint.post.in("stream" / "folded").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>
+      chunks
+        .fold((0L, MessageDigest.getInstance("SHA-256"))) { case ((count, digest), chunk) =>
+          val n = chunk.remaining
+          digest.update(chunk)
+          (count + n, digest)
+        }
+        .map((count, digest) => summary(count, digest))(using ExecutionContext.parasitic)
+    }
+
+  test("a body folded chunk by chunk arrives whole and in order, without a copy; it is folded once"):
+    val twice = endpoint.post.in("stream" / "twice").in(chunksBody).out(stringBody).serverLogic { chunks =>
+      chunks.fold(0)((n, _) => n)
+      chunks.fold(0)((n, _) => n).transform(t =>
+        scala.util.Success(Right(t.failed.map(_.getMessage).getOrElse("folded twice")))
+      )(using ExecutionContext.parasitic)
+    }
+    val throwing = endpoint.post.in("stream" / "thrown").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>
+      chunks.fold(0L)((n, c) => if n > 100000 then throw IllegalStateException("enough") else n + c.remaining).map(
+        _.toString
+      )(using ExecutionContext.parasitic)
+    }
+    withServer(folded, twice, throwing) { t =>
+      assertEquals(t.post("/stream/folded", body).body, expected(body))
+      assertEquals(t.post("/stream/folded", Array.emptyByteArray).body, expected(Array.emptyByteArray))
+      assert(t.post("/stream/twice", "abc").body.contains("read once"))
+      assertEquals(t.post("/stream/thrown", body).status, 500)
+      assertEquals(t.post("/stream/folded", body.take(10)).body, expected(body.take(10)))
+      eventually(t.bodyBytesHeld == 0, "nothing is held once the requests are answered")
+    }
+
   test("a body read as a Flow.Publisher arrives whole and in order, sized or chunked"):
     withServer(published) { t =>
       assertEquals(t.post("/stream/publisher", body).body, expected(body))

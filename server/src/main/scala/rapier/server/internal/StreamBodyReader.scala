@@ -16,6 +16,7 @@ private[server] final class StreamBodyReader(kind: StreamKind[?], codec: Codec[A
   private val stream: BodySource => Any = kind match
     case StreamKind.Publisher => BodyPublisher(_)
     case StreamKind.Input => BodyInputStream(_)
+    case StreamKind.Chunks => ChunkFold(_)
     case reader: StreamReader[?] => reader.read(_)
     case other =>
       throw IllegalArgumentException(s"no reader for bodies as ${other.name}: its module provides one (a StreamReader)")

@@ -13,9 +13,11 @@ import java.util.concurrent.atomic.LongAdder
  * pull, holds the limit, and decides how the request is answered when its body could not be read.
  *
  * Everything but `pull`, `cancel` and [[answersOnThisThread]] runs on the connection's [[EventLoop]]; those three may
- * be called on any thread and hop to it. Bytes are read from the connection only while a pull waits with nothing
- * queued: that is the back-pressure. A connection read may bring several chunks; the ones the reader has not asked
- * for yet wait here, counted in `held`.
+ * be called on any thread and hop to it. Reading from the connection starts at the first pull and goes on while
+ * fewer than [[ConnectionBody.HighWater]] bytes wait for the reader; past that it stops, and starts again once the
+ * reader has taken them down to [[ConnectionBody.LowWater]]: that is the back-pressure, and the chunks waiting, counted
+ * in `held`, are all the body that is ever held. Reading ahead this little keeps the connection busy without a read
+ * asked for each chunk.
  *
  * @tparam C
  *   the backend's chunk type (Netty's `ByteBuf`, Vert.x's `Buffer`)
@@ -36,6 +38,8 @@ abstract class ConnectionBody[C <: AnyRef](
   private var waiting: BodyReceiver | Null = null
   private var waitingSinceNanos = 0L
   private var received = 0L
+  private var queued = 0L
+  private var reading = false
   private var pulled = false
   private var ended = false
   private var cancelled = false
@@ -59,8 +63,14 @@ abstract class ConnectionBody[C <: AnyRef](
   /** Lets go of `chunk`: the reader is done with it, or it is dropped. */
   protected def release(chunk: C): Unit
 
-  /** Asks the connection for more bytes: they come back through [[arrived]], [[completed]] or [[failed]]. */
-  protected def readMore(): Unit
+  /**
+   * Starts (`on`) or stops reading from the connection: while on, what arrives comes back through [[arrived]],
+   * [[completed]] or [[failed]]. Netty turns auto-read on and off; Vert.x resumes and pauses the request.
+   */
+  protected def read(on: Boolean): Unit
+
+  /** A pull waits for bytes from the client: a backend times the wait here (see [[waitingSince]]). */
+  protected def awaiting(): Unit = ()
 
   /** Runs once, at the first pull: a backend answers `Expect: 100-continue` here, so that the client sends its body. */
   protected def firstPull(): Unit = ()
@@ -87,12 +97,15 @@ abstract class ConnectionBody[C <: AnyRef](
       else
         chunks.add(chunk)
         held.add(n)
+        queued += n
         answerWaiting()
+        if queued > ConnectionBody.HighWater then flow(false)
 
   /** The body arrived to its end. */
   final def completed(): Unit =
     if failure == null then
       ended = true
+      reading = false
       answerWaiting()
 
   /**
@@ -103,6 +116,7 @@ abstract class ConnectionBody[C <: AnyRef](
   final def failed(cause: Throwable): Unit =
     if failure == null && !ended then
       failure = cause
+      reading = false
       cause match
         case client: RequestBodyException => refusal = client.refusal
         case _ =>
@@ -140,6 +154,7 @@ abstract class ConnectionBody[C <: AnyRef](
    */
   final def discard(): Unit =
     cancelled = true
+    reading = false
     releaseLent()
     dropQueued()
     val receiver = waiting
@@ -155,11 +170,14 @@ abstract class ConnectionBody[C <: AnyRef](
       firstPull()
     if failure != null then receiver.onError(failure.nn)
     else if cancelled then receiver.onError(IOException("the request body was cancelled"))
-    else if !chunks.isEmpty || ended then answer(receiver)
+    else if !chunks.isEmpty || ended then
+      answer(receiver)
+      if queued < ConnectionBody.LowWater then flow(true)
     else
       waiting = receiver
       waitingSinceNanos = System.nanoTime()
-      readMore()
+      flow(true)
+      if waiting != null then awaiting()
 
   private def answerWaiting(): Unit =
     val receiver = waiting
@@ -172,7 +190,9 @@ abstract class ConnectionBody[C <: AnyRef](
     val chunk = chunks.poll()
     if chunk == null then receiver.onEnd()
     else
-      held.add(-size(chunk))
+      val n = size(chunk)
+      held.add(-n)
+      queued -= n
       lent = chunk
       receiver.onChunk(view(chunk))
 
@@ -181,6 +201,12 @@ abstract class ConnectionBody[C <: AnyRef](
       waiting = null
       waitingSinceNanos = 0L
       discard()
+
+  /** Reads on or stops, if that changes anything and reading is not over. */
+  private def flow(on: Boolean): Unit =
+    if on != reading && !ended && failure == null && !cancelled then
+      reading = on
+      read(on)
 
   private def releaseLent(): Unit =
     val chunk = lent
@@ -194,3 +220,11 @@ abstract class ConnectionBody[C <: AnyRef](
       held.add(-size(chunk))
       release(chunk)
       chunk = chunks.poll()
+    queued = 0L
+
+object ConnectionBody:
+  /** Bytes waiting for the reader past which reading from the connection stops. */
+  val HighWater: Long = 256 * 1024
+
+  /** Bytes waiting for the reader below which reading from the connection starts again. */
+  val LowWater: Long = 64 * 1024

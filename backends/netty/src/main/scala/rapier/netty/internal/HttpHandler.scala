@@ -178,7 +178,8 @@ private[netty] class HttpHandler(
         if streams then
           // `100 Continue` waits for the logic's first pull: logic that answers without reading never gets the body.
           val sendContinue = () => if continues then ctx.writeAndFlush(continueResponse)
-          val source = NettyBody(this, length, limit, connections.bodyBytes, readBody, sendContinue)
+          val source =
+            NettyBody(this, length, limit, connections.bodyBytes, readBody, watchBody, sendContinue)
           stream = source
           view.source = source
           ctx.channel.config.setAutoRead(false)
@@ -250,11 +251,9 @@ private[netty] class HttpHandler(
       stream.nn.discard()
       stream = null
 
-  /** Reads on, for a streamed body's reader waiting for bytes: one read, since auto-read is off meanwhile. */
-  private val readBody: () => Unit = () =>
-    if ctx.channel.isActive then
-      ctx.read()
-      watchDeadlines()
+  // A streamed body's reading, started and stopped by its reader's pace; the body deadline while a pull waits.
+  private val readBody: Boolean => Unit = on => if ctx.channel.isActive then ctx.channel.config.setAutoRead(on)
+  private val watchBody: () => Unit = () => if ctx.channel.isActive then watchDeadlines()
 
   def inLoop: Boolean = ctx.executor.inEventLoop
   def execute(task: Runnable): Unit = ctx.executor.execute(task)

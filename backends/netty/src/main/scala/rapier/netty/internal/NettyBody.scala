@@ -8,18 +8,20 @@ import java.util.concurrent.atomic.LongAdder
 
 /**
  * A request body streamed to an endpoint that reads it as it arrives: the decoder's chunks, retained as they come and
- * lent to the reader one pull at a time. The connection reads only while a pull waits (auto-read is off meanwhile).
+ * lent to the reader one pull at a time. The connection's auto-read is what starts and stops reading.
  */
 private[netty] final class NettyBody(
     loop: EventLoop,
     declaredLength: Long,
     limit: Long,
     held: LongAdder,
-    read: () => Unit,
+    autoRead: Boolean => Unit,
+    wait: () => Unit,
     expectsContinue: () => Unit
 ) extends ConnectionBody[ByteBuf](loop, declaredLength, limit, held):
   protected def size(chunk: ByteBuf): Int = chunk.readableBytes
   protected def view(chunk: ByteBuf): ByteBuffer = chunk.nioBuffer()
   protected def release(chunk: ByteBuf): Unit = chunk.release()
-  protected def readMore(): Unit = read()
+  protected def read(on: Boolean): Unit = autoRead(on)
+  override protected def awaiting(): Unit = wait()
   override protected def firstPull(): Unit = expectsContinue()

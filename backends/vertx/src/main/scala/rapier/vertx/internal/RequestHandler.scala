@@ -251,8 +251,8 @@ private[vertx] final class RequestHandler(
     write(request, source.answer(response, options.serverOptions.problemRenderer), close = false, source)
 
   /**
-   * A body streamed to its endpoint: Vert.x's request paused, and one chunk fetched per pull. Vert.x's buffers are
-   * the reader's to keep (it copies what it reads off the wire), so there is nothing to release.
+   * A body streamed to its endpoint: Vert.x's request paused until the first pull, then resumed and paused again as
+   * the reader keeps up or falls behind. Vert.x's buffers are the reader's to keep, so there is nothing to release.
    */
   private final class VertxBody(
       request: HttpServerRequest,
@@ -276,9 +276,8 @@ private[vertx] final class RequestHandler(
     protected def release(chunk: Buffer): Unit = ()
     override protected def firstPull(): Unit = if continues then request.response.writeContinue()
 
-    protected def readMore(): Unit =
-      request.fetch(1)
-      if timeoutNanos > 0 && timer < 0 then watch(timeoutNanos)
+    protected def read(on: Boolean): Unit = if on then request.resume() else request.pause()
+    override protected def awaiting(): Unit = if timeoutNanos > 0 && timer < 0 then watch(timeoutNanos)
 
     def handle(event: AnyRef): Unit = event match
       case chunk: Buffer => arrived(chunk)

@@ -1,0 +1,18 @@
+package rapier
+
+import java.nio.ByteBuffer
+import scala.concurrent.Future
+
+/**
+ * A request body read chunk by chunk by a function of the logic's, as the chunks arrive and without a copy: the
+ * lightest way to consume a large body (hash it, count it, write it out). The next chunk is read from the connection
+ * only once the function has returned, so the function's pace is the back-pressure.
+ */
+trait BodyChunks:
+  /**
+   * Folds the body's chunks into a result: `f` is called with each chunk in order, which is valid during the call
+   * only (it is the server's buffer: copy what must outlive the call), on the thread that received it — possibly the
+   * connection's event loop, so `f` must not block. The future fails with the body's error (a client gone, a body over
+   * the limit), or with what `f` throws (the rest of the body is then not read). A body is folded once.
+   */
+  def fold[A](zero: A)(f: (A, ByteBuffer) => A): Future[A]
