@@ -54,6 +54,8 @@ private final class Routes(count: Int):
     table.put(s"path$n", Routes.Text)
     table.put(s"pathBytes$n", Routes.Bytes)
     table.put(s"pathJson$n", Routes.Json)
+    table.put(s"pathStream$n", Routes.Stream)
+    table.put(s"pathFile$n", Routes.File)
 
   /** The kind of the route whose first segment is `segment`, or -1. */
   def kind(segment: String): Int =
@@ -64,19 +66,36 @@ private object Routes:
   val Text = 0
   val Bytes = 1
   val Json = 2
+  val Stream = 3
+  val File = 4
 
-/** One per connection: reads a request, copies its body once, answers. */
+  /** The first path segment of a request target. */
+  def firstSegment(uri: String): String =
+    val queryAt = uri.indexOf('?')
+    val path = if queryAt < 0 then uri else uri.substring(0, queryAt)
+    val second = path.indexOf('/', 1)
+    if second < 0 then path.substring(1) else path.substring(1, second)
+
+/**
+ * One per connection: reads a request, copies its body once, answers. A body streamed to `/pathStream{n}` is not
+ * copied at all: its chunks are counted as Netty's decoder hands them over, and released.
+ */
 private final class VanillaHandler(routes: Routes) extends ChannelInboundHandlerAdapter:
   private var request: HttpRequest = null
   private var body: Array[Byte] = null
   private var filled = 0
+  private var streaming = false
+  private var streamed = 0L
   private var flushPending = false
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit = msg match
     case r: HttpRequest =>
       request = r
       val length = HttpUtil.getContentLength(r, 0L)
-      if length > PerfApi.MaxBodySize then
+      streaming = r.method == HttpMethod.POST && routes.kind(Routes.firstSegment(r.uri)) == Routes.Stream
+      streamed = 0L
+      if streaming then ()
+      else if length > PerfApi.MaxBodySize then
         respond(ctx, HttpResponseStatus.valueOf(413), "too large", PerfApi.TextPlain, close = true)
         request = null
       else
@@ -90,7 +109,13 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
 
   private def onContent(ctx: ChannelHandlerContext, content: HttpContent): Unit =
     try
-      if request != null then
+      if request != null && streaming then
+        streamed += content.content.readableBytes
+        if content.isInstanceOf[LastHttpContent] then
+          val keepAlive = HttpUtil.isKeepAlive(request)
+          request = null
+          respond(ctx, HttpResponseStatus.OK, PerfApi.ok(streamed), PerfApi.TextPlain, !keepAlive)
+      else if request != null then
         val n = content.content.readableBytes
         if n > 0 && filled + n <= body.length then
           content.content.getBytes(content.content.readerIndex, body, filled, n)
@@ -127,11 +152,25 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
       respond(ctx, HttpResponseStatus.OK, PerfApi.ok(text.length), PerfApi.TextPlain, !keepAlive)
     else if kind == Routes.Bytes && post then
       respond(ctx, HttpResponseStatus.OK, PerfApi.ok(filled), PerfApi.TextPlain, !keepAlive)
+    else if kind == Routes.File && get then sendFile(ctx, !keepAlive)
     else if kind == Routes.Json && post then
       PayloadCodecs.echo(body, filled) match
         case Some(json) => respondBytes(ctx, HttpResponseStatus.OK, json, PerfApi.Json, !keepAlive)
         case None => respond(ctx, HttpResponseStatus.BAD_REQUEST, "bad json", PerfApi.TextPlain, !keepAlive)
     else respond(ctx, HttpResponseStatus.NOT_FOUND, "not found", PerfApi.TextPlain, !keepAlive)
+
+  /** The file, zero-copy: its region handed to the socket (`sendfile`), never read into the heap. */
+  private def sendFile(ctx: ChannelHandlerContext, close: Boolean): Unit =
+    val file = java.io.RandomAccessFile(PerfApi.file.toFile, "r")
+    val length = file.length
+    val head = DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK)
+    head.headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
+    head.headers.set(HttpHeaderNames.CONTENT_LENGTH, length)
+    if close then head.headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
+    ctx.write(head)
+    ctx.write(DefaultFileRegion(file.getChannel, 0, length))
+    val last = ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT)
+    if close then last.addListener(ChannelFutureListener.CLOSE)
 
   private def respond(
       ctx: ChannelHandlerContext,

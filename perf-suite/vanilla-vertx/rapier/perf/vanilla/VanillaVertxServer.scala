@@ -34,15 +34,29 @@ object VanillaVertxServer:
     val bytes = body.getBytes
     PayloadCodecs.echo(bytes, bytes.length).orNull
 
+  /** A body consumed as it arrives, through Vert.x's own stream API: each chunk counted, none kept. */
+  private def stream(request: HttpServerRequest): Unit =
+    var count = 0L
+    request.handler(chunk => count += chunk.length)
+    request.endHandler(_ => text(request, 200, PerfApi.ok(count)))
+
+  /** The file, with Vert.x's `sendFile` (zero-copy). */
+  private def sendFile(request: HttpServerRequest): Unit =
+    request.response.putHeader("Content-Type", "application/octet-stream").sendFile(PerfApi.file.toString)
+
   /** One route of each kind, in a hash map on the first path segment. */
   final class PlainHandler extends Handler[HttpServerRequest]:
     private val Text = 0
     private val Bytes = 1
     private val Json = 2
+    private val Stream = 3
+    private val File = 4
     private val kinds = java.util.HashMap[String, Integer]()
     kinds.put("path0", Text)
     kinds.put("pathBytes0", Bytes)
     kinds.put("pathJson0", Json)
+    kinds.put("pathStream0", Stream)
+    kinds.put("pathFile0", File)
 
     def handle(request: HttpServerRequest): Unit =
       val path = request.path
@@ -55,7 +69,9 @@ object VanillaVertxServer:
         path.substring(second + 1).toIntOption match
           case Some(id) => text(request, 200, PerfApi.ok(id))
           case None => text(request, 400, "bad id")
+      else if kind == File && method == HttpMethod.GET && second < 0 then sendFile(request)
       else if second >= 0 || method != HttpMethod.POST then text(request, 404, "not found")
+      else if kind == Stream then stream(request)
       else
         val length = request.getHeader("Content-Length")
         if length != null && length.toLongOption.exists(_ > PerfApi.MaxBodySize) then text(request, 413, "too large")
@@ -86,4 +102,6 @@ object VanillaVertxServer:
       router.post(s"/pathJson$n").handler(bodies).handler { (ctx: RoutingContext) =>
         json(ctx.request, echo(ctx.body.buffer))
       }
+      router.post(s"/pathStream$n").handler((ctx: RoutingContext) => stream(ctx.request))
+      router.get(s"/pathFile$n").handler((ctx: RoutingContext) => sendFile(ctx.request))
     router

@@ -38,6 +38,12 @@ final case class ServerSpec(
 ):
   def isVanilla: Boolean = twin.isEmpty
 
+  /**
+   * Whether it serves the streaming routes (`POST /pathStream{n}`, `GET /pathFile{n}`): the servers on Rapier's side,
+   * vanilla and Rapier alike. Peers are compared on the routes every server has.
+   */
+  def streams: Boolean = side == Side.Rapier
+
 /** The servers the suite knows, as data: adding a backend means adding entries here (and its server classes). */
 object Catalogue:
   private val vanilla = "rapier.perf.vanilla.VanillaNettyServer"

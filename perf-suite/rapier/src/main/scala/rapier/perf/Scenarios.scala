@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets
  *
  * @param routes
  *   how many routes a server must have to serve it (128: only the Multi variants)
+ * @param streams
+ *   whether it needs the streaming routes (see [[ServerSpec.streams]])
  */
 final case class Scenario(
     name: String,
@@ -20,9 +22,10 @@ final case class Scenario(
     contentType: Option[String],
     routes: Int,
     description: String,
-    check: Array[Byte] => Option[String]
+    check: Array[Byte] => Option[String],
+    streams: Boolean = false
 ):
-  def servable(server: ServerSpec): Boolean = server.routes >= routes
+  def servable(server: ServerSpec): Boolean = server.routes >= routes && (!streams || server.streams)
 
 object Scenarios:
   private def expectText(expected: String): Array[Byte] => Option[String] = bytes =>
@@ -45,6 +48,9 @@ object Scenarios:
   private val orderJson = writeToArray(order)
 
   private val fiveMB = 5 * 1024 * 1024
+  private val hundredMB = 100 * 1024 * 1024
+
+  private lazy val file = PerfApi.fileContent
 
   val all: List[Scenario] = List(
     Scenario("SimpleGet", "GET", "/path0/4", None, None, 1, "GET /path0/4", expectText(PerfApi.ok(4))),
@@ -109,6 +115,41 @@ object Scenarios:
       answer =>
         try if readFromArray[Order](answer) == order then None else Some("the order came back changed")
         catch case e: Exception => Some(s"not an order: ${e.getMessage.take(80)}")
+    ),
+    Scenario(
+      "PostStream",
+      "POST",
+      "/pathStream0",
+      Some(bytes(fiveMB)),
+      Some("application/octet-stream"),
+      1,
+      "POST /pathStream0 with 5 MB, consumed as a stream",
+      expectText(PerfApi.ok(fiveMB)),
+      streams = true
+    ),
+    Scenario(
+      "PostStream100MB",
+      "POST",
+      "/pathStream0",
+      Some(bytes(hundredMB)),
+      Some("application/octet-stream"),
+      1,
+      "POST /pathStream0 with 100 MB, consumed as a stream",
+      expectText(PerfApi.ok(hundredMB)),
+      streams = true
+    ),
+    Scenario(
+      "GetFile",
+      "GET",
+      "/pathFile0",
+      None,
+      None,
+      1,
+      "GET /pathFile0: a 5 MB file from disk",
+      answer =>
+        if java.util.Arrays.equals(answer, file) then None
+        else Some(s"not the file: ${answer.length} bytes, expected ${file.length}"),
+      streams = true
     )
   )
 

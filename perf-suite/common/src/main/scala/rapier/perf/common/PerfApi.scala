@@ -8,8 +8,11 @@ package rapier.perf.common
  *   - `POST /path{n}`: a text body; answers `ok {length in characters}`
  *   - `POST /pathBytes{n}`: a binary body; answers `ok {length in bytes}`
  *   - `POST /pathJson{n}`: a JSON [[Order]]; answers the same order, decoded and encoded again, as `application/json`
+ *   - `POST /pathStream{n}`: a binary body of any size, consumed as a stream, chunk by chunk as it arrives (never held
+ *     whole); answers `ok {length in bytes}`
+ *   - `GET /pathFile{n}`: the 5 MB [[file]], sent from disk
  *
- * Anything else is a 404; a body larger than [[MaxBodySize]] a 413.
+ * Anything else is a 404; a body larger than [[MaxBodySize]] a 413, except a streamed one.
  */
 object PerfApi:
   val TextPlain = "text/plain; charset=UTF-8"
@@ -18,7 +21,24 @@ object PerfApi:
   /** Large enough for the 5 MB scenarios, the same for every server. */
   val MaxBodySize: Int = 16 * 1024 * 1024
 
-  def ok(value: Int): String = s"ok $value"
+  def ok(value: Long): String = s"ok $value"
+
+  /** The size of the file `GET /pathFile{n}` sends. */
+  val FileSize: Int = 5 * 1024 * 1024
+
+  /** The content of the file `GET /pathFile{n}` sends: the same bytes in every server. */
+  def fileContent: Array[Byte] =
+    val random = java.util.Random(20261123L)
+    val bytes = new Array[Byte](FileSize)
+    random.nextBytes(bytes)
+    bytes
+
+  /** The file `GET /pathFile{n}` sends, written once per server process and deleted when it exits. */
+  lazy val file: java.nio.file.Path =
+    val path = java.nio.file.Files.createTempFile("rapier-perf-", ".bin")
+    java.nio.file.Files.write(path, fileContent)
+    path.toFile.deleteOnExit()
+    path
 
 /** The JSON document of the PostJson scenario: an order with a few hundred lines, about 64 KB. */
 final case class Order(id: Long, customer: Customer, lines: List[OrderLine], notes: String, createdAt: String)

@@ -7,7 +7,7 @@ import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
 import rapier.perf.vanilla.PayloadCodecs.given
 import rapier.server.*
 
-import scala.concurrent.Future
+import scala.concurrent.{ExecutionContext, Future}
 
 /**
  * The suite's endpoints on Rapier's Netty server, written as a user would, with the server's defaults except for the
@@ -49,5 +49,11 @@ object RapierNettyServer:
       .in(byteArrayBody)
       .out(stringBody)
       .serverLogicSuccess(b => Future.successful(PerfApi.ok(b.length))),
-    endpoint.post.in(s"pathJson$n").in(orderJson).out(orderJson).serverLogicSuccess(Future.successful)
+    endpoint.post.in(s"pathJson$n").in(orderJson).out(orderJson).serverLogicSuccess(Future.successful),
+    endpoint.post.in(s"pathStream$n").in(chunksBody).out(stringBody).serverLogicSuccess(count),
+    endpoint.get.in(s"pathFile$n").out(fileBody).serverLogicSuccess(_ => Future.successful(PerfApi.file))
   )
+
+  /** Counts a streamed body's bytes as its chunks arrive, with no copy of them: a fold, Rapier's lightest reader. */
+  private def count(body: BodyChunks): Future[String] =
+    body.fold(0L)((n, chunk) => n + chunk.remaining).map(PerfApi.ok)(using ExecutionContext.parasitic)
