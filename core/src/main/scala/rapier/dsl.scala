@@ -122,9 +122,10 @@ val chunksBody: EndpointIO.Body[BodyChunks, BodyChunks] =
   EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Chunks), Codec.stream)
 
 /**
- * A response body sent from a file, `application/octet-stream` (map the codec's media type for another): never read
- * into memory, sent zero-copy by Netty and Vert.x, with its length. A file that can't be read is the logic's failure,
- * a 500.
+ * A body as a file, `application/octet-stream` (map the codec's media type for another), never held in memory. A
+ * response's is sent zero-copy by Netty and Vert.x, with its length; a file that can't be read is the logic's failure,
+ * a 500. A request's is written to a temporary file as it arrives (within `maxStreamedBodySize`, the disk's pace
+ * slowing the client), the logic running once it is whole; the file is deleted once the request is answered.
  */
 val fileBody: EndpointIO.Body[java.nio.file.Path, java.nio.file.Path] =
   EndpointIO.Body(RawBodyType.FileBody, Codec.stream)

@@ -80,6 +80,27 @@ trait StreamTests extends ServerTestSupport:
         .map((count, digest) => summary(count, digest))(using ExecutionContext.parasitic)
     }
 
+  test("a body written to a file as it arrives, past maxBodySize, deleted once answered; past the stream limit a 413"):
+    val seen = java.util.concurrent.ConcurrentLinkedQueue[java.nio.file.Path]()
+    val toFile = endpoint.post.in("stream" / "file").in(fileBody).out(stringBody).serverLogicSuccess { path =>
+      seen.add(path)
+      Future.successful(expected(java.nio.file.Files.readAllBytes(path)))
+    }
+    withServerConfig(TestServerConfig(maxBodySize = 1024, maxStreamedBodySize = 4L * 1024 * 1024))(toFile) { t =>
+      assertEquals(t.post("/stream/file", body).body, expected(body))
+      assertEquals(t.post("/stream/file", Array.emptyByteArray).body, expected(Array.emptyByteArray))
+      eventually(!seen.isEmpty && seen.stream.allMatch(p => !java.nio.file.Files.exists(p)), "the files are deleted")
+      val c = t.raw()
+      try
+        c.send("POST /stream/file HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        (body ++ body).grouped(100000).foreach(p =>
+          c.send(s"${Integer.toHexString(p.length)}\r\n").send(p).send("\r\n")
+        )
+        assertEquals(c.readResponse().status, 413)
+      finally c.close()
+      eventually(t.bodyBytesHeld == 0, "nothing is held once the request is answered")
+    }
+
   test("a body folded chunk by chunk arrives whole and in order, without a copy; it is folded once"):
     val twice = endpoint.post.in("stream" / "twice").in(chunksBody).out(stringBody).serverLogic { chunks =>
       chunks.fold(0)((n, _) => n)

@@ -38,10 +38,10 @@ private[server] object CompiledEndpoint:
 
     val captures = InputPlan.Counter()
     val security =
-      try InputPlan.compile(e.securityInput, captures, bodyAllowed = false)
+      try InputPlan.compile(e.securityInput, captures, bodyAllowed = false, blocking)
       catch case ex: IllegalArgumentException => refuse(ex.getMessage)
     val input =
-      try InputPlan.compile(e.input, captures, bodyAllowed = true)
+      try InputPlan.compile(e.input, captures, bodyAllowed = true, blocking)
       catch case ex: IllegalArgumentException => refuse(ex.getMessage)
 
     def outputs(o: EndpointOutput[?]) =

@@ -77,6 +77,15 @@ private[server] final class EndpointHandler[F[_]](
         // 4. open the body's stream: the logic reads it as it arrives
         plan.decodeStream(request, slots) match
           case f: Failed => m.unit(failure(f, security = false))
+          case pending: StreamBodyReader.Pending =>
+            // A body read into a file: the logic runs once it is whole
+            val body = m.async[Any](pending.register)
+            val served = m.flatMap(body) { v =>
+              plan.completeBody(v, slots) match
+                case f: Failed => m.unit(failure(f, security = false))
+                case input => run(request, principal, input)
+            }
+            deletingFiles(request, m.handleError(served)(clientsBody))
           case input => m.handleError(run(request, principal, input))(clientsBody)
       case head if !plan.hasBody =>
         (if plan.needsSlots then plan.assemble(slots.nn) else head) match
@@ -125,21 +134,23 @@ private[server] final class EndpointHandler[F[_]](
         deleteTemporaryFiles(request)
         m.unit(failure(f, security = false))
       case input if request.temporaryFiles.isEmpty => run(request, principal, input)
-      case input =>
-        // Uploaded files live until the logic is done with them, whatever its outcome
-        val result =
-          try run(request, principal, input)
-          catch
-            case scala.util.control.NonFatal(e) =>
-              deleteTemporaryFiles(request)
-              throw e
-        m.handleError(m.map(result) { r =>
+      case input => deletingFiles(request, run(request, principal, input))
+
+  /** Uploaded files live until the logic is done with them, whatever its outcome. */
+  private def deletingFiles(request: ServerRequest, result: => F[ServerResponse]): F[ServerResponse] =
+    val started =
+      try result
+      catch
+        case scala.util.control.NonFatal(e) =>
           deleteTemporaryFiles(request)
-          r
-        }) { e =>
-          deleteTemporaryFiles(request)
-          m.error(e)
-        }
+          throw e
+    m.handleError(m.map(started) { r =>
+      deleteTemporaryFiles(request)
+      r
+    }) { e =>
+      deleteTemporaryFiles(request)
+      m.error(e)
+    }
 
   private def deleteTemporaryFiles(request: ServerRequest): Unit =
     val files = request.temporaryFiles

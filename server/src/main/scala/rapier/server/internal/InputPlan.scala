@@ -63,9 +63,17 @@ private[server] final class InputPlan private (
   def decodeBody(request: rapier.server.spi.ServerRequest, slots: Array[Any] | Null, bytes: Array[Byte]): Any =
     withBody(body.nn.decode(request, bytes), slots)
 
-  /** Opens the body's stream, then assembles the value; returns it, or `Failed`. */
+  /**
+   * Opens the body's stream, then assembles the value; returns it, or `Failed`, or a [[StreamBodyReader.Pending]] body
+   * to hand [[completeBody]] once it has arrived.
+   */
   def decodeStream(request: rapier.server.spi.ServerRequest, slots: Array[Any] | Null): Any =
-    withBody(stream.nn.open(request), slots)
+    stream.nn.open(request) match
+      case pending: StreamBodyReader.Pending => pending
+      case v => withBody(v, slots)
+
+  /** The input value once a pending body's value is `v` (or `Failed`). */
+  def completeBody(v: Any, slots: Array[Any] | Null): Any = withBody(v, slots)
 
   /** The input value once the body's is `v` (or `Failed`): `v` itself, or assembled with the other slots. */
   private def withBody(v: Any, slots: Array[Any] | Null): Any =
@@ -119,14 +127,19 @@ private[server] object InputPlan:
       if failures.nonEmpty then new Failed(failures) else Tuples.combine(values, 0, total)
 
   /** Compiles an input tree. `captures` numbers path captures across the security and the regular inputs. */
-  def compile(input: EndpointInput[?], captures: Counter, bodyAllowed: Boolean): InputPlan =
-    val builder = Builder(captures, bodyAllowed)
+  def compile(
+      input: EndpointInput[?],
+      captures: Counter,
+      bodyAllowed: Boolean,
+      blocking: java.util.concurrent.Executor
+  ): InputPlan =
+    val builder = Builder(captures, bodyAllowed, blocking)
     val root = builder.node(IOTree.ofInput(input))
     new InputPlan(builder.leaves.toArray, builder.body, builder.stream, builder.bodySlot, root)
 
   final class Counter(var next: Int = 0)
 
-  private final class Builder(captures: Counter, bodyAllowed: Boolean):
+  private final class Builder(captures: Counter, bodyAllowed: Boolean, blocking: java.util.concurrent.Executor):
     val leaves = scala.collection.mutable.ArrayBuffer.empty[LeafDecoder | Null]
     var body: BodyReading | Null = null
     var stream: StreamBodyReader | Null = null
@@ -165,13 +178,8 @@ private[server] object InputPlan:
 
     private def slot(leaf: EndpointInput.Basic[?]): Node =
       leaf match
-        case EndpointIO.Body(RawBodyType.StreamBody(kind), codec, _) =>
-          setBody(StreamBodyReader(kind, codec.asInstanceOf[Codec[Any, Any]]))
-        case EndpointIO.Body(RawBodyType.FileBody, _, _) =>
-          throw IllegalArgumentException(
-            "fileBody is written to responses; read a request's body as a stream (publisherBody, inputStreamBody) " +
-              "or take files as multipart parts"
-          )
+        case EndpointIO.Body(raw @ (_: RawBodyType.StreamBody[?] | RawBodyType.FileBody), codec, _) =>
+          setBody(StreamBodyReader(raw, codec.asInstanceOf[Codec[Any, Any]], blocking))
         case EndpointIO.Body(raw, codec, _) =>
           setBody(BodyDecoder(raw, codec.asInstanceOf[Codec[Any, Any]]))
         case EndpointIO.OneOfBody(variants, _) =>
