@@ -1,5 +1,7 @@
 package rapier.server.internal
 
+import rapier.flow.DrainLoop
+
 import rapier.server.spi.{BodyReceiver, BodySource}
 
 import java.nio.ByteBuffer

@@ -1,5 +1,6 @@
 package rapier.server.internal
 
+import rapier.flow.{Demand, DrainLoop}
 import rapier.server.spi.{BodyReceiver, BodySource}
 
 import java.nio.ByteBuffer
@@ -59,9 +60,7 @@ private final class BodySubscription(source: BodySource, subscriber: Flow.Subscr
       failure = IllegalArgumentException(s"a subscriber must request a positive number of chunks, not $n")
       release()
     else
-      var current = demand.get
-      while !demand.compareAndSet(current, if current + n < 0 then Long.MaxValue else current + n) do
-        current = demand.get
+      Demand.add(demand, n)
     drain()
 
   def cancel(): Unit =
@@ -102,7 +101,7 @@ private final class BodySubscription(source: BodySource, subscriber: Flow.Subscr
         val c = chunk
         if c != null && demand.get > 0 then
           chunk = null
-          if demand.get != Long.MaxValue then demand.decrementAndGet()
+          Demand.take(demand)
           try subscriber.onNext(c)
           catch
             case NonFatal(_) =>

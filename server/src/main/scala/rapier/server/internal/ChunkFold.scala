@@ -1,5 +1,7 @@
 package rapier.server.internal
 
+import rapier.flow.DrainLoop
+
 import rapier.BodyChunks
 import rapier.server.spi.{BodyReceiver, BodySource}
 

@@ -1,11 +1,12 @@
 package rapier.json.jsoniter
 
 import com.github.plokhotnyuk.jsoniter_scala.core.*
+import rapier.flow.{Demand, DrainLoop}
 
 import java.nio.ByteBuffer
 import java.util.Objects
 import java.util.concurrent.Flow
-import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger, AtomicLong}
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
 
 /**
  * A stream of values written as JSON, one chunk per value: the value is asked of the logic's publisher only when the
@@ -23,10 +24,10 @@ private final class JsonBytesSubscription[T](
     subscriber: Flow.Subscriber[? >: ByteBuffer],
     json: JsonValueCodec[T],
     array: Boolean
-) extends Flow.Subscription,
+) extends DrainLoop,
+      Flow.Subscription,
       Flow.Subscriber[T]:
   private val demand = AtomicLong()
-  private val pending = AtomicInteger()
   private val cancelled = AtomicBoolean()
   @volatile private var upstream: Flow.Subscription | Null = null
   @volatile private var value: ByteBuffer | Null = null
@@ -45,9 +46,7 @@ private final class JsonBytesSubscription[T](
       failure = IllegalArgumentException(s"a subscriber must request a positive number of chunks, not $n")
       cancelUpstream()
     else
-      var current = demand.get
-      while !demand.compareAndSet(current, if current + n < 0 then Long.MaxValue else current + n) do
-        current = demand.get
+      Demand.add(demand, n)
     drain()
 
   def cancel(): Unit =
@@ -89,14 +88,7 @@ private final class JsonBytesSubscription[T](
     val s = upstream
     if s != null then s.nn.cancel()
 
-  private def drain(): Unit =
-    if pending.getAndIncrement() == 0 then
-      var missed = 1
-      while missed != 0 do
-        step()
-        missed = pending.addAndGet(-missed)
-
-  private def step(): Unit =
+  protected def step(): Unit =
     if !terminated && !cancelled.get then
       val f = failure
       val v = value
@@ -105,17 +97,15 @@ private final class JsonBytesSubscription[T](
         subscriber.onError(f)
       else if v != null && demand.get > 0 then
         value = null
-        take()
+        Demand.take(demand)
         subscriber.onNext(v)
       if !terminated && value == null && demand.get > 0 then
         if ended then
           terminated = true
           if array then
-            take()
+            Demand.take(demand)
             subscriber.onNext(ByteBuffer.wrap((if first then "[]" else "]").getBytes))
           subscriber.onComplete()
         else if !requested && upstream != null then
           requested = true
           upstream.nn.request(1)
-
-  private def take(): Unit = if demand.get != Long.MaxValue then demand.decrementAndGet()

@@ -1,11 +1,12 @@
 package rapier.json.jsoniter
 
 import com.github.plokhotnyuk.jsoniter_scala.core.*
+import rapier.flow.{Demand, DrainLoop}
 import rapier.{InvalidStreamException, Schema}
 
 import java.nio.ByteBuffer
 import java.util.Objects
-import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger, AtomicLong}
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
 import java.util.concurrent.{ConcurrentLinkedQueue, Flow}
 
 /**
@@ -42,11 +43,11 @@ private final class JsonValuesSubscription[T](
     json: JsonValueCodec[T],
     element: Schema[T],
     splitter: JsonSplitter
-) extends Flow.Subscription,
+) extends DrainLoop,
+      Flow.Subscription,
       Flow.Subscriber[ByteBuffer]:
   private val values = ConcurrentLinkedQueue[T]()
   private val demand = AtomicLong()
-  private val pending = AtomicInteger()
   @volatile private var upstream: Flow.Subscription | Null = null
   @volatile private var requested = false
   @volatile private var ended = false
@@ -75,9 +76,7 @@ private final class JsonValuesSubscription[T](
   def request(n: Long): Unit =
     if n <= 0 then fail(s"a subscriber must request a positive number of values, not $n", client = false)
     else
-      var current = demand.get
-      while !demand.compareAndSet(current, if current + n < 0 then Long.MaxValue else current + n) do
-        current = demand.get
+      Demand.add(demand, n)
     drain()
 
   def cancel(): Unit =
@@ -117,17 +116,10 @@ private final class JsonValuesSubscription[T](
     val at = message.indexOf(", offset: 0x")
     (if at < 0 then message else message.substring(0, at)).replaceAll("\"[^\"]*\"", "").trim
 
-  private def drain(): Unit =
-    if pending.getAndIncrement() == 0 then
-      var missed = 1
-      while missed != 0 do
-        step()
-        missed = pending.addAndGet(-missed)
-
-  private def step(): Unit =
+  protected def step(): Unit =
     if !terminated && !cancelled then
       while demand.get > 0 && !values.isEmpty do
-        if demand.get != Long.MaxValue then demand.decrementAndGet()
+        Demand.take(demand)
         subscriber.onNext(values.poll())
       if values.isEmpty then
         val f = failure
