@@ -98,7 +98,6 @@ private[vertx] final class RequestHandler(
       val http10 = request.version == HttpVersion.HTTP_1_0
       val streams = chain != null && chain.nn.streamsBody
       val limit = if streams then options.maxStreamedBodySize else options.maxBodySize
-      val handler = Dispatch(request, view, chain, routed)
       if length == -2L then refuse(request, Refusals.InvalidContentLength)
       else if length > limit then
         // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
@@ -107,8 +106,9 @@ private[vertx] final class RequestHandler(
       else if length <= 0 && !chunked then
         // A route before a mount may have paused the request: its end must still come through.
         if context != null then request.resume()
-        handler.dispatch(null)
-      else if context != null && context.body.available then readBefore(request, view, handler, context.body.buffer)
+        dispatch(request, view, chain, routed, null)
+      else if context != null && context.body.available then
+        readBefore(request, view, chain, routed, context.body.buffer)
       else if streams && !request.isEnded then
         // `100 Continue` waits for the logic's first pull: logic that answers without reading never gets the body.
         val source = VertxBody(
@@ -119,7 +119,7 @@ private[vertx] final class RequestHandler(
           ContextLoop(Vertx.currentContext)
         )
         view.source = source
-        handler.dispatch(source)
+        dispatch(request, view, chain, routed, source)
       else if request.isEnded then
         // Read by a route before the mount, and kept nowhere Rapier can find it: the application's mistake.
         log.error(s"The body of ${request.method} ${request.path} was read before Rapier's route; put no handler " +
@@ -128,20 +128,21 @@ private[vertx] final class RequestHandler(
         write(request, options.serverOptions.problemRenderer(problem), close = false)
       else
         if RequestSyntax.expectsContinue(expect, http10) then request.response.writeContinue()
-        BodyReader(request, length, view, handler, resume = context != null)
+        BodyReader(request, length, view, chain, routed, resume = context != null)
 
   /** A body a vertx-web `BodyHandler` read: within Rapier's limit, it is served as it is. */
   private def readBefore(
       request: HttpServerRequest,
       view: VertxRequest,
-      handler: Dispatch,
+      chain: EndpointChain[Future] | Null,
+      routed: Boolean,
       buffer: Buffer | Null
   ): Unit =
     val n = if buffer == null then 0 else buffer.nn.length
     if n > options.maxBodySize then refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
     else
       if n > 0 then view.body = buffer.nn.getBytes
-      handler.dispatch(null)
+      dispatch(request, view, chain, routed, null)
 
   /**
    * Reads one request's body, once, into an array: sized by Content-Length, or grown as chunks arrive. One object is
@@ -153,7 +154,8 @@ private[vertx] final class RequestHandler(
       request: HttpServerRequest,
       length: Long,
       view: VertxRequest,
-      handler: Dispatch,
+      chain: EndpointChain[Future] | Null,
+      routed: Boolean,
       resume: Boolean
   ) extends Handler[AnyRef],
         Runnable:
@@ -192,7 +194,7 @@ private[vertx] final class RequestHandler(
         if !done then
           finish()
           view.body = body
-          handler.dispatch(null)
+          dispatch(request, view, chain, routed, null)
 
     private def onChunk(chunk: Buffer): Unit =
       if !done then
@@ -225,22 +227,25 @@ private[vertx] final class RequestHandler(
 
     private def body: Array[Byte] = if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
 
-  /** Hands a request to the interpreter, and writes what it answers. */
-  private final class Dispatch(
+  /**
+   * Hands a request to the interpreter — routed already when `routed` (`chain` its endpoint, null for the rejection),
+   * else routed as it is served — and writes what it answers.
+   */
+  private def dispatch(
       request: HttpServerRequest,
       view: VertxRequest,
       chain: EndpointChain[Future] | Null,
-      routed: Boolean
-  ):
-    def dispatch(source: VertxBody | Null): Unit =
-      val result =
-        if routed then Completion.attempt(interpreter.serve(view, chain)) else Completion.serve(interpreter, view)
-      val now = Completion.nowOrNull(result)
-      if source != null then
-        Completion.whenComplete(result, source.loop)(respondStreamed(request, source.nn, _))
-      else if now != null then write(request, now.nn, close = false)
-      // Completed elsewhere: back on the request's context, which owns the connection.
-      else Completion.whenComplete(result, ContextLoop(Vertx.currentContext))(write(request, _, close = false))
+      routed: Boolean,
+      source: VertxBody | Null
+  ): Unit =
+    val result =
+      if routed then Completion.attempt(interpreter.serve(view, chain)) else Completion.serve(interpreter, view)
+    val now = Completion.nowOrNull(result)
+    if source != null then
+      Completion.whenComplete(result, source.loop)(respondStreamed(request, source.nn, _))
+    else if now != null then write(request, now.nn, close = false)
+    // Completed elsewhere: back on the request's context, which owns the connection.
+    else Completion.whenComplete(result, ContextLoop(Vertx.currentContext))(write(request, _, close = false))
 
   /**
    * The answer to a request whose body was streamed: what its logic says, unless the body could not be read (then
@@ -339,7 +344,7 @@ private[vertx] final class RequestHandler(
           val done = new ResponseWriter.Done:
             def sent(ended: io.vertx.core.Future[Void]): Unit = finish(request, ended, close, body)
             def failedBeforeHead(cause: Throwable): Unit = RequestHandler.this.failedBeforeHead(request, r, cause, body)
-          ResponseWriter(response, Vertx.currentContext, chunks, done).start()
+          ResponseWriter(response, Vertx.currentContext, chunks, done).begin()
         case other =>
           other.nn.abandon()
           finish(request, response.end(), close, body)
