@@ -20,9 +20,12 @@ private[server] final class PublisherSource(publisher: Flow.Publisher[? <: ByteB
   @volatile private var subscribed = false
   @volatile private var cancelled = false
   @volatile private var finished = false
+  // A failure signalled while no pull waited: the next pull gets it, never an end that would pass a cut body as whole.
+  @volatile private var failure: Throwable | Null = null
 
   def pull(receiver: BodyReceiver): Unit =
-    if finished then receiver.onEnd()
+    if failure != null then receiver.onError(failure.nn)
+    else if finished then receiver.onEnd()
     else
       waiting.set(receiver)
       if !subscribed then
@@ -54,6 +57,7 @@ private[server] final class PublisherSource(publisher: Flow.Publisher[? <: ByteB
     else receiver.nn.onChunk(chunk)
 
   def onError(e: Throwable): Unit =
+    failure = e
     finished = true
     val receiver = waiting.getAndSet(null)
     if receiver != null then receiver.nn.onError(e)

@@ -12,6 +12,23 @@ class BodyStreamsTest extends munit.FunSuite:
   private val pool = Executors.newFixedThreadPool(2)
   override def afterAll(): Unit = pool.shutdownNow()
 
+  test("a response publisher's failure signalled between pulls reaches the next pull, never as the body's end"):
+    val publisher: Flow.Publisher[ByteBuffer] = subscriber =>
+      subscriber.onSubscribe(new Flow.Subscription:
+        def request(n: Long): Unit =
+          subscriber.onNext(ByteBuffer.wrap(Array[Byte](1, 2, 3)))
+          subscriber.onError(IOException("the source broke"))
+        def cancel(): Unit = ())
+    val source = PublisherSource(publisher, -1L)
+    val answers = List.newBuilder[String]
+    val receiver = new BodyReceiver:
+      def onChunk(chunk: ByteBuffer): Unit = answers += s"chunk ${chunk.remaining}"
+      def onEnd(): Unit = answers += "end"
+      def onError(cause: Throwable): Unit = answers += s"error ${cause.getMessage}"
+    source.pull(receiver)
+    source.pull(receiver)
+    assertEquals(answers.result(), List("chunk 3", "error the source broke"))
+
   /**
    * A body of `size` bytes in chunks of `chunk`, answered on the caller's stack or on another thread, failing with
    * `failAt` bytes read when given. It checks that at most one pull is outstanding and reuses its chunk buffer, as a
