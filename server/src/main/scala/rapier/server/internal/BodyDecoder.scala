@@ -17,21 +17,17 @@ private[server] trait BodyReading:
 
 private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, Any]) extends BodyReading:
   val ref: InputRef = InputRef(InputSource.Body, "")
-  private val contentTypeRef = InputRef(InputSource.ContentType, "")
+  private val contentTypeRule = RequiredContentType(codec.mediaType)
 
   /** The media type a request must declare, or null for text and bytes, which any `Content-Type` may carry. */
-  val required: MediaType | Null =
-    val m = codec.mediaType
-    if m.isText || m == MediaType.ApplicationOctetStream then null else m
+  val required: MediaType | Null = contentTypeRule.required
   val mediaType: MediaType = codec.mediaType
-  private val wrongType =
-    DecodeResult.Mismatch(if required == null then "" else required.nn.copy(charset = None).render)
   private val invalidText = DecodeResult.Error("text in the declared charset")
 
   def decode(request: ServerRequest, bytes: Array[Byte]): Any =
     val contentType = request.headerOrNull(HeaderNames.ContentType)
-    if required != null && (contentType == null || !required.nn.matchesContentType(contentType)) then
-      Failed(contentTypeRef, wrongType)
+    val wrongType = contentTypeRule.failureOrNull(contentType)
+    if wrongType != null then wrongType
     else
       raw match
         case RawBodyType.ByteArrayBody => Failed.unwrap(ref, codec.decode(bytes))

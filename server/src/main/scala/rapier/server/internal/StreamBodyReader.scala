@@ -1,7 +1,7 @@
 package rapier.server.internal
 
 import rapier.*
-import rapier.model.{HeaderNames, MediaType}
+import rapier.model.HeaderNames
 
 import java.util.concurrent.Executor
 import rapier.server.interceptor.{InputRef, InputSource}
@@ -27,23 +27,16 @@ private[server] final class StreamBodyReader(raw: RawBodyType[?], codec: Codec[A
     case other =>
       throw IllegalArgumentException(s"no reader for bodies as ${other.name}: its module provides one (a StreamReader)")
 
-  private val contentTypeRef = InputRef(InputSource.ContentType, "")
-
   // A stream of a specific media type (a JSON array, NDJSON) must arrive with that Content-Type; bytes with any.
-  private val required: MediaType | Null =
-    val m = codec.mediaType
-    if m.isText || m == MediaType.ApplicationOctetStream then null else m
-  private val wrongType =
-    DecodeResult.Mismatch(if required == null then "" else required.nn.copy(charset = None).render)
+  private val contentType = RequiredContentType(codec.mediaType)
 
   /**
    * The body's stream, decoded by the input's codec; or `Failed` (before anything is read). A body read into a file
    * ([[RawBodyType.FileBody]]) is a [[StreamBodyReader.Pending]]: the file once the body is whole.
    */
   def open(request: ServerRequest): Any =
-    val contentType = request.headerOrNull(HeaderNames.ContentType)
-    if required != null && (contentType == null || !required.nn.matchesContentType(contentType)) then
-      Failed(contentTypeRef, wrongType)
+    val wrongType = contentType.failureOrNull(request.headerOrNull(HeaderNames.ContentType))
+    if wrongType != null then wrongType
     else if stream == null then toFile(request)
     else Failed.unwrap(ref, codec.decode(stream(request.bodySource)))
 
