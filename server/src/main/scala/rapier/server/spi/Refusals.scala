@@ -15,6 +15,12 @@ object Refusals:
   val InvalidContentLength: Invalid = Invalid(StatusCode.BadRequest, "Invalid Content-Length")
   val BodyLongerThanLength: Invalid = Invalid(StatusCode.BadRequest, "The body is longer than its Content-Length")
   val InvalidBodyFraming: Invalid = Invalid(StatusCode.BadRequest, "The request body is not valid HTTP/1.1 framing")
+
+  /**
+   * The client closed its connection before its request body's end: the reader's error, answered nowhere, and never
+   * a server error in the logs.
+   */
+  val BodyCutShort: Invalid = Invalid(StatusCode.BadRequest, "The connection closed before the request body's end")
   val UnsupportedExpectation: Invalid =
     Invalid(StatusCode.ExpectationFailed, "Only the 100-continue expectation is supported")
 

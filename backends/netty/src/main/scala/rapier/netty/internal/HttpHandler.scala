@@ -12,7 +12,6 @@ import rapier.server.spi.{Completion, EventLoop, Refusals, RequestBodyException,
 import rapier.server.spi.ResponseStream
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 
-import java.io.IOException
 import java.util.concurrent.TimeUnit
 import scala.concurrent.Future
 
@@ -246,9 +245,11 @@ private[netty] class HttpHandler(
     receiving = null
     receivingView = null
     bodySince = 0L
-    if stream != null then
-      stream.nn.failed(IOException("the connection closed before the request body's end"))
-      stream.nn.discard()
+    val streamed = stream
+    if streamed != null then
+      // Its reader hears of it at once, and may answer the request before `failed` returns, which ends `stream`
+      streamed.failed(RequestBodyException(Refusals.BodyCutShort))
+      streamed.discard()
       stream = null
 
   // A streamed body's reading, started and stopped by its reader's pace; the body deadline while a pull waits.

@@ -15,7 +15,6 @@ import rapier.model.StatusCode
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
 
-import java.io.IOException
 import java.nio.ByteBuffer
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeUnit.NANOSECONDS
@@ -286,7 +285,7 @@ private[vertx] final class RequestHandler(
 
     def handle(event: AnyRef): Unit = event match
       case chunk: Buffer => arrived(chunk)
-      case _: HttpClosedException => failed(IOException("the connection closed before the request body's end"))
+      case _: HttpClosedException => failed(RequestBodyException(Refusals.BodyCutShort))
       // Vert.x reports a broken chunked framing here, then closes.
       case _: Throwable => failed(RequestBodyException(Refusals.InvalidBodyFraming))
       case _ => completed()
