@@ -65,6 +65,8 @@ val nettyPin = dependencyOverrides ++= Seq(
 ).map(name => "io.netty" % s"netty-$name" % versions.netty)
 
 // Netty's leak detector at its strictest in every test JVM: a LEAK fails the build (see rapier.testkit.LeakDetection).
+// Each module's tests have a temporary folder of their own, so that a test counting the files left there (uploads)
+// does not count another module's, whose tests may run at the same time.
 val testSettings = Seq(
   Test / fork := true,
   Test / javaOptions ++= Seq(
@@ -72,6 +74,11 @@ val testSettings = Seq(
     "-Dio.netty.leakDetection.targetRecords=8",
     "-Xmx1g"
   ),
+  Test / javaOptions += {
+    val tmp = (Test / target).value / "tmp"
+    IO.createDirectory(tmp)
+    s"-Djava.io.tmpdir=$tmp"
+  },
   Test / testOptions += Tests.Argument(TestFrameworks.MUnit, "-b"),
   libraryDependencies += munit % Test
 )

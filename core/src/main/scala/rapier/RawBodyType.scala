@@ -13,8 +13,8 @@ object RawBodyType:
   case object ByteArrayBody extends RawBodyType[Array[Byte]]
 
   /**
-   * A `multipart/form-data` body (RFC 7578), split into its parts. `toDisk` says which parts are written to
-   * temporary files (deleted once the request is answered) rather than kept in memory.
+   * A `multipart/form-data` body (RFC 7578), split into its parts as it arrives. `toDisk` says which parts are written
+   * to temporary files as their bytes come (deleted once the request is answered) rather than kept in memory.
    */
   final case class MultipartBody(limits: MultipartLimits, toDisk: (String, Option[String]) => Boolean)
       extends RawBodyType[Multipart]

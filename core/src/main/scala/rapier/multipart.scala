@@ -9,10 +9,26 @@ import scala.compiletime.{constValueTuple, summonAll}
 import scala.deriving.Mirror
 
 /**
- * Limits on a `multipart/form-data` body, beside the server's limit on the whole body: how many parts, how large
- * each may be (a larger one is a 413 naming it), and how large a part's headers.
+ * Limits on a `multipart/form-data` body, checked as it arrives. The body as a whole is a streamed body, within the
+ * server's `maxStreamedBodySize`; it is never held whole, and these bound what it can cost.
+ *
+ * @param maxParts
+ *   how many parts; one more is a 400
+ * @param maxPartSize
+ *   how large one part may be, in memory or in its file; a larger one is a 413 naming the limit
+ * @param maxHeaderSize
+ *   how large a part's header section may be (a 400 past it); a preamble before the first boundary and an epilogue
+ *   after the last are held to it too
+ * @param maxInMemorySize
+ *   how many bytes the parts kept in memory (those not written to files) may hold together; past it, a 413
  */
-final case class MultipartLimits(maxParts: Int = 100, maxPartSize: Long = 10L * 1024 * 1024, maxHeaderSize: Int = 8192)
+final case class MultipartLimits(
+    maxParts: Int = 100,
+    maxPartSize: Long = 10L * 1024 * 1024,
+    maxHeaderSize: Int = 8192,
+    maxInMemorySize: Long = 10L * 1024 * 1024
+):
+  require(maxParts > 0 && maxPartSize >= 0 && maxHeaderSize > 0 && maxInMemorySize >= 0, "limits must be positive")
 
 object MultipartLimits:
   val default: MultipartLimits = MultipartLimits()

@@ -79,6 +79,32 @@ trait MultipartTests extends ServerTestSupport:
       throw IllegalStateException("after the upload")
     }
 
+  /** Every part as it is; the logic answers with each part's size and a checksum of its content. */
+  private val checksums = endpoint.post
+    .in("checksums")
+    .in(multipartBodyWithLimits[Multipart](MultipartLimits(maxPartSize = 64L * 1024 * 1024, maxInMemorySize = 1000)))
+    .out(stringBody)
+    .serverLogicSuccess[Future] { m =>
+      Future.successful(m.parts.map { p =>
+        val bytes = p.body match
+          case PartData.InMemory(b) => b
+          case PartData.OnDisk(file, _) => Files.readAllBytes(file)
+        s"${p.name}:${bytes.length}:${crc(bytes)}"
+      }.mkString(" "))
+    }
+
+  private def crc(bytes: Array[Byte]): Long =
+    val c = java.util.zip.CRC32()
+    c.update(bytes)
+    c.getValue
+
+  private def rawHead(length: Long): String =
+    s"POST /checksums HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=$boundary\r\n" +
+      s"Content-Length: $length\r\n\r\n"
+
+  private def partHead(name: String, fileName: String): String =
+    s"--$boundary\r\nContent-Disposition: form-data; name=\"$name\"; filename=\"$fileName\"\r\n\r\n"
+
   private def uploadsLeft(): Int =
     Files.list(Path.of(System.getProperty("java.io.tmpdir"))).iterator.asScala
       .count(_.getFileName.toString.startsWith("rapier-upload-"))
@@ -151,4 +177,67 @@ trait MultipartTests extends ServerTestSupport:
       assertEquals((noBoundary.status, noBoundary.problem.errors.map(_.rule)), (400, List("syntax")))
       val truncated = t.post("/upload", body.take(body.length - 30), contentType)
       assertEquals((truncated.status, truncated.problem.errors.map(_.rule)), (400, List("syntax")))
+    }
+
+  test("a file larger than the server's whole-body limit is written to disk as it arrives, never held whole"):
+    withServerConfig(TestServerConfig(maxBodySize = 64 * 1024))(checksums) { t =>
+      val content = Array.tabulate[Byte](24 * 1024 * 1024)(i => (i * 7 % 251).toByte)
+      @volatile var most = 0L
+      @volatile var sending = true
+      val watcher = Thread(() =>
+        while sending do
+          most = most.max(t.bodyBytesHeld); Thread.sleep(1)
+      )
+      watcher.start()
+      val r =
+        try t.post("/checksums", encode(Sent.text("title", "T"), Sent("file", content, Some("big.bin"))), contentType)
+        finally sending = false
+      watcher.join()
+      assertEquals((r.status, r.body), (200, s"title:1:${crc("T".getBytes)} file:${content.length}:${crc(content)}"))
+      assert(most < 1024 * 1024, s"the server held $most bytes of the body at once")
+    }
+
+  test("a part past its limit is refused as it arrives, before the client has sent the rest, and leaves no file"):
+    val before = uploadsLeft()
+    withServer(upload) { t =>
+      val c = t.raw()
+      try
+        c.send(rawHead(20L * 1024 * 1024).replace("/checksums", "/upload")).send(partHead("cover", "big.bin"))
+        c.send(new Array[Byte](6 * 1024 * 1024 + 64 * 1024))
+        val r = c.readResponse()
+        assertEquals((r.status, r.problem.errors.map(_.rule)), (413, List("maxSize")))
+        assert(c.closedByServer(3000), "the connection of a body left unread closes")
+      finally c.close()
+      assertEquals(t.get("/nowhere").status, 404)
+    }
+    eventually(uploadsLeft() == before, "the part's file is deleted")
+
+  test("parts kept in memory are held to their limit together: past it, a 413"):
+    withServer(checksums) { t =>
+      val fields = encode(Sent.text("a", "x" * 600), Sent.text("b", "y" * 600))
+      val r = t.post("/checksums", fields, contentType)
+      assertEquals((r.status, r.problem.errors.map(_.rule)), (413, List("maxSize")))
+      assert(r.problem.detail.contains("1000"), r.problem.detail)
+      val small = t.post("/checksums", encode(Sent.text("a", "x" * 600)), contentType)
+      assertEquals(small.body, s"a:600:${crc(("x" * 600).getBytes)}")
+    }
+
+  test("a multipart body is held to maxStreamedBodySize as a whole"):
+    withServerConfig(TestServerConfig(maxStreamedBodySize = 100000))(checksums) { t =>
+      val r = t.post("/checksums", encode(Sent("f", new Array[Byte](200000), Some("f.bin"))), contentType)
+      assertEquals(r.status, 413)
+      assert(r.problem.detail.contains("100000"), r.problem.detail)
+    }
+
+  test("a client that goes away mid-upload leaves no file behind, and the server serves on"):
+    val before = uploadsLeft()
+    withServer(checksums) { t =>
+      val c = t.raw()
+      c.send(rawHead(10L * 1024 * 1024)).send(partHead("file", "gone.bin")).send(new Array[Byte](512 * 1024))
+      eventually(uploadsLeft() > before, "the part's file is being written")
+      c.close()
+      eventually(uploadsLeft() == before, "the part's file is deleted once the client is gone")
+      eventually(t.bodyBytesHeld == 0, "nothing is held once the connection is gone")
+      val r = t.post("/checksums", encode(Sent.text("a", "b")), contentType)
+      assertEquals(r.body, s"a:1:${crc("b".getBytes)}")
     }

@@ -32,11 +32,11 @@ private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, A
       raw match
         case RawBodyType.ByteArrayBody => Failed.unwrap(ref, codec.decode(bytes))
         case RawBodyType.MultipartBody(limits, toDisk) =>
-          MultipartParser.parse(request, contentType, bytes, limits, toDisk) match
+          MultipartReader.readWhole(request, contentType, bytes, limits, toDisk) match
             case failure: DecodeResult.Failure => Failed(ref, failure)
             case parts: Multipart => Failed.unwrap(ref, codec.decode(parts))
         case _: RawBodyType.StreamBody[?] | RawBodyType.FileBody =>
-          throw IllegalStateException("a stream body is read by StreamBodyReader; a file body is refused when compiled")
+          throw IllegalStateException("a stream or file body is read by StreamBodyReader, never whole")
         case RawBodyType.StringBody(defaultCharset) =>
           Text.decodeOrNull(bytes, Text.charsetOf(contentType, defaultCharset)) match
             case null => Failed(ref, invalidText)

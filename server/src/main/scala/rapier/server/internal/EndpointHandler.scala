@@ -155,7 +155,7 @@ private[server] final class EndpointHandler[F[_]](
   private def deleteTemporaryFiles(request: ServerRequest): Unit =
     val files = request.temporaryFiles
     request.temporaryFiles = Nil
-    files.foreach(MultipartParser.deleteQuietly)
+    files.foreach(MultipartReader.deleteQuietly)
 
   // 5. run the logic, and 6. encode what it returns
   private def run(request: ServerRequest, principal: Any, input: Any): F[ServerResponse] =

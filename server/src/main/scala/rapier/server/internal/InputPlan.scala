@@ -178,7 +178,13 @@ private[server] object InputPlan:
 
     private def slot(leaf: EndpointInput.Basic[?]): Node =
       leaf match
-        case EndpointIO.Body(raw @ (_: RawBodyType.StreamBody[?] | RawBodyType.FileBody), codec, _) =>
+        // A multipart body is read as it arrives too, its files written as they come; in a body of several
+        // representations it is read whole like the others, since the Content-Type chooses after the body is read
+        case EndpointIO.Body(
+              raw @ (_: RawBodyType.StreamBody[?] | RawBodyType.FileBody | _: RawBodyType.MultipartBody),
+              codec,
+              _
+            ) =>
           setBody(StreamBodyReader(raw, codec.asInstanceOf[Codec[Any, Any]], blocking))
         case EndpointIO.Body(raw, codec, _) =>
           setBody(BodyDecoder(raw, codec.asInstanceOf[Codec[Any, Any]]))

@@ -8,9 +8,10 @@ import rapier.server.interceptor.{InputRef, InputSource}
 import rapier.server.spi.{BodySource, ServerRequest, StreamReader}
 
 /**
- * Reads a body as a stream of the input's kind: the stream is made over the request's [[BodySource]] before the logic
- * runs, and pulls from it only as the logic reads. Built once per endpoint, when the server starts; a kind no reader
- * is known for fails there.
+ * Reads a body as it arrives: as a stream of the input's kind, made over the request's [[BodySource]] before the
+ * logic runs, which pulls from it only as the logic reads; or into a file, or into a multipart body's parts, before
+ * the logic runs, never held whole. Built once per endpoint, when the server starts; a kind no reader is known for
+ * fails there.
  */
 private[server] final class StreamBodyReader(raw: RawBodyType[?], codec: Codec[Any, Any], blocking: Executor):
   val ref: InputRef = InputRef(InputSource.Body, "")
@@ -32,22 +33,46 @@ private[server] final class StreamBodyReader(raw: RawBodyType[?], codec: Codec[A
 
   /**
    * The body's stream, decoded by the input's codec; or `Failed` (before anything is read). A body read into a file
-   * ([[RawBodyType.FileBody]]) is a [[StreamBodyReader.Pending]]: the file once the body is whole.
+   * ([[RawBodyType.FileBody]]) or split into parts ([[RawBodyType.MultipartBody]]) is a
+   * [[StreamBodyReader.Pending]]: its value once the body has arrived.
    */
   def open(request: ServerRequest): Any =
-    val wrongType = contentType.failureOrNull(request.headerOrNull(HeaderNames.ContentType))
+    val header = request.headerOrNull(HeaderNames.ContentType)
+    val wrongType = contentType.failureOrNull(header)
     if wrongType != null then wrongType
-    else if stream == null then toFile(request)
-    else Failed.unwrap(ref, codec.decode(stream(request.bodySource)))
+    else if stream != null then Failed.unwrap(ref, codec.decode(stream(request.bodySource)))
+    else
+      raw match
+        case RawBodyType.MultipartBody(limits, toDisk) => multipart(request, header, limits, toDisk)
+        case _ => toFile(request)
 
   /** Writes the body to a temporary file, deleted once the request is answered. */
   private def toFile(request: ServerRequest): StreamBodyReader.Pending =
     val file = java.nio.file.Files.createTempFile("rapier-body-", ".tmp")
-    request.temporaryFiles = file :: request.temporaryFiles
+    request.keepFile(file)
     StreamBodyReader.Pending(done =>
       BodyToFile(request.bodySource, file, blocking, r => done(r.map(path => Failed.unwrap(ref, codec.decode(path)))))
         .start()
     )
+
+  /** Splits a multipart body into its parts as it arrives, file parts written to temporary files. */
+  private def multipart(
+      request: ServerRequest,
+      header: String | Null,
+      limits: MultipartLimits,
+      toDisk: (String, Option[String]) => Boolean
+  ): Any =
+    PartHeaders.boundaryOrNull(header) match
+      case null => Failed(ref, MultipartReader.NoBoundary)
+      case boundary: Array[Byte] =>
+        StreamBodyReader.Pending(done =>
+          val parts: Either[Throwable, Multipart | DecodeResult.Failure] => Unit = r =>
+            done(r.map {
+              case m: Multipart => Failed.unwrap(ref, codec.decode(m))
+              case f: DecodeResult.Failure => Failed(ref, f)
+            })
+          MultipartReader(request.bodySource, boundary, limits, toDisk, blocking, request.keepFile, parts).start()
+        )
 
 private[server] object StreamBodyReader:
   /** A body value that a callback delivers once the body has arrived (`register` as in `Monad.async`). */

@@ -68,8 +68,14 @@ abstract class ServerRequest extends RequestView:
   private var queryParsed = false
   private[server] var rejection: Rejection = Rejection.NotFound
 
-  /** Files written for this request (multipart uploads), deleted once it is answered. */
+  /**
+   * Files written for this request (uploads), deleted once it is answered. The body's reader adds to it on any
+   * thread, but always before it hands the body's value over, which orders it before the answer's read.
+   */
   private[server] var temporaryFiles: List[java.nio.file.Path] = Nil
+
+  /** Keeps `file` until the request is answered, then deletes it. */
+  private[server] def keepFile(file: java.nio.file.Path): Unit = temporaryFiles = file :: temporaryFiles
 
   /** Starts serving: where the path lies, and no state from an earlier request. */
   private[server] def begin(start: Int, end: Int): Unit =
