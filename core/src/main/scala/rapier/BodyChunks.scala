@@ -10,8 +10,9 @@ import scala.concurrent.Future
  */
 trait BodyChunks:
   /**
-   * Folds the body's chunks into a result: `f` is called with each chunk in order, which is valid during the call
-   * only (it is the server's buffer: copy what must outlive the call), on the thread that received it — possibly the
+   * Folds the body's chunks into a result: `f` is called with each chunk in order — its bytes are those from its
+   * position to its limit, and the position need not be 0 — which is valid during the call only (it is the server's
+   * buffer: copy what must outlive the call), on the thread that received it — possibly the
    * connection's event loop, so `f` must not block. The future fails with the body's error (a client gone, a body over
    * the limit), or with what `f` throws (the rest of the body is then not read). A body is folded once.
    */

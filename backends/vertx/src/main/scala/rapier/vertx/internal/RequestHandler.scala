@@ -8,7 +8,7 @@ import io.vertx.core.internal.buffer.BufferInternal
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
-import rapier.nettyhttp.InvalidRequest
+import rapier.nettyhttp.{ChunkView, InvalidRequest}
 import rapier.server.spi.{Completion, ConnectionBody, EventLoop, Refusals, RequestBodyException, RequestSyntax}
 import rapier.server.spi.{ResponseRules, ResponseStream}
 import rapier.model.StatusCode
@@ -276,7 +276,7 @@ private[vertx] final class RequestHandler(
     request.endHandler(this.asInstanceOf[Handler[Void]])
 
     protected def size(chunk: Buffer): Int = chunk.length
-    protected def view(chunk: Buffer): ByteBuffer = chunk.asInstanceOf[BufferInternal].getByteBuf.nioBuffer()
+    protected def view(chunk: Buffer): ByteBuffer = ChunkView.of(chunk.asInstanceOf[BufferInternal].getByteBuf)
     protected def release(chunk: Buffer): Unit = ()
     override protected def firstPull(): Unit = if continues then request.response.writeContinue()
 
