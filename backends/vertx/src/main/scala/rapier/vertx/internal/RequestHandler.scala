@@ -276,7 +276,8 @@ private[vertx] final class RequestHandler(
     request.endHandler(this.asInstanceOf[Handler[Void]])
 
     protected def size(chunk: Buffer): Int = chunk.length
-    protected def view(chunk: Buffer): ByteBuffer = ChunkView.of(chunk.asInstanceOf[BufferInternal].getByteBuf)
+    // `unwrap`, not `getByteBuf`, which makes a slice of it per chunk: the chunk is only read, and only until the next pull
+    protected def view(chunk: Buffer): ByteBuffer = ChunkView.of(chunk.asInstanceOf[BufferInternal].unwrap)
     protected def release(chunk: Buffer): Unit = ()
     override protected def firstPull(): Unit = if continues then request.response.writeContinue()
 
