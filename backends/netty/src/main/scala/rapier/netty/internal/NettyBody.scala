@@ -1,7 +1,6 @@
 package rapier.netty.internal
 
 import io.netty.buffer.ByteBuf
-import rapier.nettyhttp.ChunkView
 import rapier.server.spi.{ConnectionBody, EventLoop}
 
 import java.nio.ByteBuffer
@@ -21,7 +20,7 @@ private[netty] final class NettyBody(
     expectsContinue: () => Unit
 ) extends ConnectionBody[ByteBuf](loop, declaredLength, limit, held):
   protected def size(chunk: ByteBuf): Int = chunk.readableBytes
-  protected def view(chunk: ByteBuf): ByteBuffer = ChunkView.of(chunk)
+  protected def view(chunk: ByteBuf): ByteBuffer = chunk.nioBuffer()
   protected def release(chunk: ByteBuf): Unit = chunk.release()
   protected def read(on: Boolean): Unit = autoRead(on)
   override protected def awaiting(): Unit = wait()
