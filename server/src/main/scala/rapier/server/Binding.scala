@@ -32,13 +32,22 @@ abstract class Binding:
 
   private val stopped = CountDownLatch(1)
   private var stopping = false
+  private var afterStop: List[() => Unit] = Nil
 
   /** Stops gracefully (see [[shutdown]]) and returns when done. Calling it again, from any thread, waits for that. */
   final def stop(): Unit = synchronized {
     if !stopping then
       stopping = true
       try shutdown()
-      finally stopped.countDown()
+      finally
+        afterStop.foreach(_())
+        stopped.countDown()
+  }
+
+  /** Runs `f` once the server has stopped (what a flavour of a backend started beside it: a thread pool). */
+  final def onStop(f: () => Unit): this.type = synchronized {
+    afterStop = afterStop :+ f
+    this
   }
 
   /** Blocks until the server has been stopped (from another thread, or a shutdown hook). */

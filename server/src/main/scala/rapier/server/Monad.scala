@@ -21,6 +21,17 @@ trait Monad[F[_]]:
   def handleError[A](fa: F[A])(h: Throwable => F[A]): F[A]
 
   /**
+   * Recovers from a failure of `fa`, whether it carries it or throws it while being computed: direct style knows only
+   * the second kind, and logic in any effect may throw rather than fail. `fa` is passed by name, which costs an
+   * object: for paths off the hot one.
+   */
+  final def recover[A](fa: => F[A])(h: Throwable => F[A]): F[A] =
+    val computed =
+      try fa
+      catch case NonFatal(e) => return h(e)
+    handleError(computed)(h)
+
+  /**
    * A value a callback delivers later: how the interpreter waits for a body the backend reads on demand. `register`
    * is handed the callback, which is to be called once, on any thread.
    */

@@ -23,13 +23,20 @@ trait ServerBuilder[F[_], O <: BackendOptionsOf[O], Self]:
   protected def copyWith(endpoints: List[ServerEndpoint[F]], options: O): Self
 
   /**
-   * Compiles the endpoints, binds, and returns once the server accepts connections.
+   * What [[start]] gives: the running [[Binding]] for `Future` logic and direct style; for an effect module's server,
+   * the server as a resource of that effect (a cats-effect `Resource[F, Binding]`), bound when it is used.
+   */
+  type Started
+
+  /**
+   * Compiles the endpoints, binds, and returns once the server accepts connections (or, for an effect's server, the
+   * resource that does so when used).
    * @throws IllegalArgumentException
    *   if an endpoint can't be served (see the message)
    * @throws java.net.BindException
    *   if the address can't be bound
    */
-  def start(): Binding
+  def start(): Started
 
   final def addEndpoint(e: ServerEndpoint[F]): Self = copyWith(endpoints :+ e, options)
   final def addEndpoints(es: List[ServerEndpoint[F]]): Self = copyWith(endpoints ++ es, options)

@@ -27,6 +27,17 @@ abstract class ServerEndpoint[F[_]]:
   /** `GET /books/{id}`. */
   def show: String = endpoint.show
 
+  /**
+   * The same endpoint with its logic in `G`: each result of the logic (and of the security logic) turned by `fk`
+   * when the logic runs — `Future` logic served by an effect's server, say, with `IO.fromFuture`.
+   */
+  def mapEffect[G[_]](fk: [A] => F[A] => G[A]): ServerEndpoint[G] =
+    val security = securityLogic.map(s => (in: SecurityInput) => fk(s(in)))
+    val mapped: ServerLogic[Principal, Input, ErrorOutput, Output, G] = logic match
+      case ServerLogic.Full(run) => ServerLogic.Full((p, i) => fk(run(p, i)))
+      case ServerLogic.SuccessOnly(run) => ServerLogic.SuccessOnly((p, i) => fk(run(p, i)))
+    ServerEndpoint(endpoint, security, mapped)
+
   override def toString: String = s"ServerEndpoint($show)"
 
 object ServerEndpoint:

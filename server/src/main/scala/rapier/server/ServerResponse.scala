@@ -21,6 +21,9 @@ final class ServerResponse private[rapier] (
   private var sharedHeaders = false
   private var streamed: spi.ResponseStream | Null = null
 
+  /** The effect (an `F[Unit]`) that starts an effect module's stream body, until the interpreter has run it. */
+  private[server] var streamStart: Any = null
+
   def status: Int = statusCode
   def body: Array[Byte] | Null = bodyBytes
 

@@ -29,10 +29,14 @@ abstract class ServerTestSupport extends munit.FunSuite:
 
   override def munitTimeout: Duration = 90.seconds
 
+  /** Why none of the tests can run on this machine (a JDK too old for the backend), if so: each is then skipped. */
+  def cannotRun: Option[String] = None
+
   override def munitTests(): Seq[Test] =
     super.munitTests().map { t =>
-      unsupported.get(t.name) match
-        case Some(reason) => t.withName(s"${t.name} (unsupported on ${server.name}: $reason)").tag(munit.Ignore)
+      val skipped = cannotRun.map(reason => s"skipped: $reason")
+      skipped.orElse(unsupported.get(t.name).map(reason => s"unsupported on ${server.name}: $reason")) match
+        case Some(why) => t.withName(s"${t.name} ($why)").tag(munit.Ignore)
         case None => t
     }
 

@@ -5,7 +5,8 @@ import io.netty.channel.{Channel, ChannelOption, MultiThreadIoEventLoopGroup}
 import io.netty.util.concurrent.DefaultThreadFactory
 import org.slf4j.LoggerFactory
 import rapier.netty.internal.{Connections, Transports}
-import rapier.server.{ServerBuilder, ServerEndpoint}
+import rapier.server.spi.Runner
+import rapier.server.{Monad, ServerBuilder, ServerEndpoint}
 
 import java.net.InetSocketAddress
 import java.util.concurrent.TimeUnit
@@ -27,7 +28,21 @@ final case class NettyServer(
   protected def copyWith(endpoints: List[ServerEndpoint[Future]], options: NettyServerOptions): NettyServer =
     NettyServer(endpoints, options)
 
-  def start(): NettyServer.Binding =
+  type Started = NettyServer.Binding
+
+  def start(): NettyServer.Binding = NettyServer.bind(endpoints, options)
+
+object NettyServer:
+  private val log = LoggerFactory.getLogger(classOf[NettyServer])
+
+  /**
+   * Compiles `endpoints`, binds, and returns once the server accepts connections: how every flavour of the Netty server
+   * starts, the endpoints' logic in `F` run by `runner` (`Future` here, an effect module's for its effect).
+   */
+  def bind[F[_]](endpoints: List[ServerEndpoint[F]], options: NettyServerOptions)(using
+      Monad[F],
+      Runner[F]
+  ): Binding =
     val connections = Connections(options.maxConnections)
     // Compiled before any thread starts: an endpoint that can't be served fails here, cleanly.
     val initializer = NettyServerInterpreter(options).initializer(endpoints, connections)
@@ -48,18 +63,15 @@ final case class NettyServer(
         .sync()
         .channel()
       val address = channel.localAddress.asInstanceOf[InetSocketAddress]
-      NettyServer.log.info(
+      log.info(
         s"Serving ${endpoints.size} endpoint(s) on ${address.getHostString}:${address.getPort} (${transport.name}, $threads thread(s))"
       )
-      NettyServer.Binding(channel, address, boss, workers, connections, options)
+      Binding(channel, address, boss, workers, connections, options)
     catch
       case e: Throwable =>
         boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
         workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
         throw e
-
-object NettyServer:
-  private val log = LoggerFactory.getLogger(classOf[NettyServer])
 
   /** A running Netty server. */
   final class Binding private[NettyServer] (

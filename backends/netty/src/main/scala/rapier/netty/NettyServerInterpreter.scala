@@ -3,9 +3,8 @@ package rapier.netty
 import io.netty.channel.{Channel, ChannelInitializer}
 import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
 import rapier.netty.internal.{Connections, HttpHandler, RequestDecoder}
-import rapier.server.{ServerEndpoint, ServerInterpreter}
-
-import scala.concurrent.Future
+import rapier.server.spi.Runner
+import rapier.server.{Monad, ServerEndpoint, ServerInterpreter}
 
 /**
  * Rapier endpoints as a Netty channel initializer, for servers bootstrapped by hand. [[NettyServer]] is the
@@ -16,14 +15,17 @@ import scala.concurrent.Future
  */
 final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOptions.default):
 
-  /** An initializer serving `endpoints` on every channel it initializes. */
-  def initializer(endpoints: List[ServerEndpoint[Future]]): ChannelInitializer[Channel] =
+  /**
+   * An initializer serving `endpoints` on every channel it initializes; their logic in `F`, run by `runner`: `Future`
+   * logic needs nothing more, an effect module brings the runner of its effect.
+   */
+  def initializer[F[_]](endpoints: List[ServerEndpoint[F]])(using Monad[F], Runner[F]): ChannelInitializer[Channel] =
     initializer(endpoints, Connections(options.maxConnections))
 
-  private[netty] def initializer(
-      endpoints: List[ServerEndpoint[Future]],
+  private[netty] def initializer[F[_]](
+      endpoints: List[ServerEndpoint[F]],
       connections: Connections
-  ): ChannelInitializer[Channel] =
+  )(using Monad[F], Runner[F]): ChannelInitializer[Channel] =
     val interpreter = ServerInterpreter(endpoints, options.serverOptions)
     val decoderConfig = HttpDecoderConfig()
       .setMaxInitialLineLength(options.maxInitialLineLength)
@@ -39,4 +41,4 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
         val decoder = RequestDecoder(decoderConfig)
         pipeline.addLast("decoder", decoder)
         pipeline.addLast("encoder", HttpResponseEncoder())
-        pipeline.addLast("rapier", HttpHandler(interpreter, options, connections, decoder))
+        pipeline.addLast("rapier", HttpHandler(interpreter, summon[Runner[F]], options, connections, decoder))

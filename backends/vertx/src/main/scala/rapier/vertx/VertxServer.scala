@@ -3,7 +3,8 @@ package rapier.vertx
 import io.vertx.core.http.HttpServer
 import io.vertx.core.{Vertx, VertxOptions}
 import org.slf4j.LoggerFactory
-import rapier.server.{ServerBuilder, ServerEndpoint}
+import rapier.server.spi.Runner
+import rapier.server.{Monad, ServerBuilder, ServerEndpoint}
 import rapier.vertx.internal.Connections
 
 import java.net.InetSocketAddress
@@ -31,7 +32,22 @@ final case class VertxServer(
   /** Runs on `v` rather than on a Vert.x of the server's own. */
   def withVertx(v: Vertx): VertxServer = copy(vertx = Some(v))
 
-  def start(): VertxServer.Binding =
+  type Started = VertxServer.Binding
+
+  def start(): VertxServer.Binding = VertxServer.bind(endpoints, options, vertx)
+
+object VertxServer:
+  private val log = LoggerFactory.getLogger(classOf[VertxServer])
+
+  /**
+   * Compiles `endpoints`, listens on `vertx` (or a Vert.x of the server's own, closed with it), and returns once the
+   * server accepts connections: how every flavour of the Vert.x server starts, the endpoints' logic in `F` run by
+   * `runner` (`Future` here, an effect module's for its effect).
+   */
+  def bind[F[_]](endpoints: List[ServerEndpoint[F]], options: VertxServerOptions, vertx: Option[Vertx])(using
+      Monad[F],
+      Runner[F]
+  ): Binding =
     val connections = Connections(options.maxConnections, options.http1Config)
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val handler = VertxServerInterpreter(options).handler(endpoints, connections)
@@ -44,17 +60,14 @@ final case class VertxServer(
         .requestHandler(handler)
         .invalidRequestHandler(handler.invalid)
       server.listen().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
-      VertxServer.log.info(s"Serving ${endpoints.size} endpoint(s) on ${options.host}:${server.actualPort} (Vert.x)")
-      VertxServer.Binding(server, v, owned, connections, options)
+      log.info(s"Serving ${endpoints.size} endpoint(s) on ${options.host}:${server.actualPort} (Vert.x)")
+      Binding(server, v, owned, connections, options)
     catch
       case e: Throwable =>
         if owned then v.close()
         throw e match
           case ee: java.util.concurrent.ExecutionException if ee.getCause != null => ee.getCause
           case other => other
-
-object VertxServer:
-  private val log = LoggerFactory.getLogger(classOf[VertxServer])
 
   /** A running Vert.x server. */
   final class Binding private[VertxServer] (

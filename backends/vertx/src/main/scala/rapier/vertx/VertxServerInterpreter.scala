@@ -3,10 +3,9 @@ package rapier.vertx
 import io.vertx.core.Handler
 import io.vertx.core.http.HttpServerRequest
 import io.vertx.ext.web.RoutingContext
-import rapier.server.{ServerEndpoint, ServerInterpreter}
+import rapier.server.spi.Runner
+import rapier.server.{Monad, ServerEndpoint, ServerInterpreter}
 import rapier.vertx.internal.{Connections, RequestHandler}
-
-import scala.concurrent.Future
 
 /**
  * Rapier endpoints as one Vert.x handler: for an `HttpServer` set up by hand, or mounted on a vertx-web `Router`
@@ -26,8 +25,11 @@ import scala.concurrent.Future
  */
 final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOptions.default):
 
-  /** A handler serving `endpoints` on every request it is given. */
-  def requestHandler(endpoints: List[ServerEndpoint[Future]]): Handler[HttpServerRequest] =
+  /**
+   * A handler serving `endpoints` on every request it is given; their logic in `F`, run by `runner`: `Future` logic
+   * needs nothing more, an effect module brings the runner of its effect.
+   */
+  def requestHandler[F[_]](endpoints: List[ServerEndpoint[F]])(using Monad[F], Runner[F]): Handler[HttpServerRequest] =
     handler(endpoints, Connections())
 
   /**
@@ -38,10 +40,13 @@ final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOpti
    * already read is used as it is, within the body limit. Needs vertx-web on the class path: the module itself
    * depends on vertx-core only.
    */
-  def routeHandler(endpoints: List[ServerEndpoint[Future]]): Handler[RoutingContext] =
+  def routeHandler[F[_]](endpoints: List[ServerEndpoint[F]])(using Monad[F], Runner[F]): Handler[RoutingContext] =
     val served = handler(endpoints, Connections())
     context => served.route(context)
 
   /** The endpoints compiled into one interpreter, behind the handler that serves both ways in. */
-  private[vertx] def handler(endpoints: List[ServerEndpoint[Future]], connections: Connections): RequestHandler =
-    RequestHandler(ServerInterpreter(endpoints, options.serverOptions), options, connections)
+  private[vertx] def handler[F[_]](endpoints: List[ServerEndpoint[F]], connections: Connections)(using
+      Monad[F],
+      Runner[F]
+  ): RequestHandler[F] =
+    RequestHandler(ServerInterpreter(endpoints, options.serverOptions), summon[Runner[F]], options, connections)

@@ -59,7 +59,7 @@ object HttpBytesFuzzTest:
     methods.clear()
     var escaped: Throwable | Null = null
     val decoder = RequestDecoder(decoderConfig)
-    val handler = new HttpHandler(interpreter, options, Connections(), decoder):
+    val handler = new HttpHandler(interpreter, rapier.server.spi.Runner.future, options, Connections(), decoder):
       override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
         if escaped == null then escaped = cause
         super.exceptionCaught(ctx, cause)

@@ -54,7 +54,7 @@ private[server] final class EndpointHandler[F[_]](
             // 2. run the security logic
             m.flatMap(securityLogic.nn(s)) {
               case Right(principal) => afterSecurity(request, principal)
-              case Left(e) => m.unit(encodeError(e, acceptOf(request)))
+              case Left(e) => startStream(encodeError(e, acceptOf(request)))
             }
 
   private def afterSecurity(request: ServerRequest, principal: Any): F[ServerResponse] =
@@ -78,15 +78,17 @@ private[server] final class EndpointHandler[F[_]](
         plan.decodeStream(request, slots) match
           case f: Failed => m.unit(failure(f, security = false))
           case pending: StreamBodyReader.Pending =>
-            // A body read into a file: the logic runs once it is whole
-            val body = m.async[Any](pending.register)
-            val served = m.flatMap(body) { v =>
-              plan.completeBody(v, slots) match
-                case f: Failed => m.unit(failure(f, security = false))
-                case input => run(request, principal, input)
-            }
-            deletingFiles(request, m.handleError(served)(clientsBody))
-          case input => m.handleError(run(request, principal, input))(clientsBody)
+            // A body read into a file or split into parts: the logic runs once it has arrived. In direct style the
+            // wait blocks, and what fails throws: all of it happens inside `deletingFiles` and `recover`.
+            deletingFiles(
+              request,
+              m.recover(m.flatMap(m.async[Any](pending.register)) { v =>
+                plan.completeBody(v, slots) match
+                  case f: Failed => m.unit(failure(f, security = false))
+                  case input => run(request, principal, input)
+              })(clientsBody)
+            )
+          case input => m.recover(run(request, principal, input))(clientsBody)
       case head if !plan.hasBody =>
         (if plan.needsSlots then plan.assemble(slots.nn) else head) match
           case f: Failed => m.unit(failure(f, security = false))
@@ -106,8 +108,7 @@ private[server] final class EndpointHandler[F[_]](
       earlier: Failed | Null,
       next: Array[Byte] => F[ServerResponse]
   ): F[ServerResponse] =
-    val bytes = m.async[Array[Byte]](done => BodyCollector(request.bodySource, done).start())
-    m.handleError(m.flatMap(bytes)(next)) {
+    m.recover(m.flatMap(m.async[Array[Byte]](done => BodyCollector(request.bodySource, done).start()))(next)) {
       case e: RequestBodyException =>
         m.unit(
           if earlier != null && e.isInstanceOf[BodyTooLargeException] then failure(earlier.nn, security = false)
@@ -157,13 +158,25 @@ private[server] final class EndpointHandler[F[_]](
     request.temporaryFiles = Nil
     files.foreach(MultipartReader.deleteQuietly)
 
-  // 5. run the logic, and 6. encode what it returns
+  // 5. run the logic, 6. encode what it returns, and 7. start the stream it is written from, if that is an effect's
   private def run(request: ServerRequest, principal: Any, input: Any): F[ServerResponse] =
-    if negotiates then negotiated(request, principal, input)
+    val encoded =
+      if negotiates then negotiated(request, principal, input)
+      else
+        logic match
+          case ServerLogic.Full(f) => m.map(f(principal, input))(encodeEither)
+          case ServerLogic.SuccessOnly(f) => m.map(f(principal, input))(encodeOutput)
+    if startsStreams then m.flatMap(encoded)(startStream) else encoded
+
+  // Decided once: only endpoints that write an effect module's stream pay for the extra step.
+  private val startsStreams = ce.output.startsStreams || ce.errorOutput.startsStreams
+
+  private val startStream: ServerResponse => F[ServerResponse] = r =>
+    val start = r.streamStart
+    if start == null then m.unit(r)
     else
-      logic match
-        case ServerLogic.Full(f) => m.map(f(principal, input))(encodeEither)
-        case ServerLogic.SuccessOnly(f) => m.map(f(principal, input))(encodeOutput)
+      r.streamStart = null
+      m.map(start.asInstanceOf[F[Any]])(_ => r)
 
   private def acceptOf(request: ServerRequest): List[rapier.model.MediaRange] =
     if negotiates then rapier.model.Accept.parse(request.headerValues(HeaderNames.Accept)) else Nil

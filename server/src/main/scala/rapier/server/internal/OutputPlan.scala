@@ -5,7 +5,7 @@ import rapier.codec.SingleValue
 import rapier.model.{CookieValueWithMeta, HeaderNames, MediaRange, Tokens}
 import rapier.server.ServerResponse
 
-import rapier.server.spi.ResponseStream
+import rapier.server.spi.{ResponseStream, StreamWriter}
 
 import java.nio.ByteBuffer
 import java.nio.charset.StandardCharsets
@@ -46,6 +46,18 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
     case _: OutputPlan.NegotiatedBody => true
     case m: OutputPlan.Mapped => m.inner.negotiates
     case o: OutputPlan.OneOf => o.variants.exists(_.plan.negotiates)
+    case _ => false
+  }
+
+  /**
+   * Whether a body here (or in a variant) is written from a stream of an effect module's, which must be started in
+   * the endpoint's effect once the response is encoded (see [[StreamWriter]]).
+   */
+  val startsStreams: Boolean = writers.exists {
+    case b: OutputPlan.Body => b.startsStream
+    case n: OutputPlan.NegotiatedBody => n.variants.exists(_.startsStream)
+    case m: OutputPlan.Mapped => m.inner.startsStreams
+    case o: OutputPlan.OneOf => o.variants.exists(_.plan.startsStreams)
     case _ => false
   }
 
@@ -112,6 +124,9 @@ private[server] object OutputPlan:
       case RawBodyType.StringBody(charset) if codec.mediaType.charset.isEmpty =>
         codec.mediaType.charset(charset).render
       case _ => codec.mediaType.render
+    val startsStream: Boolean = raw match
+      case RawBodyType.StreamBody(_: StreamWriter[?]) => true
+      case _ => false
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       raw match
         case RawBodyType.ByteArrayBody => r.setBody(codec.encode(v).asInstanceOf[Array[Byte]])
@@ -129,6 +144,10 @@ private[server] object OutputPlan:
           val path = codec.encode(v).asInstanceOf[java.nio.file.Path]
           // Read now, so that a missing file is the logic's failure (500), before anything is sent.
           r.setStream(ResponseStream.File(path, 0L, java.nio.file.Files.size(path)))
+        case RawBodyType.StreamBody(writer: StreamWriter[?]) =>
+          val started = writer.asInstanceOf[StreamWriter[Any]].write(codec.encode(v))
+          r.setStream(ResponseStream.Chunks(started.source, -1L))
+          r.streamStart = started.start
         case RawBodyType.StreamBody(kind) =>
           throw IllegalStateException(s"no writer for a response body of ${kind.name}")
         case _: RawBodyType.MultipartBody => throw IllegalStateException("multipart bodies are not written")
@@ -202,7 +221,7 @@ private[server] object OutputPlan:
     case EndpointIO.Body(_: RawBodyType.MultipartBody, _, _) =>
       throw IllegalArgumentException("a multipart body can be read from requests, not written to responses")
     case EndpointIO.Body(RawBodyType.StreamBody(kind), _, _)
-        if kind != StreamKind.Publisher && kind != StreamKind.Input =>
+        if kind != StreamKind.Publisher && kind != StreamKind.Input && !kind.isInstanceOf[StreamWriter[?]] =>
       throw IllegalArgumentException(s"a response body can't be written from a ${kind.name} by this interpreter")
     case EndpointIO.Body(raw, codec, _) => Some(Body(offset, raw, codec.asInstanceOf[Codec[Any, Any]], blocking))
     case EndpointIO.OneOfBody(variants, _) =>

@@ -37,7 +37,7 @@ private[netty] final class Connections(max: Int = Int.MaxValue):
     draining = true
     group.forEach { channel =>
       channel.eventLoop.execute { () =>
-        val handler = channel.pipeline.get(classOf[HttpHandler])
+        val handler = channel.pipeline.get(classOf[HttpHandler[?]])
         if handler != null then handler.drain() else channel.close()
       }
     }

@@ -8,12 +8,11 @@ import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
 import rapier.nettyhttp.InvalidRequest
-import rapier.server.spi.{Completion, EventLoop, Refusals, RequestBodyException, RequestSyntax, ResponseRules}
-import rapier.server.spi.ResponseStream
+import rapier.server.spi.{EventLoop, Refusals, RequestBodyException, RequestSyntax, ResponseRules}
+import rapier.server.spi.{ResponseStream, Runner, Running}
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 
 import java.util.concurrent.TimeUnit
-import scala.concurrent.Future
 
 /**
  * Serves the HTTP/1.1 requests of one connection: one instance per channel, touched only by its event loop, so
@@ -28,8 +27,9 @@ import scala.concurrent.Future
  * sequence number, and a response that is ready early waits for those before it. Responses completed during a read
  * burst are flushed once, at its end.
  */
-private[netty] class HttpHandler(
-    interpreter: ServerInterpreter[Future],
+private[netty] class HttpHandler[F[_]](
+    interpreter: ServerInterpreter[F],
+    runner: Runner[F],
     options: NettyServerOptions,
     connections: Connections,
     decoder: RequestDecoder
@@ -43,7 +43,7 @@ private[netty] class HttpHandler(
   // so far: in `body`, or in `stream` when its endpoint streams it (it is then dispatched already).
   private var receiving: HttpRequest | Null = null
   private var receivingView: NettyRequest = null
-  private var receivingChain: EndpointChain[Future] | Null = null
+  private var receivingChain: EndpointChain[F] | Null = null
   private var body: BodyBuffer = null
   private var stream: NettyBody | Null = null
   private val routesAtHead = interpreter.streamsBodies
@@ -54,6 +54,8 @@ private[netty] class HttpHandler(
   private var nextToWrite = 0
   private var waiting: java.util.HashMap[Integer, Ready] | Null = null
   private var inFlight = 0
+  // Requests whose logic runs elsewhere and can be stopped (a fiber, a thread): stopped if the client goes away.
+  private var running: java.util.HashSet[Running] | Null = null
 
   private var reading = false
   private var flushPending = false
@@ -262,7 +264,7 @@ private[netty] class HttpHandler(
   private def dispatch(
       request: HttpRequest,
       view: NettyRequest,
-      chain: EndpointChain[Future] | Null,
+      chain: EndpointChain[F] | Null,
       source: NettyBody | Null
   ): Unit =
     val sequence = nextSequence
@@ -272,15 +274,20 @@ private[netty] class HttpHandler(
     if !keepAlive then closing = true
     val head = request.method eq HttpMethod.HEAD
     val version = request.protocolVersion
-    val result =
-      if routesAtHead then Completion.attempt(interpreter.serve(view, chain))
-      else Completion.serve(interpreter, view)
-    val now = Completion.nowOrNull(result)
-    if source != null then
-      Completion.whenComplete(result, this)(r => respondStreamed(sequence, source.nn, r, keepAlive, head, version))
-    else if now != null then respond(sequence, now.nn, keepAlive, head, version)
-    // Completed elsewhere: back on this connection's event loop, which owns its state.
-    else Completion.whenComplete(result, this)(respond(sequence, _, keepAlive, head, version))
+    runner.start(interpreter, view, chain, routesAtHead) match
+      case now: ServerResponse =>
+        if source == null then respond(sequence, now, keepAlive, head, version)
+        else respondStreamed(sequence, source.nn, now, keepAlive, head, version)
+      case later: Running =>
+        if later.cancellable then
+          if running == null then running = java.util.HashSet()
+          running.nn.add(later)
+        // Completed elsewhere: back on this connection's event loop, which owns its state.
+        later.onComplete(this) { r =>
+          if running != null then running.nn.remove(later)
+          if source == null then respond(sequence, r, keepAlive, head, version)
+          else respondStreamed(sequence, source.nn, r, keepAlive, head, version)
+        }
     if inFlight >= options.maxPipelinedRequests then ctx.channel.config.setAutoRead(false)
 
   /**
@@ -442,6 +449,11 @@ private[netty] class HttpHandler(
 
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
     discardBody()
+    if running != null then
+      // Its client is gone: what the logic would answer goes nowhere
+      val stopping = running.nn.toArray(Array.empty[Running])
+      running = null
+      stopping.foreach(_.cancel())
     if writer != null then writer.nn.stop()
     if waiting != null then
       waiting.nn.values.forEach(ready => if ready.response.stream != null then ready.response.stream.nn.abandon())
@@ -453,7 +465,7 @@ private[netty] class HttpHandler(
     ctx.close()
 
 private[netty] object HttpHandler:
-  private val log = LoggerFactory.getLogger(classOf[HttpHandler])
+  private val log = LoggerFactory.getLogger(classOf[HttpHandler[?]])
 
   /**
    * Closes after a refusal without losing the answer: a client still sending (a body over the limit, a request after

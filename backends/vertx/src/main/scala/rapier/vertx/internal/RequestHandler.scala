@@ -8,9 +8,9 @@ import io.vertx.core.internal.buffer.BufferInternal
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
-import rapier.nettyhttp.{ChunkView, InvalidRequest}
-import rapier.server.spi.{Completion, ConnectionBody, EventLoop, Refusals, RequestBodyException, RequestSyntax}
-import rapier.server.spi.{ResponseRules, ResponseStream}
+import rapier.nettyhttp.InvalidRequest
+import rapier.server.spi.{ConnectionBody, EventLoop, Refusals, RequestBodyException, RequestSyntax}
+import rapier.server.spi.{ResponseRules, ResponseStream, Runner, Running}
 import rapier.model.StatusCode
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
@@ -19,7 +19,6 @@ import java.nio.ByteBuffer
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeUnit.NANOSECONDS
 import io.netty.util.concurrent.ScheduledFuture
-import scala.concurrent.Future
 
 /**
  * Serves the requests of a Vert.x HTTP server, or those a router hands to Rapier's mount: checks what Vert.x's parser
@@ -30,8 +29,9 @@ import scala.concurrent.Future
  * Vert.x answers a connection's pipelined requests in order by itself: it hands over the next request only once the
  * response to the previous one has ended.
  */
-private[vertx] final class RequestHandler(
-    interpreter: ServerInterpreter[Future],
+private[vertx] final class RequestHandler[F[_]](
+    interpreter: ServerInterpreter[F],
+    runner: Runner[F],
     options: VertxServerOptions,
     connections: Connections
 ) extends Handler[HttpServerRequest]:
@@ -78,7 +78,7 @@ private[vertx] final class RequestHandler(
   private def serve(
       request: HttpServerRequest,
       view: VertxRequest,
-      chain: EndpointChain[Future] | Null,
+      chain: EndpointChain[F] | Null,
       routed: Boolean,
       context: RoutingContext | Null
   ): Unit =
@@ -133,7 +133,7 @@ private[vertx] final class RequestHandler(
   private def readBefore(
       request: HttpServerRequest,
       view: VertxRequest,
-      chain: EndpointChain[Future] | Null,
+      chain: EndpointChain[F] | Null,
       routed: Boolean,
       buffer: Buffer | Null
   ): Unit =
@@ -153,7 +153,7 @@ private[vertx] final class RequestHandler(
       request: HttpServerRequest,
       length: Long,
       view: VertxRequest,
-      chain: EndpointChain[Future] | Null,
+      chain: EndpointChain[F] | Null,
       routed: Boolean,
       resume: Boolean
   ) extends Handler[AnyRef],
@@ -233,18 +233,21 @@ private[vertx] final class RequestHandler(
   private def dispatch(
       request: HttpServerRequest,
       view: VertxRequest,
-      chain: EndpointChain[Future] | Null,
+      chain: EndpointChain[F] | Null,
       routed: Boolean,
       source: VertxBody | Null
   ): Unit =
-    val result =
-      if routed then Completion.attempt(interpreter.serve(view, chain)) else Completion.serve(interpreter, view)
-    val now = Completion.nowOrNull(result)
-    if source != null then
-      Completion.whenComplete(result, source.loop)(respondStreamed(request, source.nn, _))
-    else if now != null then write(request, now.nn, close = false)
-    // Completed elsewhere: back on the request's context, which owns the connection.
-    else Completion.whenComplete(result, ContextLoop(Vertx.currentContext))(write(request, _, close = false))
+    runner.start(interpreter, view, chain, routed) match
+      case now: ServerResponse =>
+        if source == null then write(request, now, close = false) else respondStreamed(request, source.nn, now)
+      case later: Running =>
+        // Its client gone, what the logic would answer goes nowhere: stopped, if it can be
+        if later.cancellable then request.response.closeHandler(_ => later.cancel())
+        // Completed elsewhere: back on the request's context, which owns the connection.
+        val loop = if source != null then source.loop else ContextLoop(Vertx.currentContext)
+        later.onComplete(loop) { r =>
+          if source == null then write(request, r, close = false) else respondStreamed(request, source.nn, r)
+        }
 
   /**
    * The answer to a request whose body was streamed: what its logic says, unless the body could not be read (then
@@ -277,7 +280,7 @@ private[vertx] final class RequestHandler(
 
     protected def size(chunk: Buffer): Int = chunk.length
     // `unwrap`, not `getByteBuf`, which makes a slice of it per chunk: the chunk is only read, and only until the next pull
-    protected def view(chunk: Buffer): ByteBuffer = ChunkView.of(chunk.asInstanceOf[BufferInternal].unwrap)
+    protected def view(chunk: Buffer): ByteBuffer = chunk.asInstanceOf[BufferInternal].unwrap.nioBuffer()
     protected def release(chunk: Buffer): Unit = ()
     override protected def firstPull(): Unit = if continues then request.response.writeContinue()
 
@@ -287,8 +290,12 @@ private[vertx] final class RequestHandler(
     def handle(event: AnyRef): Unit = event match
       case chunk: Buffer => arrived(chunk)
       case _: HttpClosedException => failed(RequestBodyException(Refusals.BodyCutShort))
-      // Vert.x reports a broken chunked framing here, then closes.
-      case _: Throwable => failed(RequestBodyException(Refusals.InvalidBodyFraming))
+      // Vert.x reports a broken chunked framing here, then closes the connection: the refusal, which replaces whatever
+      // the logic answers, is sent now rather than once the logic is done, which may be after the close.
+      case _: Throwable =>
+        failed(RequestBodyException(Refusals.InvalidBodyFraming))
+        val refusal = Refusals.InvalidBodyFraming
+        write(request, options.serverOptions.problemRenderer(Problem(refusal.status, refusal.message)), false, this)
       case _ => completed()
 
     // The body-read deadline, while a pull waits for the client.
@@ -406,7 +413,7 @@ private[vertx] final class RequestHandler(
       case _ => Connections.close(request.connection)
 
 private[vertx] object RequestHandler:
-  private val log = LoggerFactory.getLogger(classOf[RequestHandler])
+  private val log = LoggerFactory.getLogger(classOf[RequestHandler[?]])
 
   /** A Vert.x context as the loop a response is written on; no context (a caller outside Vert.x) runs tasks at once. */
   private final class ContextLoop(context: io.vertx.core.Context | Null) extends EventLoop:
