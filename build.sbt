@@ -36,6 +36,9 @@ val versions = new {
   // The second peer in the performance suite, with the Netty (4.2.15) and ZIO it brings.
   val zioHttp = "3.11.3"
   val zioSchema = "1.8.5"
+  // The cats-effect module, and the fs2 it streams bodies with.
+  val catsEffect = "3.7.1"
+  val fs2 = "3.14.0"
   // Attached to the suite's servers by `./perf --profile`.
   val asyncProfiler = "4.6"
 }
@@ -91,6 +94,10 @@ lazy val root = (project in file("."))
     nettyHttp,
     netty,
     vertx,
+    nettySync,
+    catsEffect,
+    nettyCats,
+    vertxCats,
     openapi,
     swaggerUi,
     testkit,
@@ -171,6 +178,64 @@ lazy val vertx = (project in file("backends/vertx"))
       "io.vertx" % "vertx-web" % versions.vertxWeb % Provided,
       "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
     )
+  )
+
+// Direct style on Netty, one virtual thread per request: JDK 21's, so its tests run on a JDK 21 or newer that the
+// build finds (RAPIER_JDK21, else the newest under /usr/lib/jvm, else the JDK sbt runs on), and skip themselves,
+// saying why, where there is none. The module itself builds for 17 like the rest, and says at start what it needs.
+lazy val jdk21: Option[File] = {
+  def version(home: File): Int =
+    Option(home / "release")
+      .filter(_.exists)
+      .flatMap(release =>
+        IO.readLines(release).collectFirst {
+          case line if line.startsWith("JAVA_VERSION=") => line.stripPrefix("JAVA_VERSION=").replace("\"", "")
+        }
+      )
+      .flatMap(v => scala.util.Try(v.takeWhile(_.isDigit).toInt).toOption)
+      .getOrElse(0)
+  val candidates = sys.env.get("RAPIER_JDK21").map(file).toSeq ++
+    Option(file("/usr/lib/jvm").listFiles).toSeq.flatten ++ Seq(file(sys.props("java.home")))
+  candidates.filter(version(_) >= 21).sortBy(version).lastOption
+}
+
+lazy val nettySync = (project in file("backends/netty-sync"))
+  .dependsOn(netty, testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-netty-sync",
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test,
+    Test / javaHome := jdk21
+  )
+
+// Effect modules, under effects/: logic in an effect other than Future, bodies as that effect's streams. Each backend
+// serves them in a module of its own (backends/netty-cats, ...), so that a Future application brings no effect library.
+lazy val catsEffect = (project in file("effects/cats"))
+  .dependsOn(server, testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-cats",
+    libraryDependencies ++= Seq(
+      "org.typelevel" %% "cats-effect" % versions.catsEffect,
+      "co.fs2" %% "fs2-core" % versions.fs2
+    )
+  )
+
+lazy val nettyCats = (project in file("backends/netty-cats"))
+  .dependsOn(netty, catsEffect % "compile->compile;test->test", testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-netty-cats",
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+  )
+
+lazy val vertxCats = (project in file("backends/vertx-cats"))
+  .dependsOn(vertx % "compile->compile;test->test", catsEffect % "compile->compile;test->test", testkit % Test)
+  .settings(testSettings)
+  .settings(
+    nettyPin,
+    name := "rapier-vertx-cats",
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
   )
 
 // Documentation interpreters, under apidocs/.
@@ -264,7 +329,7 @@ lazy val fuzz = (project in file("fuzz"))
   )
 
 lazy val examples = (project in file("examples"))
-  .dependsOn(netty, vertx, jsonJsoniter, openapi, swaggerUi, testkit % Test)
+  .dependsOn(netty, vertx, nettyCats, nettySync, jsonJsoniter, openapi, swaggerUi, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-examples",
@@ -313,7 +378,7 @@ def suiteSources(folders: String*) = Compile / unmanagedSourceDirectories ++= fo
 val vanillaSources = suiteSources("vanilla-netty", "vanilla-vertx", "vanilla-json")
 
 lazy val perf = (project in file("perf-suite/rapier"))
-  .dependsOn(perfCommon, netty, vertx, jsonJsoniter, testkit % Test)
+  .dependsOn(perfCommon, netty, vertx, nettyCats, vertxCats, nettySync, jsonJsoniter, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-perf",

@@ -1,0 +1,152 @@
+package rapier.cats
+
+import cats.effect.IO
+import fs2.{Chunk, Stream}
+import rapier.*
+import rapier.server.*
+import rapier.testkit.*
+
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicReference}
+import java.util.zip.CRC32
+import scala.concurrent.duration.*
+
+/**
+ * What a cats-effect backend must get right beyond the shared kit, with `IO` logic and fs2 bodies: logic that answers
+ * at once or later, fails, blocks, times out or is cancelled with its client; streamed bodies both ways; a graceful
+ * stop with fibers in flight. A backend runs it with a class of a few lines, as it runs the kit.
+ */
+abstract class CatsTests extends ServerTestSupport:
+  def server: CatsKit.CatsTestServer
+
+  def withIOServer[T](endpoints: ServerEndpoint[IO]*)(body: Target => T): T =
+    val running = server.startIO(endpoints.toList, TestServerConfig())
+    try body(Target(running))
+    finally running.stop()
+
+  private def text(path: String)(logic: IO[String]): ServerEndpoint[IO] =
+    endpoint.get.in(path).out(stringBody).serverLogicSuccess[IO](_ => logic)
+
+  private def crc(bytes: Array[Byte]): Long =
+    val c = CRC32()
+    c.update(bytes)
+    c.getValue
+
+  test("IO logic answers at once, after an async boundary, and from IO.blocking"):
+    val now = text("now")(IO.pure("now"))
+    val delayed = text("delayed")(IO.delay("delayed"))
+    val later = text("later")(IO.sleep(20.millis).as("later"))
+    val blocking = text("blocking")(IO.blocking { Thread.sleep(20); "blocking" })
+    withIOServer(now, delayed, later, blocking) { t =>
+      for path <- List("now", "delayed", "later", "blocking") do assertEquals(t.get(s"/$path").body, path)
+    }
+
+  test("a failing IO is a 500 whose body names a request id, never the cause"):
+    val failing = text("fail")(IO.raiseError(IllegalStateException("secret detail")))
+    val failingLater = text("failLater")(IO.sleep(5.millis) *> IO.raiseError(IllegalStateException("secret detail")))
+    withIOServer(failing, failingLater) { t =>
+      for path <- List("/fail", "/failLater") do
+        val r = t.get(path)
+        assertEquals(r.status, 500)
+        assert(!r.body.contains("secret"), r.body)
+    }
+
+  test("a timeout in the logic answers as the logic says"):
+    val timed = text("timed")(IO.sleep(10.seconds).as("late").timeoutTo(30.millis, IO.pure("timed out")))
+    val timedOut = text("timedOut")(IO.sleep(10.seconds).as("late").timeout(30.millis))
+    withIOServer(timed, timedOut) { t =>
+      assertEquals(t.get("/timed").body, "timed out")
+      assertEquals(t.get("/timedOut").status, 500)
+    }
+
+  test("a client that goes away cancels its request's fiber"):
+    val started = AtomicBoolean()
+    val cancelled = AtomicBoolean()
+    // Past an async boundary, the logic runs as a fiber on the runtime: what can be cancelled
+    val hanging = text("hang")(IO.cede *> IO(started.set(true)) *> IO.never[String].onCancel(IO(cancelled.set(true))))
+    withIOServer(hanging) { t =>
+      val c = t.raw()
+      c.send("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n")
+      eventually(started.get, "the logic started")
+      c.close()
+      eventually(cancelled.get, "the fiber was cancelled")
+      assertEquals(t.get("/nowhere").status, 404)
+    }
+
+  test("a blocking call by mistake in IO holds only its own request"):
+    val mistake = text("mistake")(IO { Thread.sleep(300); "done" })
+    val quick = text("quick")(IO.pure("quick"))
+    withIOServer(mistake, quick) { t =>
+      val slow = new Thread(() => assertEquals(t.get("/mistake").body, "done"))
+      slow.start()
+      assertEquals(t.get("/quick").body, "quick")
+      slow.join(10000)
+      assert(!slow.isAlive, "the blocking request was answered")
+    }
+
+  test("an fs2 request body is read as it arrives, whole and in order"):
+    val count = endpoint.post.in("count").in(fs2Body[IO]).out(stringBody).serverLogicSuccess[IO] { body =>
+      body.chunks.compile.fold((0L, CRC32())) { case ((n, c), chunk) =>
+        c.update(chunk.toArray)
+        (n + chunk.size, c)
+      }.map((n, c) => s"$n ${c.getValue}")
+    }
+    val bytes = Array.tabulate[Byte](5 * 1024 * 1024 + 7)(i => (i * 13 % 251).toByte)
+    withIOServer(count) { t =>
+      assertEquals(t.post("/count", bytes).body, s"${bytes.length} ${crc(bytes)}")
+      assertEquals(t.post("/count", Array.emptyByteArray).body, s"0 ${crc(Array.emptyByteArray)}")
+      eventually(t.bodyBytesHeld == 0, "nothing is held once the requests are answered")
+    }
+
+  test("an fs2 response body streams, chunked, and an fs2 echo returns what was sent"):
+    val numbers = endpoint.get.in("numbers").in(query[Int]("n")).out(fs2Body[IO]).serverLogicSuccess[IO] { n =>
+      IO.pure(Stream.range(0, n).covary[IO].map(i => s"$i\n").through(fs2.text.utf8.encode))
+    }
+    val echo = endpoint.post.in("echo").in(fs2Body[IO]).out(fs2Body[IO]).serverLogicSuccess[IO](IO.pure)
+    val bytes = Array.tabulate[Byte](1024 * 1024)(i => (i % 241).toByte)
+    withIOServer(numbers, echo) { t =>
+      val r = t.rawExchange("GET /numbers?n=1000 HTTP/1.1\r\nHost: x\r\n\r\n")
+      assertEquals(r.header("Transfer-Encoding"), Some("chunked"))
+      assertEquals(r.body, (0 until 1000).map(i => s"$i\n").mkString)
+      assert(java.util.Arrays.equals(t.post("/echo", bytes).bytes, bytes), "the echo differs from what was sent")
+    }
+
+  test("an fs2 response body's failure after its start cuts the response; before it, a 500"):
+    val cut = endpoint.get.in("cut").out(fs2Body[IO]).serverLogicSuccess[IO] { _ =>
+      IO.pure(Stream.chunk(Chunk.array("abc".getBytes)) ++ Stream.raiseError[IO](IllegalStateException("broken")))
+    }
+    withIOServer(cut) { t =>
+      val c = t.raw()
+      try
+        c.send("GET /cut HTTP/1.1\r\nHost: x\r\n\r\n")
+        val head = String(c.readBytes(512), "ISO-8859-1")
+        assert(head.startsWith("HTTP/1.1 200") || head.startsWith("HTTP/1.1 500"), head)
+        assert(c.closedByServer(3000), "a cut body closes its connection")
+      finally c.close()
+    }
+
+  test("a client gone mid-response stops an fs2 stream and runs its finalizers"):
+    val finalized = AtomicBoolean()
+    val endless = endpoint.get.in("endless").out(fs2Body[IO]).serverLogicSuccess[IO] { _ =>
+      val chunk = Chunk.array(new Array[Byte](64 * 1024))
+      IO.pure(Stream.chunk(chunk).repeat.covary[IO].onFinalize(IO(finalized.set(true))))
+    }
+    withIOServer(endless) { t =>
+      val c = t.raw()
+      c.send("GET /endless HTTP/1.1\r\nHost: x\r\n\r\n")
+      assert(c.readBytes(256 * 1024).length == 256 * 1024)
+      c.close()
+      eventually(finalized.get, "the stream's finalizer ran")
+    }
+
+  test("a graceful stop lets the fibers in flight finish"):
+    val started = AtomicBoolean()
+    val slow = text("slow")(IO(started.set(true)) *> IO.sleep(300.millis).as("finished"))
+    val running = server.startIO(List(slow), TestServerConfig())
+    val answer = AtomicReference[String]("none")
+    val client = new Thread(() => answer.set(TestClient(running.port).get("/slow").body))
+    try
+      client.start()
+      eventually(started.get, "the request is in flight")
+    finally running.stop()
+    client.join(10000)
+    assertEquals(answer.get, "finished")
