@@ -1,0 +1,33 @@
+package rapier.examples
+
+import cats.effect.{IO, Resource}
+import rapier.*
+import rapier.netty.NettyServer
+import rapier.netty.cats.NettyCatsServer
+import rapier.netty.sync.NettySyncServer
+import rapier.server.*
+
+import scala.concurrent.Future
+
+/** One endpoint, served with `Future` logic, with cats-effect's `IO`, and in direct style. */
+object ThreeStyles:
+  // start:styles
+  /** `GET /greet/{name}`: described once, whatever runs it. */
+  val greet: Endpoint[Unit, String, Unit, String] = endpoint.get.in("greet" / path[String]("name")).out(stringBody)
+
+  // Future logic, on Netty: start() gives the running server.
+  def withFuture(port: Int): NettyServer.Binding =
+    val logic = greet.serverLogicSuccess[Future](name => Future.successful(s"Hello, $name"))
+    NettyServer().withPort(port).addEndpoint(logic).start()
+
+  // IO logic: start() gives the server as a Resource[IO, Binding]. Logic that answers at once runs on the event loop:
+  // what blocks goes in IO.blocking.
+  def withIO(port: Int): Resource[IO, NettyServer.Binding] =
+    val logic = greet.serverLogicSuccess[IO](name => IO.pure(s"Hello, $name"))
+    NettyCatsServer[IO]().withPort(port).addEndpoint(logic).start()
+
+  // Direct style: plain code that may block, one virtual thread per request (JDK 21 or newer).
+  def direct(port: Int): NettyServer.Binding =
+    val logic = greet.serverLogicSuccess[Identity](name => s"Hello, $name")
+    NettySyncServer().withPort(port).addEndpoint(logic).start()
+  // end:styles
