@@ -24,7 +24,8 @@ enum Implementation(val packages: List[String], val excluded: List[String]):
 
 /**
  * One server of the suite. `twin` names the vanilla server on the same backend and version that its throughput is
- * compared with (none for vanilla servers themselves).
+ * compared with (none for vanilla servers themselves); `minJava` is the JDK it needs (21 for virtual threads), found
+ * by [[Jdks]] when the suite runs on an older one.
  */
 final case class ServerSpec(
     name: String,
@@ -34,7 +35,8 @@ final case class ServerSpec(
     requestLog: Boolean,
     implementation: Implementation,
     twin: Option[String],
-    description: String
+    description: String,
+    minJava: Int = 17
 ):
   def isVanilla: Boolean = twin.isEmpty
 
@@ -52,6 +54,9 @@ object Catalogue:
   private val vanillaVertx = "rapier.perf.vanilla.VanillaVertxServer"
   private val rapierVertx = "rapier.perf.servers.RapierVertxServer"
   private val tapirVertx = "rapier.perf.tapir.TapirVertxServer"
+  private val rapierNettyCats = "rapier.perf.servers.RapierNettyCatsServer"
+  private val rapierVertxCats = "rapier.perf.servers.RapierVertxCatsServer"
+  private val rapierNettySync = "rapier.perf.servers.RapierNettySyncServer"
   private val vanillaZio = "rapier.perf.ziohttp.ZioHttpVanillaServer"
   private val endpointZio = "rapier.perf.ziohttp.ZioHttpEndpointServer"
 
@@ -155,6 +160,99 @@ object Catalogue:
       Implementation.Rapier,
       Some("vertx.Vanilla"),
       "Rapier on Vert.x 5, request log on, writing nothing"
+    ),
+    ServerSpec(
+      "netty.cats.Rapier",
+      Side.Rapier,
+      rapierNettyCats,
+      1,
+      false,
+      Implementation.Rapier,
+      Some("netty.Vanilla"),
+      "Rapier on Netty 4.2 with cats-effect IO logic, request log off"
+    ),
+    ServerSpec(
+      "netty.cats.RapierMulti",
+      Side.Rapier,
+      rapierNettyCats,
+      128,
+      false,
+      Implementation.Rapier,
+      Some("netty.VanillaMulti"),
+      "Rapier on Netty 4.2 with IO logic, 128 endpoints per kind, request log off"
+    ),
+    ServerSpec(
+      "netty.cats.RapierLog",
+      Side.Rapier,
+      rapierNettyCats,
+      1,
+      true,
+      Implementation.Rapier,
+      Some("netty.Vanilla"),
+      "Rapier on Netty 4.2 with IO logic, request log on, writing nothing"
+    ),
+    ServerSpec(
+      "netty.sync.Rapier",
+      Side.Rapier,
+      rapierNettySync,
+      1,
+      false,
+      Implementation.Rapier,
+      Some("netty.Vanilla"),
+      "Rapier on Netty 4.2 with direct-style logic, a virtual thread per request, request log off",
+      minJava = 21
+    ),
+    ServerSpec(
+      "netty.sync.RapierMulti",
+      Side.Rapier,
+      rapierNettySync,
+      128,
+      false,
+      Implementation.Rapier,
+      Some("netty.VanillaMulti"),
+      "Rapier on Netty 4.2 with direct-style logic, 128 endpoints per kind, request log off",
+      minJava = 21
+    ),
+    ServerSpec(
+      "netty.sync.RapierLog",
+      Side.Rapier,
+      rapierNettySync,
+      1,
+      true,
+      Implementation.Rapier,
+      Some("netty.Vanilla"),
+      "Rapier on Netty 4.2 with direct-style logic, request log on, writing nothing",
+      minJava = 21
+    ),
+    ServerSpec(
+      "vertx.cats.Rapier",
+      Side.Rapier,
+      rapierVertxCats,
+      1,
+      false,
+      Implementation.Rapier,
+      Some("vertx.Vanilla"),
+      "Rapier on Vert.x 5 with cats-effect IO logic, request log off"
+    ),
+    ServerSpec(
+      "vertx.cats.RapierMulti",
+      Side.Rapier,
+      rapierVertxCats,
+      128,
+      false,
+      Implementation.Rapier,
+      Some("vertx.VanillaMulti"),
+      "Rapier on Vert.x 5 with IO logic, 128 endpoints per kind, request log off"
+    ),
+    ServerSpec(
+      "vertx.cats.RapierLog",
+      Side.Rapier,
+      rapierVertxCats,
+      1,
+      true,
+      Implementation.Rapier,
+      Some("vertx.Vanilla"),
+      "Rapier on Vert.x 5 with IO logic, request log on, writing nothing"
     ),
     ServerSpec(
       "netty41.Vanilla",

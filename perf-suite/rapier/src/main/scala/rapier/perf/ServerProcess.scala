@@ -109,6 +109,8 @@ object ServerProcess:
         stopOnEof.toString
       )
 
+  private val Exited = "\u0000exited"
+
   /** Starts a server and waits until it says it is ready; or says why it could not start. */
   def start(command: List[String], timeoutSeconds: Int = 60): Either[String, ServerProcess] =
     val process = ProcessBuilder(command*).redirectErrorStream(true).start()
@@ -120,6 +122,8 @@ object ServerProcess:
         Iterator.continually(in.readLine()).takeWhile(_ != null).foreach { line =>
           if line.startsWith(ServerMain.ReadyPrefix) then ready.put(line) else tail.add(line)
         }
+        // The output ended: a server that exited before it was ready is reported at once, not at the timeout
+        ready.put(Exited)
       ,
       "perf-server-output"
     )
@@ -130,6 +134,12 @@ object ServerProcess:
         process.destroyForcibly()
         Left(
           s"the server did not start within $timeoutSeconds s: ${tail.text.linesIterator.toList.takeRight(8).mkString(" | ")}"
+        )
+      case Some(Exited) =>
+        process.waitFor(5, TimeUnit.SECONDS)
+        val code = if process.isAlive then "still running" else s"exit code ${process.exitValue}"
+        Left(
+          s"the server exited before it was ready ($code): ${tail.text.linesIterator.toList.takeRight(8).mkString(" | ")}"
         )
       case Some(line) =>
         val fields = line.split(' ').drop(1).flatMap(_.split('=') match

@@ -10,14 +10,15 @@ import scala.concurrent.duration.*
 class ServersTest extends munit.FunSuite:
   override def munitTimeout: Duration = 2.minutes
 
-  private val java = ProcessHandle.current.info.command.orElse("java")
-
   for spec <- Catalogue.servers do
     test(s"${spec.name} starts and answers every scenario it serves"):
       val classpath = Main.classpaths.getOrElse(
         spec.side,
         fail(s"no class path for the ${spec.side} side: the build passes it in rapier.perf.classpath.tapir")
       )
+      // A server needing a newer JDK than the tests run on (virtual threads) is started on one the suite finds
+      val java =
+        Jdks.javaFor(spec.minJava).fold(why => assume(false, s"${spec.name} $why").asInstanceOf[Nothing], identity)
       val command = ServerProcess.command(java, List("-Xmx512m"), classpath, spec, 0, 1, None, stopOnEof = true)
       val server = ServerProcess.start(command).fold(why => fail(s"${spec.name} did not start: $why"), identity)
       try

@@ -1,0 +1,88 @@
+package rapier.perf.servers
+
+import cats.effect.unsafe.IORuntime
+import cats.effect.{IO, Resource}
+import io.vertx.core.{Vertx, VertxOptions}
+import rapier.*
+import rapier.cats.fs2Body
+import rapier.json.jsoniter.jsonBody
+import rapier.netty.NettyServerOptions
+import rapier.netty.cats.NettyCatsServer
+import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
+import rapier.perf.vanilla.PayloadCodecs.given
+import rapier.server.*
+import rapier.vertx.VertxServerOptions
+import rapier.vertx.cats.VertxCatsServer
+
+import java.util.concurrent.TimeUnit
+
+/**
+ * The suite's endpoints with cats-effect `IO` logic, as an `IO` user writes them: `IO.pure` for what answers at once, a
+ * streamed body as an fs2 stream whose chunks are counted, the server a `Resource[IO, Binding]` on the global runtime.
+ */
+object RapierCatsServer:
+  private val orderJson = jsonBody[Order]
+
+  def endpoints(n: Int): List[ServerEndpoint[IO]] = List(
+    endpoint.get.in(s"path$n" / path[Int]("id")).out(stringBody).serverLogicSuccess[IO](id => IO.pure(PerfApi.ok(id))),
+    endpoint.post.in(s"path$n").in(stringBody).out(stringBody).serverLogicSuccess[IO](s =>
+      IO.pure(PerfApi.ok(s.length))
+    ),
+    endpoint.post
+      .in(s"pathBytes$n")
+      .in(byteArrayBody)
+      .out(stringBody)
+      .serverLogicSuccess[IO](b => IO.pure(PerfApi.ok(b.length))),
+    endpoint.post.in(s"pathJson$n").in(orderJson).out(orderJson).serverLogicSuccess[IO](IO.pure),
+    endpoint.post.in(s"pathStream$n").in(fs2Body[IO]).out(stringBody).serverLogicSuccess[IO] { body =>
+      body.chunks.compile.fold(0L)(_ + _.size).map(PerfApi.ok)
+    },
+    endpoint.get.in(s"pathFile$n").out(fileBody).serverLogicSuccess[IO](_ => IO.pure(PerfApi.file))
+  )
+
+  /** A server resource, used until `stop`. */
+  abstract class Running extends PerfServer:
+    private var release: IO[Unit] | Null = null
+    protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[IO]]): Resource[IO, Binding]
+
+    def start(config: ServerConfig): Int =
+      val endpoints = (0 until config.routes).toList.flatMap(RapierCatsServer.endpoints)
+      val (binding, stop) = server(config, endpoints).allocated.unsafeRunSync()(using IORuntime.global)
+      release = stop
+      binding.port
+
+    /** One server compiles every endpoint into one routing trie. */
+    def routeSets: Int = 1
+
+    def stop(): Unit = if release != null then release.nn.unsafeRunSync()(using IORuntime.global)
+
+  def log(config: ServerConfig)(o: ServerOptions): ServerOptions = if config.requestLog then o else o.withoutRequestLog
+
+/** [[RapierCatsServer]]'s endpoints on Rapier's Netty server for `IO`. */
+final class RapierNettyCatsServer extends RapierCatsServer.Running:
+  protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[IO]]): Resource[IO, Binding] =
+    val options = NettyServerOptions()
+      .withHost("0.0.0.0")
+      .withPort(config.port)
+      .withEventLoopThreads(config.threads)
+      .withMaxBodySize(PerfApi.MaxBodySize)
+      .modifyServerOptions(RapierCatsServer.log(config))
+    NettyCatsServer[IO](endpoints, options).start()
+
+/** [[RapierCatsServer]]'s endpoints on Rapier's Vert.x server for `IO`. */
+final class RapierVertxCatsServer extends RapierCatsServer.Running:
+  private var vertx: Vertx | Null = null
+
+  protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[IO]]): Resource[IO, Binding] =
+    val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
+    vertx = v
+    val options = VertxServerOptions()
+      .withHost("0.0.0.0")
+      .withPort(config.port)
+      .withMaxBodySize(PerfApi.MaxBodySize)
+      .modifyServerOptions(RapierCatsServer.log(config))
+    VertxCatsServer[IO](endpoints, options).withVertx(v).start()
+
+  override def stop(): Unit =
+    super.stop()
+    if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
