@@ -31,10 +31,7 @@ class NettyPipelineBenchmark:
 
   @Setup
   def setup(): Unit =
-    val options = NettyServerOptions().modifyServerOptions(
-      _.withoutRequestLog
-    ).withIdleTimeout(scala.concurrent.duration.Duration.Inf)
-    rapier = EmbeddedChannel(NettyServerInterpreter(options).initializer(BenchRequests.endpoints))
+    rapier = EmbeddedChannel(NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.endpoints))
     vanilla = EmbeddedChannel(HttpServerCodec(), HttpObjectAggregator(10 * 1024 * 1024), VanillaHandler())
     lean = EmbeddedChannel(HttpServerCodec(), LeanHandler())
 
@@ -115,6 +112,12 @@ private final class VanillaHandler extends SimpleChannelInboundHandler[FullHttpR
  * endpoints, and one request to each.
  */
 private object BenchRequests:
+  /** Rapier's defaults, but no request log and no idle timer: the channel is not a socket, and never idle. */
+  val options: NettyServerOptions =
+    NettyServerOptions().modifyServerOptions(
+      _.withoutRequestLog
+    ).withIdleTimeout(scala.concurrent.duration.Duration.Inf)
+
   val endpoints: List[ServerEndpoint[Future]] = List(
     endpoint.get.in("path0" / path[Int]("id")).out(stringBody).serverLogicSuccess[Future](id =>
       Future.successful(s"ok $id")

@@ -7,7 +7,7 @@ import io.netty.handler.codec.http.*
 import io.netty.util.ReferenceCountUtil
 import org.openjdk.jmh.annotations.*
 import rapier.*
-import rapier.netty.{NettyServerInterpreter, NettyServerOptions}
+import rapier.netty.NettyServerInterpreter
 import rapier.server.*
 
 import java.nio.charset.StandardCharsets
@@ -32,10 +32,7 @@ class NettyStreamBenchmark:
 
   @Setup
   def setup(): Unit =
-    val options = NettyServerOptions().modifyServerOptions(
-      _.withoutRequestLog
-    ).withIdleTimeout(scala.concurrent.duration.Duration.Inf)
-    rapier = EmbeddedChannel(NettyServerInterpreter(options).initializer(endpoints))
+    rapier = EmbeddedChannel(NettyServerInterpreter(BenchRequests.options).initializer(endpoints))
     // Chunks of up to 64 KiB, as Rapier's decoder and the suite's bare Netty server have them
     vanilla = EmbeddedChannel(HttpServerCodec(HttpDecoderConfig().setMaxChunkSize(ReadSize)), CountingHandler())
 

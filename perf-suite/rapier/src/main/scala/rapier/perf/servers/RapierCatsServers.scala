@@ -6,12 +6,10 @@ import io.vertx.core.{Vertx, VertxOptions}
 import rapier.*
 import rapier.cats.fs2Body
 import rapier.json.jsoniter.jsonBody
-import rapier.netty.NettyServerOptions
 import rapier.netty.cats.NettyCatsServer
 import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
 import rapier.perf.vanilla.PayloadCodecs.given
 import rapier.server.*
-import rapier.vertx.VertxServerOptions
 import rapier.vertx.cats.VertxCatsServer
 
 import java.util.concurrent.TimeUnit
@@ -56,18 +54,10 @@ object RapierCatsServer:
 
     def stop(): Unit = if release != null then release.nn.unsafeRunSync()(using IORuntime.global)
 
-  def log(config: ServerConfig)(o: ServerOptions): ServerOptions = if config.requestLog then o else o.withoutRequestLog
-
 /** [[RapierCatsServer]]'s endpoints on Rapier's Netty server for `IO`. */
 final class RapierNettyCatsServer extends RapierCatsServer.Running:
   protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[IO]]): Resource[IO, Binding] =
-    val options = NettyServerOptions()
-      .withHost("0.0.0.0")
-      .withPort(config.port)
-      .withEventLoopThreads(config.threads)
-      .withMaxBodySize(PerfApi.MaxBodySize)
-      .modifyServerOptions(RapierCatsServer.log(config))
-    NettyCatsServer[IO](endpoints, options).start()
+    NettyCatsServer[IO](endpoints, RapierNettyServer.options(config)).start()
 
 /** [[RapierCatsServer]]'s endpoints on Rapier's Vert.x server for `IO`. */
 final class RapierVertxCatsServer extends RapierCatsServer.Running:
@@ -76,12 +66,7 @@ final class RapierVertxCatsServer extends RapierCatsServer.Running:
   protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[IO]]): Resource[IO, Binding] =
     val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
     vertx = v
-    val options = VertxServerOptions()
-      .withHost("0.0.0.0")
-      .withPort(config.port)
-      .withMaxBodySize(PerfApi.MaxBodySize)
-      .modifyServerOptions(RapierCatsServer.log(config))
-    VertxCatsServer[IO](endpoints, options).withVertx(v).start()
+    VertxCatsServer[IO](endpoints, RapierVertxServer.options(config)).withVertx(v).start()
 
   override def stop(): Unit =
     super.stop()

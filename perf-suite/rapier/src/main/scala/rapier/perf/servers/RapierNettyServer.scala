@@ -18,12 +18,7 @@ final class RapierNettyServer extends PerfServer:
   private var binding: NettyServer.Binding | Null = null
 
   def start(config: ServerConfig): Int =
-    val options = NettyServerOptions()
-      .withHost("0.0.0.0")
-      .withPort(config.port)
-      .withEventLoopThreads(config.threads)
-      .withMaxBodySize(PerfApi.MaxBodySize)
-      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
+    val options = RapierNettyServer.options(config)
     val started = NettyServer((0 until config.routes).toList.flatMap(RapierNettyServer.endpoints), options).start()
     binding = started
     started.port
@@ -34,6 +29,15 @@ final class RapierNettyServer extends PerfServer:
   def stop(): Unit = if binding != null then binding.nn.stop()
 
 object RapierNettyServer:
+  /** The options every Rapier server on Netty in the suite runs with, whatever its effect. */
+  def options(config: ServerConfig): NettyServerOptions =
+    NettyServerOptions()
+      .withHost("0.0.0.0")
+      .withPort(config.port)
+      .withEventLoopThreads(config.threads)
+      .withMaxBodySize(PerfApi.MaxBodySize)
+      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
+
   /** JSON as a user writes it: `jsonBody`, with jsoniter-scala reading and writing the bytes directly. */
   private val orderJson = jsonBody[Order]
 

@@ -2,7 +2,7 @@ package rapier.perf.servers
 
 import rapier.*
 import rapier.json.jsoniter.jsonBody
-import rapier.netty.{NettyServer, NettyServerOptions}
+import rapier.netty.NettyServer
 import rapier.netty.sync.NettySyncServer
 import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
 import rapier.perf.vanilla.PayloadCodecs.given
@@ -17,14 +17,8 @@ final class RapierNettySyncServer extends PerfServer:
   private var binding: NettyServer.Binding | Null = null
 
   def start(config: ServerConfig): Int =
-    val options = NettyServerOptions()
-      .withHost("0.0.0.0")
-      .withPort(config.port)
-      .withEventLoopThreads(config.threads)
-      .withMaxBodySize(PerfApi.MaxBodySize)
-      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
-    val started =
-      NettySyncServer((0 until config.routes).toList.flatMap(RapierNettySyncServer.endpoints), options).start()
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettySyncServer.endpoints)
+    val started = NettySyncServer(endpoints, RapierNettyServer.options(config)).start()
     binding = started
     started.port
 

@@ -17,13 +17,8 @@ final class RapierVertxServer extends PerfServer:
   def start(config: ServerConfig): Int =
     val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
     vertx = v
-    val options = VertxServerOptions()
-      .withHost("0.0.0.0")
-      .withPort(config.port)
-      .withMaxBodySize(PerfApi.MaxBodySize)
-      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
     val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints)
-    val started = VertxServer(endpoints, options).withVertx(v).start()
+    val started = VertxServer(endpoints, RapierVertxServer.options(config)).withVertx(v).start()
     binding = started
     started.port
 
@@ -33,3 +28,12 @@ final class RapierVertxServer extends PerfServer:
   def stop(): Unit =
     if binding != null then binding.nn.stop()
     if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
+
+object RapierVertxServer:
+  /** The options every Rapier server on Vert.x in the suite runs with, whatever its effect. */
+  def options(config: ServerConfig): VertxServerOptions =
+    VertxServerOptions()
+      .withHost("0.0.0.0")
+      .withPort(config.port)
+      .withMaxBodySize(PerfApi.MaxBodySize)
+      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
