@@ -3,7 +3,7 @@ package rapier.server.spi
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.server.internal.Done
-import rapier.server.{Handler, ServerResponse}
+import rapier.server.ServerResponse
 
 import java.util.concurrent.RejectedExecutionException
 import scala.concurrent.{ExecutionContext, Future}
@@ -17,12 +17,6 @@ import scala.util.{Failure, Success, Try}
  */
 object Completion:
   private val log = LoggerFactory.getLogger(getClass)
-
-  /**
-   * The answer of the interpreter, or of the chain `ServerInterpreter.routeOrNull` found; something it throws comes
-   * back as a failed future.
-   */
-  def serve(handler: Handler[Future], request: ServerRequest): Future[ServerResponse] = attempt(handler(request))
 
   /** `result`, or a failed future for what computing it throws: `attempt(interpreter.serve(request, chain))`. */
   inline def attempt(inline result: Future[ServerResponse]): Future[ServerResponse] =

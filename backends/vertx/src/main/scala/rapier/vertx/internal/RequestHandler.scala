@@ -293,8 +293,8 @@ private[vertx] final class RequestHandler[F[_]](
       // Vert.x reports a broken chunked framing here, then closes the connection: the refusal, which replaces whatever
       // the logic answers, is sent now rather than once the logic is done, which may be after the close.
       case _: Throwable =>
-        failed(RequestBodyException(Refusals.InvalidBodyFraming))
         val refusal = Refusals.InvalidBodyFraming
+        failed(RequestBodyException(refusal))
         write(request, options.serverOptions.problemRenderer(Problem(refusal.status, refusal.message)), false, this)
       case _ => completed()
 
