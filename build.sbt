@@ -411,6 +411,9 @@ lazy val perfTapir = (project in file("perf-suite/tapir"))
     libraryDependencies ++= Seq(
       "com.softwaremill.sttp.tapir" %% "tapir-netty-server" % versions.tapir,
       "com.softwaremill.sttp.tapir" %% "tapir-vertx-server" % versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-netty-server-cats" % versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-vertx-server-cats" % versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-netty-server-sync" % versions.tapir,
       "com.softwaremill.sttp.tapir" %% "tapir-jsoniter-scala" % versions.tapir,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.tapirJsoniter % Provided,
       "org.slf4j" % "slf4j-nop" % versions.slf4j

@@ -33,3 +33,7 @@ abstract class HttpServerPerfServer extends PerfServer:
   final def stop(): Unit =
     if server != null then server.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
     if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
+    stopped()
+
+  /** What to release once the server and its Vert.x are closed. */
+  protected def stopped(): Unit = ()

@@ -24,8 +24,8 @@ enum Implementation(val packages: List[String], val excluded: List[String]):
 
 /**
  * One server of the suite. `twin` names the vanilla server on the same backend and version that its throughput is
- * compared with (none for vanilla servers themselves); `minJava` is the JDK it needs (21 for virtual threads), found
- * by [[Jdks]] when the suite runs on an older one.
+ * compared with (none for vanilla servers themselves); `java` is the JDKs it runs on (21 or newer for virtual threads),
+ * found by [[Jdks]] when the suite's own doesn't fit.
  */
 final case class ServerSpec(
     name: String,
@@ -36,7 +36,7 @@ final case class ServerSpec(
     implementation: Implementation,
     twin: Option[String],
     description: String,
-    minJava: Int = 17
+    java: JavaNeed = JavaNeed.Baseline
 ):
   def isVanilla: Boolean = twin.isEmpty
 
@@ -57,6 +57,18 @@ object Catalogue:
   private val rapierNettyCats = "rapier.perf.servers.RapierNettyCatsServer"
   private val rapierVertxCats = "rapier.perf.servers.RapierVertxCatsServer"
   private val rapierNettySync = "rapier.perf.servers.RapierNettySyncServer"
+  private val tapirNettyCats = "rapier.perf.tapir.TapirNettyCatsServer"
+  private val tapirVertxCats = "rapier.perf.tapir.TapirVertxCatsServer"
+  private val tapirNettySync = "rapier.perf.tapir.TapirNettySyncServer"
+  private val virtualThreads = JavaNeed(21, why = "virtual threads")
+
+  /**
+   * tapir-netty-server-sync 1.11.15 runs on Ox 0.5, built on JDK 21's preview of structured concurrency, whose API
+   * JDK 25 changed: it starts on JDK 21 to 24 with previews enabled, and fails to load on 25.
+   */
+  private val oxPreview =
+    JavaNeed(21, Some(24), List("--enable-preview"), "Ox 0.5 uses JDK 21's preview StructuredTaskScope")
+
   private val vanillaZio = "rapier.perf.ziohttp.ZioHttpVanillaServer"
   private val endpointZio = "rapier.perf.ziohttp.ZioHttpEndpointServer"
 
@@ -200,7 +212,7 @@ object Catalogue:
       Implementation.Rapier,
       Some("netty.Vanilla"),
       "Rapier on Netty 4.2 with direct-style logic, a virtual thread per request, request log off",
-      minJava = 21
+      java = virtualThreads
     ),
     ServerSpec(
       "netty.sync.RapierMulti",
@@ -211,7 +223,7 @@ object Catalogue:
       Implementation.Rapier,
       Some("netty.VanillaMulti"),
       "Rapier on Netty 4.2 with direct-style logic, 128 endpoints per kind, request log off",
-      minJava = 21
+      java = virtualThreads
     ),
     ServerSpec(
       "netty.sync.RapierLog",
@@ -222,7 +234,7 @@ object Catalogue:
       Implementation.Rapier,
       Some("netty.Vanilla"),
       "Rapier on Netty 4.2 with direct-style logic, request log on, writing nothing",
-      minJava = 21
+      java = virtualThreads
     ),
     ServerSpec(
       "vertx.cats.Rapier",
@@ -305,6 +317,69 @@ object Catalogue:
       "Tapir 1.11 Netty Future server, default server log, writing nothing"
     ),
     ServerSpec(
+      "netty.cats.Tapir",
+      Side.Tapir,
+      tapirNettyCats,
+      1,
+      false,
+      Implementation.Tapir,
+      Some("netty41.Vanilla"),
+      "Tapir 1.11 Netty cats-effect server with IO logic, server log off"
+    ),
+    ServerSpec(
+      "netty.cats.TapirMulti",
+      Side.Tapir,
+      tapirNettyCats,
+      128,
+      false,
+      Implementation.Tapir,
+      Some("netty41.VanillaMulti"),
+      "Tapir 1.11 Netty cats-effect server, 128 endpoints per kind, server log off"
+    ),
+    ServerSpec(
+      "netty.cats.TapirLog",
+      Side.Tapir,
+      tapirNettyCats,
+      1,
+      true,
+      Implementation.Tapir,
+      Some("netty41.Vanilla"),
+      "Tapir 1.11 Netty cats-effect server, default server log, writing nothing"
+    ),
+    ServerSpec(
+      "netty.sync.Tapir",
+      Side.Tapir,
+      tapirNettySync,
+      1,
+      false,
+      Implementation.Tapir,
+      Some("netty41.Vanilla"),
+      "Tapir 1.11 Netty server for direct style (virtual threads), server log off",
+      java = oxPreview
+    ),
+    ServerSpec(
+      "netty.sync.TapirMulti",
+      Side.Tapir,
+      tapirNettySync,
+      128,
+      false,
+      Implementation.Tapir,
+      Some("netty41.VanillaMulti"),
+      "Tapir 1.11 Netty server for direct style, 128 endpoints per kind, server log off",
+      java = oxPreview
+    ),
+    ServerSpec(
+      "netty.sync.TapirLog",
+      Side.Tapir,
+      tapirNettySync,
+      1,
+      true,
+      Implementation.Tapir,
+      Some("netty41.Vanilla"),
+      "Tapir 1.11 Netty server for direct style, default server log, writing nothing",
+      java = oxPreview
+    ),
+    ServerSpec(
       "vertx4.Vanilla",
       Side.Tapir,
       vanillaVertx,
@@ -353,6 +428,36 @@ object Catalogue:
       Implementation.Tapir,
       Some("vertx4.Vanilla"),
       "Tapir 1.11 Vert.x Future interpreter, default server log, writing nothing"
+    ),
+    ServerSpec(
+      "vertx.cats.Tapir",
+      Side.Tapir,
+      tapirVertxCats,
+      1,
+      false,
+      Implementation.Tapir,
+      Some("vertx4.Vanilla"),
+      "Tapir 1.11 Vert.x cats-effect interpreter with IO logic on a vertx-web Router, server log off"
+    ),
+    ServerSpec(
+      "vertx.cats.TapirMulti",
+      Side.Tapir,
+      tapirVertxCats,
+      128,
+      false,
+      Implementation.Tapir,
+      Some("vertx4.VanillaMulti"),
+      "Tapir 1.11 Vert.x cats-effect interpreter, 128 endpoints per kind, server log off"
+    ),
+    ServerSpec(
+      "vertx.cats.TapirLog",
+      Side.Tapir,
+      tapirVertxCats,
+      1,
+      true,
+      Implementation.Tapir,
+      Some("vertx4.Vanilla"),
+      "Tapir 1.11 Vert.x cats-effect interpreter, default server log, writing nothing"
     ),
     ServerSpec(
       "ziohttp.Vanilla",
@@ -410,7 +515,13 @@ object Catalogue:
     "netty.future.RapierMulti" -> "netty.future.TapirMulti",
     "netty.future.RapierMulti" -> "ziohttp.EndpointMulti",
     "vertx.future.Rapier" -> "vertx.future.Tapir",
-    "vertx.future.RapierMulti" -> "vertx.future.TapirMulti"
+    "vertx.future.RapierMulti" -> "vertx.future.TapirMulti",
+    "netty.cats.Rapier" -> "netty.cats.Tapir",
+    "netty.cats.RapierMulti" -> "netty.cats.TapirMulti",
+    "vertx.cats.Rapier" -> "vertx.cats.Tapir",
+    "vertx.cats.RapierMulti" -> "vertx.cats.TapirMulti",
+    "netty.sync.Rapier" -> "netty.sync.Tapir",
+    "netty.sync.RapierMulti" -> "netty.sync.TapirMulti"
   )
 
   def byName(name: String): Option[ServerSpec] = servers.find(_.name == name)

@@ -144,7 +144,7 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
         val started = entries.map { e =>
           e -> classpaths.get(e.server.side).toRight(
             s"the ${e.server.side} side of the suite is not built (run ./perf to build it)"
-          ).flatMap(classpath => Jdks.javaFor(e.server.minJava).map((classpath, _))).flatMap { (classpath, java) =>
+          ).flatMap(classpath => Jdks.javaFor(e.server.java).map((classpath, _))).flatMap { (classpath, java) =>
             val command = ServerProcess.command(
               java,
               options.jvmOptions ++ (if options.profile then Measurement.ProfilingJvmOptions else Nil),

@@ -91,7 +91,7 @@ object ServerProcess:
       stopOnEof: Boolean
   ): List[String] =
     cpus.toList.flatMap(c => List("taskset", "-c", c.mkString(","))) ++
-      (java :: jvmOptions) ++
+      (java :: jvmOptions ++ spec.java.options) ++
       List(
         "-cp",
         classpath,

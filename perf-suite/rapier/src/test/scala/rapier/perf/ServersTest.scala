@@ -18,7 +18,7 @@ class ServersTest extends munit.FunSuite:
       )
       // A server needing a newer JDK than the tests run on (virtual threads) is started on one the suite finds
       val java =
-        Jdks.javaFor(spec.minJava).fold(why => assume(false, s"${spec.name} $why").asInstanceOf[Nothing], identity)
+        Jdks.javaFor(spec.java).fold(why => assume(false, s"${spec.name} $why").asInstanceOf[Nothing], identity)
       val command = ServerProcess.command(java, List("-Xmx512m"), classpath, spec, 0, 1, None, stopOnEof = true)
       val server = ServerProcess.start(command).fold(why => fail(s"${spec.name} did not start: $why"), identity)
       try

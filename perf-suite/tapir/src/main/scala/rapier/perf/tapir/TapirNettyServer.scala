@@ -32,12 +32,7 @@ final class TapirNettyServer extends PerfServer:
     val options =
       if config.requestLog then NettyFutureServerOptions.default
       else NettyFutureServerOptions.customiseInterceptors.serverLog(None).options
-    val group = if Epoll.isAvailable then EpollEventLoopGroup(config.threads) else NioEventLoopGroup(config.threads)
-    val nettyConfig = NettyConfig.default
-      .host("0.0.0.0")
-      .port(config.port)
-      .eventLoopGroup(group)
-    val server = NettyFutureServer(options, nettyConfig)
+    val server = NettyFutureServer(options, TapirNettyServer.nettyConfig(config))
       .addEndpoints((0 until config.routes).toList.flatMap(TapirNettyServer.endpoints))
     routes = server.routes.size
     val started = Await.result(server.start(), 30.seconds)
@@ -50,26 +45,42 @@ final class TapirNettyServer extends PerfServer:
   def stop(): Unit = if binding != null then Await.result(binding.nn.stop(), 30.seconds)
 
 object TapirNettyServer:
-  def endpoints(n: Int): List[ServerEndpoint[Any, Future]] = List(
-    endpoint.get.in(s"path$n" / path[Int]("id")).out(stringBody).serverLogicSuccess(id =>
-      Future.successful(PerfApi.ok(id))
-    ),
+  def endpoints(n: Int): List[ServerEndpoint[Any, Future]] = TapirEndpoints(n, pure)
+
+  private val pure: [A] => A => Future[A] = [A] => (a: A) => Future.successful(a)
+
+  /**
+   * Netty's settings for every Tapir server of the suite on Netty: Tapir's defaults, bound to every address, with the
+   * suite's number of event loop threads.
+   */
+  def nettyConfig(config: ServerConfig): NettyConfig =
+    val group = if Epoll.isAvailable then EpollEventLoopGroup(config.threads) else NioEventLoopGroup(config.threads)
+    NettyConfig.default.host("0.0.0.0").port(config.port).eventLoopGroup(group)
+
+/**
+ * The suite's endpoints in Tapir, for logic in any effect `F`, each answering at once through `pure` (as a Tapir user
+ * writes `Future.successful`, `IO.pure` or a plain value): one list per route number, with the suite's body limit on
+ * every endpoint that reads a body.
+ */
+object TapirEndpoints:
+  def apply[F[_]](n: Int, pure: [A] => A => F[A]): List[ServerEndpoint[Any, F]] = List(
+    endpoint.get.in(s"path$n" / path[Int]("id")).out(stringBody).serverLogicSuccess[F](id => pure(PerfApi.ok(id))),
     endpoint.post
       .in(s"path$n")
       .in(stringBody)
       .out(stringBody)
       .maxRequestBodyLength(PerfApi.MaxBodySize)
-      .serverLogicSuccess(s => Future.successful(PerfApi.ok(s.length))),
+      .serverLogicSuccess[F](s => pure(PerfApi.ok(s.length))),
     endpoint.post
       .in(s"pathBytes$n")
       .in(byteArrayBody)
       .out(stringBody)
       .maxRequestBodyLength(PerfApi.MaxBodySize)
-      .serverLogicSuccess(b => Future.successful(PerfApi.ok(b.length))),
+      .serverLogicSuccess[F](b => pure(PerfApi.ok(b.length))),
     endpoint.post
       .in(s"pathJson$n")
       .in(jsonBody[Order])
       .out(jsonBody[Order])
       .maxRequestBodyLength(PerfApi.MaxBodySize)
-      .serverLogicSuccess(Future.successful)
+      .serverLogicSuccess[F](o => pure(o))
   )
