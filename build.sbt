@@ -205,7 +205,9 @@ lazy val nettySync = (project in file("backends/netty-sync"))
   .settings(
     name := "rapier-netty-sync",
     libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test,
-    Test / javaHome := jdk21
+    Test / javaHome := jdk21,
+    // VirtualThreadStart.OnLoop's scheduler is reached in java.lang, opened for its tests
+    Test / javaOptions += "--add-opens=java.base/java.lang=ALL-UNNAMED"
   )
 
 // Effect modules, under effects/: logic in an effect other than Future, bodies as that effect's streams. Each backend

@@ -57,10 +57,15 @@ object Catalogue:
   private val rapierNettyCats = "rapier.perf.servers.RapierNettyCatsServer"
   private val rapierVertxCats = "rapier.perf.servers.RapierVertxCatsServer"
   private val rapierNettySync = "rapier.perf.servers.RapierNettySyncServer"
+  private val rapierNettySyncOnLoop = "rapier.perf.servers.RapierNettySyncOnLoopServer"
   private val tapirNettyCats = "rapier.perf.tapir.TapirNettyCatsServer"
   private val tapirVertxCats = "rapier.perf.tapir.TapirVertxCatsServer"
   private val tapirNettySync = "rapier.perf.tapir.TapirNettySyncServer"
   private val virtualThreads = JavaNeed(21, why = "virtual threads")
+
+  /** Virtual threads started on the event loop, by a scheduler of Rapier's own, which needs `java.lang` opened. */
+  private val virtualThreadsOnLoop =
+    JavaNeed(21, options = List("--add-opens=java.base/java.lang=ALL-UNNAMED"), why = "virtual threads")
 
   /**
    * tapir-netty-server-sync 1.11.15 runs on Ox 0.5, built on JDK 21's preview of structured concurrency, whose API
@@ -235,6 +240,17 @@ object Catalogue:
       Some("netty.Vanilla"),
       "Rapier on Netty 4.2 with direct-style logic, request log on, writing nothing",
       java = virtualThreads
+    ),
+    ServerSpec(
+      "netty.sync.RapierOnLoop",
+      Side.Rapier,
+      rapierNettySyncOnLoop,
+      1,
+      false,
+      Implementation.Rapier,
+      Some("netty.Vanilla"),
+      "Rapier on Netty 4.2 with direct-style logic, each virtual thread first run on its connection's loop",
+      java = virtualThreadsOnLoop
     ),
     ServerSpec(
       "vertx.cats.Rapier",

@@ -1,19 +1,21 @@
 package rapier.server.spi
 
-import rapier.server.{EndpointChain, Identity, ServerInterpreter, ServerResponse}
+import rapier.server.{EndpointChain, Identity, ServerInterpreter, ServerResponse, VirtualThreadStart}
 
-import java.util.concurrent.{ExecutorService, RejectedExecutionException}
+import java.lang.reflect.{Constructor, Method}
+import java.util.concurrent.{Executor, ExecutorService, RejectedExecutionException}
 import scala.util.Failure
 import scala.util.control.NonFatal
 
 /**
  * Runs direct-style endpoints ([[rapier.server.Identity]]: plain code that may block) one virtual thread per request,
- * the response hopping back to the connection's loop. A client that goes away interrupts its request's thread.
+ * started where a [[VirtualThreadStart]] says, the response hopping back to the connection's loop when the thread is not
+ * on it. A client that goes away interrupts its request's thread.
  *
  * Virtual threads are JDK 21's; the project builds for JDK 17, so they are reached by reflection, and [[create]]
  * fails with a message that says so on an older JDK.
  */
-final class VirtualThreadRunner private (threads: ExecutorService) extends Runner[Identity]:
+final class VirtualThreadRunner private (starter: VirtualThreadRunner.Starter) extends Runner[Identity]:
   def start(
       interpreter: ServerInterpreter[Identity],
       request: ServerRequest,
@@ -22,7 +24,7 @@ final class VirtualThreadRunner private (threads: ExecutorService) extends Runne
   ): ServerResponse | Running = OnVirtualThread(interpreter, request, chain, routed)
 
   /** Lets the requests in progress finish, and starts no more. */
-  def shutdown(): Unit = threads.shutdown()
+  def shutdown(): Unit = starter.shutdown()
 
   private final class OnVirtualThread(
       interpreter: ServerInterpreter[Identity],
@@ -39,7 +41,7 @@ final class VirtualThreadRunner private (threads: ExecutorService) extends Runne
     def onComplete(loop: EventLoop)(k: ServerResponse => Unit): Unit =
       this.loop = loop
       this.k = k
-      try threads.execute(this)
+      try starter.start(loop, this)
       catch
         case e: RejectedExecutionException =>
           k(Completion.responseOf(Failure(IllegalStateException("the server is stopping", e))))
@@ -68,17 +70,85 @@ object VirtualThreadRunner:
   def available: Boolean = newExecutor.isDefined
 
   /**
-   * A runner with a virtual-thread-per-task executor of its own.
+   * A runner starting its threads as `start` says.
    * @throws UnsupportedOperationException
-   *   on a JDK without virtual threads, saying which JDK this is and what is needed
+   *   on a JDK without virtual threads, saying which JDK this is and what is needed; for
+   *   [[VirtualThreadStart.OnLoop]], when the JVM doesn't let Rapier schedule virtual threads itself, saying how to
    */
-  def create(): VirtualThreadRunner = newExecutor match
-    case Some(make) => VirtualThreadRunner(make())
-    case None =>
+  def create(start: VirtualThreadStart = VirtualThreadStart.OnCarrier): VirtualThreadRunner =
+    val make = newExecutor.getOrElse(
       throw UnsupportedOperationException(
         s"direct-style servers run each request on a virtual thread, which needs JDK 21 or newer; this JVM is " +
           s"${System.getProperty("java.version")} (${System.getProperty("java.home")})"
       )
+    )
+    start match
+      case VirtualThreadStart.OnCarrier => VirtualThreadRunner(OnCarriers(make()))
+      case VirtualThreadStart.OnLoop =>
+        VirtualThreadRunner(OnLoops(LoopScheduling.access.fold(
+          why => throw UnsupportedOperationException(why),
+          identity
+        )))
+
+  /** How a runner starts a request's thread, and stops starting them. */
+  private trait Starter:
+    /** @throws RejectedExecutionException once [[shutdown]] */
+    def start(loop: EventLoop, task: Runnable): Unit
+    def shutdown(): Unit
+
+  /** Through the JDK's virtual-thread-per-task executor. */
+  private final class OnCarriers(threads: ExecutorService) extends Starter:
+    def start(loop: EventLoop, task: Runnable): Unit = threads.execute(task)
+    def shutdown(): Unit = threads.shutdown()
+
+  /** Each thread with a [[FirstOnLoop]] scheduler of its own. */
+  private final class OnLoops(access: LoopScheduling.Access) extends Starter:
+    @volatile private var stopped = false
+
+    def start(loop: EventLoop, task: Runnable): Unit =
+      if stopped then throw RejectedExecutionException("the server is stopping")
+      access.newThread(FirstOnLoop(loop, access.carriers), task).start()
+
+    def shutdown(): Unit = stopped = true
+
+  /**
+   * One thread's scheduler: its first run on `loop` (it is started there), every later one — after the thread waited —
+   * on the JDK's carriers.
+   */
+  private final class FirstOnLoop(loop: EventLoop, carriers: Executor) extends Executor:
+    @volatile private var started = false
+
+    def execute(continuation: Runnable): Unit =
+      if started then carriers.execute(continuation)
+      else
+        started = true
+        loop.execute(continuation)
+
+  /**
+   * The JDK's builder of virtual threads with a given scheduler, and its default scheduler: both internal to
+   * `java.lang`, reached when the JVM opens it to Rapier.
+   */
+  private object LoopScheduling:
+    final class Access(builder: Constructor[?], unstarted: Method, val carriers: Executor):
+      def newThread(scheduler: Executor, task: Runnable): Thread =
+        unstarted.invoke(builder.newInstance(scheduler), task).asInstanceOf[Thread]
+
+    val access: Either[String, Access] =
+      try
+        val builder =
+          Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder").getDeclaredConstructor(classOf[Executor])
+        builder.setAccessible(true)
+        val unstarted = Class.forName("java.lang.Thread$Builder").getMethod("unstarted", classOf[Runnable])
+        val scheduler = Class.forName("java.lang.VirtualThread").getDeclaredField("DEFAULT_SCHEDULER")
+        scheduler.setAccessible(true)
+        Right(Access(builder, unstarted, scheduler.get(null).asInstanceOf[Executor]))
+      catch
+        case e: (ReflectiveOperationException | RuntimeException) =>
+          Left(
+            "starting virtual threads on the event loop (VirtualThreadStart.OnLoop) needs a scheduler of Rapier's " +
+              "own, which the JDK allows only with the JVM option --add-opens java.base/java.lang=ALL-UNNAMED " +
+              s"(here: ${e.getClass.getSimpleName}: ${e.getMessage}); add it, or use VirtualThreadStart.OnCarrier"
+          )
 
   private val newExecutor: Option[() => ExecutorService] =
     try

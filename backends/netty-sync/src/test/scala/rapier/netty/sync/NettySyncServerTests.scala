@@ -20,20 +20,31 @@ private object Jdk:
 
 /** The shared server test kit on Netty in direct style: every kit endpoint's logic blocks on a virtual thread. */
 class NettySyncServerTests extends ServerTests:
-  def server: TestServer = NettySyncTestServer
+  def server: TestServer = NettySyncTestServer(VirtualThreadStart.OnCarrier)
   override def cannotRun: Option[String] = Jdk.cannotRun
 
-/** What direct-style logic must get right on its virtual threads. */
-class NettySyncTests extends ServerTestSupport:
-  def server: TestServer = NettySyncTestServer
+/** The shared kit again, each request's thread started on its connection's loop. */
+class NettySyncOnLoopServerTests extends ServerTests:
+  def server: TestServer = NettySyncTestServer(VirtualThreadStart.OnLoop)
   override def cannotRun: Option[String] = Jdk.cannotRun
 
-  private def withSyncServer[T](endpoints: ServerEndpoint[Identity]*)(body: Target => T): T =
-    val running = NettySyncTestServer.startSync(endpoints.toList, TestServerConfig())
+/** What direct-style logic must get right on its virtual threads, wherever they start. */
+abstract class NettySyncTests(start: VirtualThreadStart) extends ServerTestSupport:
+  val server: NettySyncTestServer = NettySyncTestServer(start)
+  override def cannotRun: Option[String] = Jdk.cannotRun
+
+  protected def withSyncServer[T](endpoints: ServerEndpoint[Identity]*)(body: Target => T): T =
+    withSyncServerOn(2)(endpoints*)(body)
+
+  protected def withSyncServerOn[T](loops: Int)(endpoints: ServerEndpoint[Identity]*)(body: Target => T): T =
+    val running = server.startSync(endpoints.toList, TestServerConfig(), loops)
     try body(Target(running))
     finally running.stop()
 
-  private def text(path: String)(logic: => String): ServerEndpoint[Identity] =
+  /** The carrier a virtual thread runs on, from its description (`VirtualThread[#n]/runnable@carrier`). */
+  protected def carrier: String = Thread.currentThread.toString.split('@').last
+
+  protected def text(path: String)(logic: => String): ServerEndpoint[Identity] =
     endpoint.get.in(path).out(stringBody).serverLogicSuccess[Identity](_ => logic)
 
   test("logic runs on a virtual thread, where blocking holds nobody else"):
@@ -93,7 +104,7 @@ class NettySyncTests extends ServerTestSupport:
       Thread.sleep(300)
       "finished"
     }
-    val running = NettySyncTestServer.startSync(List(slow), TestServerConfig())
+    val running = server.startSync(List(slow), TestServerConfig())
     val answer = AtomicReference[String]("none")
     val client = new Thread(() => answer.set(TestClient(running.port).get("/slow").body))
     try
@@ -103,8 +114,46 @@ class NettySyncTests extends ServerTestSupport:
     client.join(10000)
     assertEquals(answer.get, "finished")
 
-object NettySyncTestServer extends TestServer:
-  def name = "netty.sync"
+class NettySyncOnCarrierTests extends NettySyncTests(VirtualThreadStart.OnCarrier):
+  test("a request's thread runs on the JDK's carriers from the start"):
+    withSyncServer(text("carrier")(carrier)) { t =>
+      assert(t.get("/carrier").body.startsWith("ForkJoinPool"), t.get("/carrier").body)
+    }
+
+class NettySyncOnLoopTests extends NettySyncTests(VirtualThreadStart.OnLoop):
+  test("a request's thread runs on its connection's loop until it first waits, then on the JDK's carriers"):
+    val where = text("where") {
+      val first = carrier
+      Thread.sleep(1)
+      s"$first then $carrier"
+    }
+    withSyncServer(where) { t =>
+      val body = t.get("/where").body
+      assert(body.matches("rapier-io-.* then ForkJoinPool.*"), body)
+    }
+
+  test("logic that waits leaves its loop to the loop's other connections"):
+    val waiting = text("wait") { Thread.sleep(1000); "waited" }
+    val quick = text("quick")("quick")
+    withSyncServerOn(1)(waiting, quick) { t =>
+      val slow = Future(t.get("/wait").body)(using scala.concurrent.ExecutionContext.global)
+      Thread.sleep(100)
+      val started = System.nanoTime
+      for _ <- 1 to 20 do assertEquals(t.get("/quick").body, "quick")
+      assert(System.nanoTime - started < 800_000_000L, "the loop's other connections waited for a sleeping request")
+      assertEquals(Await.result(slow, Duration(10, "s")), "waited")
+    }
+
+  test("a request body read as an InputStream on the loop waits for the loop to deliver it"):
+    val count = endpoint.post.in("count").in(inputStreamBody).out(stringBody).serverLogicSuccess[Identity] { in =>
+      in.readAllBytes().length.toString
+    }
+    withSyncServerOn(1)(count) { t =>
+      for _ <- 1 to 3 do assertEquals(t.post("/count", new Array[Byte](1024 * 1024)).body, (1024 * 1024).toString)
+    }
+
+final class NettySyncTestServer(start: VirtualThreadStart) extends TestServer:
+  def name = if start == VirtualThreadStart.OnLoop then "netty.sync (on the loop)" else "netty.sync"
 
   def start(endpoints: List[ServerEndpoint[Future]], config: TestServerConfig): RunningServer =
     startSync(endpoints.map(_.mapEffect(awaiting)), config)
@@ -113,6 +162,7 @@ object NettySyncTestServer extends TestServer:
   private val awaiting: [A] => Future[A] => Identity[A] =
     [A] => (future: Future[A]) => Await.result(future, Duration.Inf)
 
-  def startSync(endpoints: List[ServerEndpoint[Identity]], config: TestServerConfig): RunningServer =
-    val options = NettyServerOptions(config.backend, headerReadTimeout = config.headerReadTimeout, eventLoopThreads = 2)
-    RunningServer(NettySyncServer(endpoints, options).start())
+  def startSync(endpoints: List[ServerEndpoint[Identity]], config: TestServerConfig, loops: Int = 2): RunningServer =
+    val options =
+      NettyServerOptions(config.backend, headerReadTimeout = config.headerReadTimeout, eventLoopThreads = loops)
+    RunningServer(NettySyncServer(endpoints, options, start).start())

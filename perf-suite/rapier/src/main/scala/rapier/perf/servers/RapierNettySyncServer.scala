@@ -13,12 +13,14 @@ import rapier.server.*
  * `InputStream` (reads block the request's virtual thread) and counted, on Rapier's Netty server for direct style.
  * Needs JDK 21 or newer (the catalogue says so, and the suite finds one).
  */
-final class RapierNettySyncServer extends PerfServer:
+class RapierNettySyncServer(threadStart: VirtualThreadStart) extends PerfServer:
+  def this() = this(VirtualThreadStart.OnCarrier)
+
   private var binding: NettyServer.Binding | Null = null
 
   def start(config: ServerConfig): Int =
     val endpoints = (0 until config.routes).toList.flatMap(RapierNettySyncServer.endpoints)
-    val started = NettySyncServer(endpoints, RapierNettyServer.options(config)).start()
+    val started = NettySyncServer(endpoints, RapierNettyServer.options(config), threadStart).start()
     binding = started
     started.port
 
@@ -26,6 +28,9 @@ final class RapierNettySyncServer extends PerfServer:
   def routeSets: Int = 1
 
   def stop(): Unit = if binding != null then binding.nn.stop()
+
+/** The same, each request's thread first run on its connection's event loop ([[VirtualThreadStart.OnLoop]]). */
+final class RapierNettySyncOnLoopServer extends RapierNettySyncServer(VirtualThreadStart.OnLoop)
 
 object RapierNettySyncServer:
   private val orderJson = jsonBody[Order]
