@@ -39,6 +39,8 @@ val versions = new {
   // The cats-effect module, and the fs2 it streams bodies with.
   val catsEffect = "3.7.1"
   val fs2 = "3.14.0"
+  // The http4s backend: its Ember server and the http4s core it is mounted with.
+  val http4s = "0.23.37"
   // Attached to the suite's servers by `./perf --profile`.
   val asyncProfiler = "4.6"
 }
@@ -98,6 +100,7 @@ lazy val root = (project in file("."))
     catsEffect,
     nettyCats,
     vertxCats,
+    http4s,
     openapi,
     swaggerUi,
     testkit,
@@ -238,6 +241,20 @@ lazy val vertxCats = (project in file("backends/vertx-cats"))
     nettyPin,
     name := "rapier-vertx-cats",
     libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+  )
+
+// http4s: endpoints as HttpRoutes[F] beside an application's own, or a standalone Ember server; bodies as the fs2
+// streams http4s has.
+lazy val http4s = (project in file("backends/http4s"))
+  .dependsOn(catsEffect % "compile->compile;test->test", testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-http4s",
+    libraryDependencies ++= Seq(
+      "org.http4s" %% "http4s-ember-server" % versions.http4s,
+      "org.http4s" %% "http4s-dsl" % versions.http4s % Test,
+      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+    )
   )
 
 // Documentation interpreters, under apidocs/.

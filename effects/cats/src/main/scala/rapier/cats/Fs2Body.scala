@@ -17,14 +17,19 @@ final class Fs2Body[F[_]](using F: Async[F]) extends StreamReader[Stream[F, Byte
   def name: String = "fs2.Stream[F, Byte]"
 
   def read(source: BodySource): Stream[F, Byte] =
-    val reader = Fs2Body.Reader[F](source)
-    Stream.unfoldChunkEval(())(_ => reader.next).onFinalize(F.delay(source.cancel()))
+    val own = source match
+      case fs2: Fs2Source[?] => fs2.takeStream()
+      case _ => null
+    if own != null then own.asInstanceOf[Stream[F, Byte]]
+    else
+      val reader = Fs2Body.Reader[F](source)
+      Stream.unfoldChunkEval(())(_ => reader.next).onFinalize(F.delay(source.cancel()))
 
   def write(stream: Stream[F, Byte]): StreamWriter.Started =
-    val source = Fs2Source[F]()
-    StreamWriter.Started(source, F.void(F.start(source.run(stream))))
+    val source = Fs2Source[F](stream)
+    StreamWriter.Started(source, F.void(F.start(source.run)))
 
-private object Fs2Body:
+private[cats] object Fs2Body:
   /** Pulls a request body's chunks for its stream, one pull per chunk the stream asks for. */
   final class Reader[F[_]](source: BodySource)(using F: Async[F]) extends BodyReceiver:
     // The waiting step's callback: one pull at a time, so one at a time

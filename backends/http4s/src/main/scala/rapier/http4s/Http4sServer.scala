@@ -1,0 +1,92 @@
+package rapier.http4s
+
+import cats.effect.std.Dispatcher
+import cats.effect.{Async, Resource}
+import com.comcast.ip4s.{Host, Port}
+import fs2.io.net.Network
+import org.http4s.ember.server.EmberServerBuilder
+import rapier.server.{ServerBuilder, ServerEndpoint}
+
+import java.net.InetSocketAddress
+import scala.concurrent.duration.*
+import scala.concurrent.{Await, TimeoutException}
+
+/**
+ * A standalone Rapier server on http4s's Ember, for logic in any `F[_]: Async`: the endpoints as an
+ * [[Http4sServerInterpreter]]'s `app` (every request answered, rejections included), started as a resource.
+ *
+ * {{{
+ * Http4sServer[IO]().withPort(8080).addEndpoint(hello).start().useForever
+ * }}}
+ */
+final case class Http4sServer[F[_]](
+    endpoints: List[ServerEndpoint[F]] = Nil,
+    options: Http4sServerOptions = Http4sServerOptions.default
+)(using F: Async[F])
+    extends ServerBuilder[F, Http4sServerOptions, Http4sServer[F]]:
+  type Started = Resource[F, Http4sServer.Binding]
+
+  protected def copyWith(endpoints: List[ServerEndpoint[F]], options: Http4sServerOptions): Http4sServer[F] =
+    Http4sServer(endpoints, options)
+
+  /**
+   * The server, bound when the resource is used and stopped when it is released (or by its binding's `stop()`).
+   * @throws IllegalArgumentException
+   *   if an endpoint can't be served, or the host or port is not one Ember can bind
+   */
+  def start(): Resource[F, Http4sServer.Binding] =
+    val interpreter = Http4sServerInterpreter[F](endpoints, options)
+    val host = Host
+      .fromString(options.host)
+      .getOrElse(throw IllegalArgumentException(s"not a host name or address: ${options.host}"))
+    val port = Port.fromInt(options.port).getOrElse(throw IllegalArgumentException(s"not a port: ${options.port}"))
+    given Network[F] = Network.forAsync[F]
+    val ember = EmberServerBuilder
+      .default[F]
+      .withHost(host)
+      .withPort(port)
+      .withHttpApp(interpreter.app)
+      .withMaxHeaderSize(options.maxHeaderSize)
+      .withIdleTimeout(Http4sServer.finite(options.idleTimeout))
+      .withRequestHeaderReceiveTimeout(Http4sServer.finite(options.headerReadTimeout))
+      .withShutdownTimeout(options.shutdownTimeout)
+      .withMaxConnections(options.maxConnections)
+    Dispatcher.sequential[F](await = false).flatMap { dispatcher =>
+      Resource.make(F.map(ember.build.allocated) { (server, release) =>
+        val stop = () => Http4sServer.within(dispatcher, release, options.shutdownTimeout)
+        Http4sServer.Binding(server.addressIp4s.toInetSocketAddress, interpreter, stop)
+      })(binding => F.blocking(binding.stop()))
+    }
+
+object Http4sServer:
+  /** A running Ember server; `stop()` releases it, gracefully within the shutdown timeout. */
+  final class Binding private[http4s] (
+      val address: InetSocketAddress,
+      interpreter: Http4sServerInterpreter[?],
+      release: () => Unit
+  ) extends rapier.server.Binding:
+    def bodyBytesHeld: Long = interpreter.bodyBytesHeld
+    protected def shutdown(): Unit = release()
+
+  /**
+   * Runs Ember's release, which waits for the requests in progress; past the shutdown timeout and a grace of 2 s, the
+   * release is cancelled (as far as it can be) and the server counted as stopped, rather than waited for without end:
+   * a request whose logic never completes can't hold a stop forever.
+   */
+  private def within[F[_]](dispatcher: Dispatcher[F], release: F[Unit], timeout: FiniteDuration): Unit =
+    val (done, cancel) = dispatcher.unsafeToFutureCancelable(release)
+    try Await.result(done, timeout + 2.seconds)
+    catch
+      case _: TimeoutException =>
+        Http4sServer.log.warn(
+          s"Ember had not stopped ${timeout + 2.seconds} after it was asked to: its release is cancelled"
+        )
+        cancel()
+        ()
+
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[Http4sServer[?]])
+
+  /** Ember takes finite durations; "none" is a very long one. */
+  private def finite(d: Duration): FiniteDuration = d match
+    case f: FiniteDuration => f
+    case _ => FiniteDuration(365L * 24 * 3600, "s")

@@ -1,0 +1,55 @@
+package rapier.http4s.internal
+
+import org.http4s.{Method as H4Method, Request}
+import org.typelevel.ci.CIString
+import rapier.model.{Header, Method}
+import rapier.server.spi.{BodySource, ServerRequest}
+
+import java.net.InetSocketAddress
+
+/**
+ * Rapier's view of an http4s request: nothing computed until the interpreter asks. The body is the one the backend read
+ * first ([[body]]), or a stream handed over as a source ([[source]]) for an endpoint that streams it.
+ */
+private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends ServerRequest:
+  var body: Array[Byte] | Null = null
+  var source: BodySource | Null = null
+  private var target: String | Null = null
+
+  val method: Method = Http4sRequest.methodOf(request.method)
+
+  def uri: String =
+    if target == null then target = request.uri.renderString
+    target.nn
+
+  def protocol: String = request.httpVersion.renderString
+
+  def headerOrNull(name: String): String | Null = request.headers.get(CIString(name)) match
+    case Some(values) => values.head.value
+    case None => null
+
+  def headerValues(name: String): List[String] = request.headers.get(CIString(name)) match
+    case Some(values) => values.toList.map(_.value)
+    case None => Nil
+
+  def headers: List[Header] = request.headers.headers.map(h => Header(h.name.toString, h.value))
+
+  def remoteAddressOrNull: InetSocketAddress | Null = request.remote match
+    case Some(address) => address.toInetSocketAddress
+    case None => null
+
+  def bodyOrNull: Array[Byte] | Null = body
+
+  override def bodySource: BodySource = if source != null then source.nn else super.bodySource
+
+private[http4s] object Http4sRequest:
+  /** http4s's standard methods are shared values: Rapier's own constants for them, so that routing compares by reference. */
+  def methodOf(m: H4Method): Method =
+    if m eq H4Method.GET then Method.GET
+    else if m eq H4Method.POST then Method.POST
+    else if m eq H4Method.HEAD then Method.HEAD
+    else if m eq H4Method.PUT then Method.PUT
+    else if m eq H4Method.DELETE then Method.DELETE
+    else if m eq H4Method.PATCH then Method.PATCH
+    else if m eq H4Method.OPTIONS then Method.OPTIONS
+    else Method(m.name)
