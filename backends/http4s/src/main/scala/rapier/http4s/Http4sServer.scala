@@ -51,7 +51,14 @@ final case class Http4sServer[F[_]](
       .withRequestHeaderReceiveTimeout(Http4sServer.finite(options.headerReadTimeout))
       .withShutdownTimeout(options.shutdownTimeout)
       .withMaxConnections(options.maxConnections)
-    Dispatcher.sequential[F](await = false).flatMap { dispatcher =>
+    // Released without waiting past the shutdown timeout for what it still runs: Ember's release, which waits for the
+    // requests in progress, can't be cancelled, and a request's logic may never complete.
+    val dispatcherResource = Resource
+      .make(Dispatcher.sequential[F](await = false).allocated) { (_, release) =>
+        F.flatMap(F.start(release))(fiber => F.timeoutTo(F.void(fiber.join), options.shutdownTimeout, F.unit))
+      }
+      .map((dispatcher, _) => dispatcher)
+    dispatcherResource.flatMap { dispatcher =>
       Resource.make(F.map(ember.build.allocated) { (server, release) =>
         val stop = () => Http4sServer.within(dispatcher, release, options.shutdownTimeout)
         Http4sServer.Binding(server.addressIp4s.toInetSocketAddress, interpreter, stop)
