@@ -5,6 +5,7 @@ import cats.effect.{Async, Resource}
 import com.comcast.ip4s.{Host, Port}
 import fs2.io.net.Network
 import org.http4s.ember.server.EmberServerBuilder
+import rapier.cats.CatsRunner
 import rapier.server.{ServerBuilder, ServerEndpoint}
 
 import java.net.InetSocketAddress
@@ -53,12 +54,7 @@ final case class Http4sServer[F[_]](
       .withMaxConnections(options.maxConnections)
     // Released without waiting past the shutdown timeout for what it still runs: Ember's release, which waits for the
     // requests in progress, can't be cancelled, and a request's logic may never complete.
-    val dispatcherResource = Resource
-      .make(Dispatcher.sequential[F](await = false).allocated) { (_, release) =>
-        F.flatMap(F.start(release))(fiber => F.timeoutTo(F.void(fiber.join), options.shutdownTimeout, F.unit))
-      }
-      .map((dispatcher, _) => dispatcher)
-    dispatcherResource.flatMap { dispatcher =>
+    CatsRunner.dispatcher[F](options.shutdownTimeout).flatMap { dispatcher =>
       Resource.make(F.map(ember.build.allocated) { (server, release) =>
         val stop = () => Http4sServer.within(dispatcher, release, options.shutdownTimeout)
         Http4sServer.Binding(server.addressIp4s.toInetSocketAddress, interpreter, stop)

@@ -79,16 +79,15 @@ final class Http4sServerInterpreter[F[_]](
   /** The body read whole, within `maxBodySize`, then the logic. */
   private def readFirst(view: Http4sRequest[F], chain: EndpointChain[F]): F[ServerResponse] =
     val limit = options.maxBodySize
-    view.request.contentLength match
-      case Some(n) if n > limit => F.pure(tooLarge(limit))
-      case _ =>
-        F.flatMap(F.attempt(Bodies.read(view.request, limit, held))) {
-          case Left(_: BodyTooLargeException) => F.pure(tooLarge(limit))
-          case Left(e) => F.raiseError(e)
-          case Right(bytes) =>
-            view.body = bytes
-            F.guarantee(interpreter.serve(view, chain), F.delay(held.addAndGet(-bytes.length)))
-        }
+    if declaredOver(view, limit) then F.pure(tooLarge(limit))
+    else
+      F.flatMap(F.attempt(Bodies.read(view.request, limit, held))) {
+        case Left(_: BodyTooLargeException) => F.pure(tooLarge(limit))
+        case Left(e) => F.raiseError(e)
+        case Right(bytes) =>
+          view.body = bytes
+          F.guarantee(interpreter.serve(view, chain), F.delay(held.addAndGet(-bytes.length)))
+      }
 
   /**
    * The body handed over as a stream, within `maxStreamedBodySize`: as http4s's own stream to an fs2 reader, pulled
@@ -96,12 +95,14 @@ final class Http4sServerInterpreter[F[_]](
    */
   private def streamed(view: Http4sRequest[F], chain: EndpointChain[F]): F[ServerResponse] =
     val limit = options.maxStreamedBodySize
-    view.request.contentLength match
-      case Some(n) if n > limit => F.pure(tooLarge(limit))
-      case _ =>
-        val source = Bodies.source(view.request, limit)
-        view.source = source
-        F.flatMap(F.start(source.run))(_ => interpreter.serve(view, chain))
+    if declaredOver(view, limit) then F.pure(tooLarge(limit))
+    else
+      val source = Bodies.source(view.request, limit)
+      view.source = source
+      F.flatMap(F.start(source.run))(_ => interpreter.serve(view, chain))
+
+  /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */
+  private def declaredOver(view: Http4sRequest[F], limit: Long): Boolean = view.request.contentLength.exists(_ > limit)
 
   private def refusal(reason: RequestSyntax.Invalid): ServerResponse =
     options.serverOptions.problemRenderer(Problem(reason.status, reason.message))

@@ -64,11 +64,18 @@ object CatsRunner:
    * region, a future awaited) is left to finish in the background rather than hold the release forever.
    */
   def resource[F[_]](shutdownTimeout: FiniteDuration)(using F: Async[F]): Resource[F, CatsRunner[F]] =
+    dispatcher[F](shutdownTimeout).map(CatsRunner(_))
+
+  /**
+   * A dispatcher for a server's life that, released, cancels what it still runs and waits for it at most
+   * `shutdownTimeout`: what can't be cancelled is left to finish in the background.
+   */
+  def dispatcher[F[_]](shutdownTimeout: FiniteDuration)(using F: Async[F]): Resource[F, Dispatcher[F]] =
     Resource
       .make(Dispatcher.parallel[F](await = false).allocated) { (_, release) =>
         F.flatMap(F.start(release))(fiber => F.timeoutTo(F.void(fiber.join), shutdownTimeout, F.unit))
       }
-      .map((dispatcher, _) => CatsRunner(dispatcher))
+      .map((dispatcher, _) => dispatcher)
 
   /**
    * How many steps of an `IO` run on the loop before the rest goes to the runtime anyway: a request's interpreter

@@ -28,7 +28,7 @@ final class Fs2Source[F[_]](stream: Stream[F, Byte])(using F: Async[F]) extends 
   private var cancelled = false
   // Whether the stream runs here (a first pull came), runs elsewhere or never (taken, cancelled), or not yet; and the
   // fiber waiting to know
-  private var fate = Fs2Source.Undecided
+  @volatile private var fate = Fs2Source.Undecided
   private var fateKnown: (Either[Throwable, Boolean] => Unit) | Null = null
 
   def declaredLength: Long = -1L
@@ -95,7 +95,7 @@ final class Fs2Source[F[_]](stream: Stream[F, Byte])(using F: Async[F]) extends 
       }
 
   def pull(r: BodyReceiver): Unit =
-    decide(Fs2Source.Here)
+    if fate == Fs2Source.Undecided then decide(Fs2Source.Here) // settled at the first pull: no lock for the others
     var chunk: Chunk[Byte] | Null = null
     var done: (Either[Throwable, Unit] => Unit) | Null = null
     var over = false

@@ -35,10 +35,10 @@ private[http4s] final class Responses[F[_]](options: Http4sServerOptions)(using 
       else if stream != null then bodyOf(stream)
       else if bytes != null && bytes.length > 0 then Stream.chunk(Chunk.array(bytes))
       else Stream.empty
-    view.source match
-      case null => Response[F](status, HttpVersion.`HTTP/1.1`, headers, body)
-      // The streamed request body is let go once the response is sent: the response may stream from it (an echo)
-      case source => Response[F](status, HttpVersion.`HTTP/1.1`, headers, body.onFinalize(F.delay(source.nn.cancel())))
+    // A streamed request body is let go once the response is sent: the response may stream from it (an echo)
+    val source = view.source
+    val sent = if source == null then body else body.onFinalize(F.delay(source.nn.cancel()))
+    Response[F](status, HttpVersion.`HTTP/1.1`, headers, sent)
 
   private def headersOf(r: ServerResponse, length: Long): List[Header.Raw] =
     val own = List.tabulate(r.headerCount)(i => Header.Raw(CIString(r.headerName(i)), r.headerValue(i)))
