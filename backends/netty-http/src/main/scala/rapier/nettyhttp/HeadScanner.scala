@@ -1,7 +1,7 @@
 package rapier.nettyhttp
 
 import io.netty.buffer.ByteBuf
-import io.netty.handler.codec.http.{HttpRequest, LastHttpContent}
+import io.netty.handler.codec.http.{DefaultHttpContent, HttpRequest, LastHttpContent}
 import io.netty.util.ByteProcessor
 
 /**
@@ -63,13 +63,17 @@ final class HeadScanner:
   def follow(out: java.util.List[AnyRef], from: Int, onHead: HttpRequest => Unit): Unit =
     var i = from
     while i < out.size do
-      out.get(i) match
-        case request: HttpRequest =>
-          headDecoded()
-          onHead(request)
-          if request.isInstanceOf[LastHttpContent] then messageDecoded()
-        case _: LastHttpContent => messageDecoded()
-        case _ =>
+      val message = out.get(i)
+      // A body's chunks, most of what the decoder produces on a busy connection, are passed over on their class alone,
+      // without the interface tests below (each a search of the class's interfaces when it fails).
+      if message.getClass ne classOf[DefaultHttpContent] then
+        message match
+          case request: HttpRequest =>
+            headDecoded()
+            onHead(request)
+            if request.isInstanceOf[LastHttpContent] then messageDecoded()
+          case _: LastHttpContent => messageDecoded()
+          case _ =>
       i += 1
 
   /** The decoder produced the request of the current head: what follows is its body, until [[messageDecoded]]. */

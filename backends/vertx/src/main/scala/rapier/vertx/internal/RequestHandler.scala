@@ -279,8 +279,14 @@ private[vertx] final class RequestHandler[F[_]](
     request.endHandler(this.asInstanceOf[Handler[Void]])
 
     protected def size(chunk: Buffer): Int = chunk.length
-    // `unwrap`, not `getByteBuf`, which makes a slice of it per chunk: the chunk is only read, and only until the next pull
-    protected def view(chunk: Buffer): ByteBuffer = chunk.asInstanceOf[BufferInternal].unwrap.nioBuffer()
+    // `unwrap`, not `getByteBuf`, which makes a slice of it per chunk: the chunk is only read, and only until the next
+    // pull. Vert.x copies each chunk into an array of its own: that array is wrapped, one buffer per chunk where a
+    // `nioBuffer()` view of it would wrap and then slice.
+    protected def view(chunk: Buffer): ByteBuffer =
+      val bytes = chunk.asInstanceOf[BufferInternal].unwrap
+      if bytes.hasArray && bytes.arrayOffset == 0 && bytes.readerIndex == 0 then
+        ByteBuffer.wrap(bytes.array, 0, bytes.writerIndex)
+      else bytes.nioBuffer()
     protected def release(chunk: Buffer): Unit = ()
     override protected def firstPull(): Unit = if continues then request.response.writeContinue()
 
