@@ -397,12 +397,13 @@ def suiteSources(folders: String*) = Compile / unmanagedSourceDirectories ++= fo
 val vanillaSources = suiteSources("vanilla-netty", "vanilla-vertx", "vanilla-json")
 
 lazy val perf = (project in file("perf-suite/rapier"))
-  .dependsOn(perfCommon, netty, vertx, nettyCats, vertxCats, nettySync, jsonJsoniter, testkit % Test)
+  .dependsOn(perfCommon, netty, vertx, nettyCats, vertxCats, nettySync, http4s, jsonJsoniter, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-perf",
     publish / skip := true,
     vanillaSources,
+    suiteSources("vanilla-http4s"),
     nettyPin,
     // The tests start the Tapir and zio-http sides' servers too, from the class paths written here.
     Test / javaOptions ++= {
@@ -414,6 +415,7 @@ lazy val perf = (project in file("perf-suite/rapier"))
     },
     libraryDependencies ++= Seq(
       "io.vertx" % "vertx-web" % versions.vertxWeb,
+      "org.http4s" %% "http4s-dsl" % versions.http4s,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % versions.jsoniter,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
       "org.slf4j" % "slf4j-nop" % versions.slf4j
@@ -426,13 +428,20 @@ lazy val perfTapir = (project in file("perf-suite/tapir"))
     name := "rapier-perf-tapir",
     publish / skip := true,
     vanillaSources,
-    // Tapir's own choices, not Rapier's: its Netty (4.1), its Vert.x (4.5) and its jsoniter.
+    // Tapir's own choices, not Rapier's: its Netty (4.1), its Vert.x (4.5) and its jsoniter; for http4s, the stack
+    // Rapier's side runs.
     libraryDependencies ++= Seq(
       "com.softwaremill.sttp.tapir" %% "tapir-netty-server" % versions.tapir,
       "com.softwaremill.sttp.tapir" %% "tapir-vertx-server" % versions.tapir,
       "com.softwaremill.sttp.tapir" %% "tapir-netty-server-cats" % versions.tapir,
       "com.softwaremill.sttp.tapir" %% "tapir-vertx-server-cats" % versions.tapir,
       "com.softwaremill.sttp.tapir" %% "tapir-netty-server-sync" % versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-http4s-server" % versions.tapir,
+      // Tapir's http4s server on the same http4s, Ember, cats-effect and fs2 as Rapier's and the vanilla twin's, so
+      // that both libraries are compared with one twin on one stack
+      "org.http4s" %% "http4s-ember-server" % versions.http4s,
+      "org.typelevel" %% "cats-effect" % versions.catsEffect,
+      "co.fs2" %% "fs2-core" % versions.fs2,
       "com.softwaremill.sttp.tapir" %% "tapir-jsoniter-scala" % versions.tapir,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.tapirJsoniter % Provided,
       "org.slf4j" % "slf4j-nop" % versions.slf4j

@@ -27,6 +27,9 @@ abstract class ServerTestSupport extends munit.FunSuite:
    */
   def unsupportedMalformedRequests: Map[String, String] = Map.empty
 
+  /** Requests of [[MalformedRequests.legal]] this backend's server refuses by itself, by name, with the reason. */
+  def unsupportedLegalRequests: Map[String, String] = Map.empty
+
   override def munitTimeout: Duration = 90.seconds
 
   /** Why none of the tests can run on this machine (a JDK too old for the backend), if so: each is then skipped. */

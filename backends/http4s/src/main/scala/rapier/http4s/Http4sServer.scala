@@ -47,7 +47,8 @@ final case class Http4sServer[F[_]](
       .withHost(host)
       .withPort(port)
       .withHttpApp(interpreter.app)
-      .withMaxHeaderSize(options.maxHeaderSize)
+      // Ember bounds the whole head, request line included; Rapier checks the line (414) and the fields (431) apart
+      .withMaxHeaderSize(options.maxInitialLineLength + options.maxHeaderSize)
       .withIdleTimeout(Http4sServer.finite(options.idleTimeout))
       .withRequestHeaderReceiveTimeout(Http4sServer.finite(options.headerReadTimeout))
       .withShutdownTimeout(options.shutdownTimeout)

@@ -4,9 +4,8 @@ import cats.data.{Kleisli, OptionT}
 import cats.effect.Async
 import org.http4s.{HttpApp, HttpRoutes, HttpVersion, Request, Response}
 import rapier.cats.catsMonad
-import rapier.http4s.internal.{Bodies, Http4sRequest, Responses}
-import rapier.server.spi.{BodyTooLargeException, Completion, Refusals, RequestSyntax}
-import rapier.model.StatusCode
+import rapier.http4s.internal.{Bodies, HeadCheck, Http4sRequest, Responses}
+import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax}
 import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
 
 import java.util.concurrent.atomic.AtomicLong
@@ -22,9 +21,13 @@ import scala.util.Failure
  *
  * [[routes]] takes the requests one of the endpoints routes (path and method) and lets every other one fall through
  * to the routes after it, its body unread; [[app]] answers every request, with Rapier's 404, 405 and 400 for those no
- * endpoint takes. A taken request's body is read whole, within `maxBodySize` (413 past it), before the logic runs;
- * for an endpoint that streams its body, http4s's own fs2 stream is handed to the endpoint as it is, within
- * `maxStreamedBodySize`. A response body that is an fs2 stream goes back to http4s as that stream.
+ * endpoint takes. A taken request's body is read whole, within `maxBodySize` (413 past it) and `bodyReadTimeout`
+ * (408), before the logic runs; for an endpoint that streams its body, http4s's own fs2 stream is handed to the
+ * endpoint with one stage of Rapier's that watches it (`maxStreamedBodySize`, the read deadline while the logic waits,
+ * broken framing), with no conversion. A response body that is an fs2 stream goes back to http4s as that stream.
+ *
+ * A request that came over an HTTP/1.x connection is first checked for what Ember's lenient parser lets through
+ * (`docs/backends.md` §4); requests made in memory are not.
  */
 final class Http4sServerInterpreter[F[_]](
     endpoints: List[ServerEndpoint[F]],
@@ -32,7 +35,7 @@ final class Http4sServerInterpreter[F[_]](
 )(using F: Async[F]):
   private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
   private val held = AtomicLong()
-  private val responses = Responses[F](options)
+  private val responses = Responses[F]()
 
   /** The requests an endpoint routes; the others fall through, their bodies unread. */
   val routes: HttpRoutes[F] = Kleisli { (request: Request[F]) =>
@@ -52,65 +55,68 @@ final class Http4sServerInterpreter[F[_]](
   def bodyBytesHeld: Long = held.get
 
   private def serve(view: Http4sRequest[F], chain: EndpointChain[F] | Null): F[Response[F]] =
-    val refused = refusalOf(view)
-    val answered: F[ServerResponse] =
-      if refused != null then F.pure(refused)
-      else if chain == null then interpreter.serve(view, null)
+    val refused = HeadCheck.problem(view.request, view.uri, options.maxInitialLineLength, options.maxHeaderSize)
+    if refused != null then refuse(view, refused.nn, bodyUnread = true)
+    else
+      val expect = view.headerOrNull("Expect")
+      if RequestSyntax.unsupportedExpectation(expect, view.request.httpVersion == HttpVersion.`HTTP/1.0`) then
+        refuse(view, Refusals.UnsupportedExpectation, bodyUnread = true)
+      else if chain == null then answer(view, interpreter.serve(view, null), closes = false)
       else if chain.streamsBody then streamed(view, chain)
       else readFirst(view, chain)
-    F.map(F.handleError(answered)(e => Completion.responseOf(Failure(e))))(responses.of(view, _))
+
+  /** The response to `answered`, or a bare 500 if the interpreter failed to produce one. */
+  private def answer(view: Http4sRequest[F], answered: F[ServerResponse], closes: Boolean): F[Response[F]] =
+    F.flatMap(F.handleError(answered)(e => Completion.responseOf(Failure(e))))(responses.of(view, _, closes))
 
   /**
-   * What Rapier refuses that Ember lets through (see `docs/backends.md` §4): a request line over
-   * `maxInitialLineLength` (414; Ember bounds only the whole head), an expectation other than `100-continue` (417).
+   * The body read whole, within `maxBodySize` and `bodyReadTimeout`, then the logic; a body that can't be read is
+   * refused (413, 400, 408), and the connection closes.
    */
-  private def refusalOf(view: Http4sRequest[F]): ServerResponse | Null =
-    val request = view.request
-    // method, target and version, with their two spaces
-    val line = request.method.name.length + view.uri.length + 10
-    if line > options.maxInitialLineLength then
-      closing(StatusCode.UriTooLong, s"The request line is longer than ${options.maxInitialLineLength} bytes")
-    else
-      val http10 = request.httpVersion == HttpVersion.`HTTP/1.0`
-      if RequestSyntax.unsupportedExpectation(view.headerOrNull("Expect"), http10) then
-        refusal(Refusals.UnsupportedExpectation)
-      else null
-
-  /** The body read whole, within `maxBodySize`, then the logic. */
-  private def readFirst(view: Http4sRequest[F], chain: EndpointChain[F]): F[ServerResponse] =
+  private def readFirst(view: Http4sRequest[F], chain: EndpointChain[F]): F[Response[F]] =
     val limit = options.maxBodySize
-    if declaredOver(view, limit) then F.pure(tooLarge(limit))
+    if declaredOver(view, limit) then refuse(view, Refusals.bodyTooLarge(limit), bodyUnread = true)
     else
-      F.flatMap(F.attempt(Bodies.read(view.request, limit, held))) {
-        case Left(_: BodyTooLargeException) => F.pure(tooLarge(limit))
-        case Left(e) => F.raiseError(e)
+      F.flatMap(F.attempt(Bodies.read(view.request, limit, options.bodyReadTimeout, held))) {
+        case Left(client: RequestBodyException) => refuse(view, client.refusal, bodyUnread = false)
+        case Left(e) => answer(view, F.raiseError(e), closes = true)
         case Right(bytes) =>
           view.body = bytes
-          F.guarantee(interpreter.serve(view, chain), F.delay(held.addAndGet(-bytes.length)))
+          answer(view, F.guarantee(interpreter.serve(view, chain), F.delay(held.addAndGet(-bytes.length))), false)
       }
 
   /**
-   * The body handed over as a stream, within `maxStreamedBodySize`: as http4s's own stream to an fs2 reader, pulled
-   * chunk by chunk by any other.
+   * The body handed over as a stream, within `maxStreamedBodySize`, timed while the logic waits for it: as http4s's
+   * own stream to an fs2 reader, pulled chunk by chunk by any other. A body that could not be read answers the request
+   * with its refusal whatever the logic answered; one the logic left unread closes the connection.
    */
-  private def streamed(view: Http4sRequest[F], chain: EndpointChain[F]): F[ServerResponse] =
+  private def streamed(view: Http4sRequest[F], chain: EndpointChain[F]): F[Response[F]] =
     val limit = options.maxStreamedBodySize
-    if declaredOver(view, limit) then F.pure(tooLarge(limit))
+    if declaredOver(view, limit) then refuse(view, Refusals.bodyTooLarge(limit), bodyUnread = true)
     else
-      val source = Bodies.source(view.request, limit)
-      view.source = source
-      F.flatMap(F.start(source.run))(_ => interpreter.serve(view, chain))
+      val body = Bodies.Watched(view.request, limit, options.bodyReadTimeout)
+      view.source = body.source
+      val answered = F.flatMap(F.start(body.source.run)) { _ =>
+        F.flatMap(F.start(body.deadlineWatch)) { _ =>
+          F.guarantee(interpreter.serve(view, chain), F.delay(body.done()))
+        }
+      }
+      F.flatMap(F.handleError(answered)(e => Completion.responseOf(Failure(e)))) { r =>
+        val refused = body.refusal
+        if refused != null then refuse(view, refused.nn, bodyUnread = false)
+        else
+          // What the logic left unread is drained after the response, so that the connection can go on
+          if Bodies.hasBody(view.request) then view.drain = body.drain
+          responses.of(view, r, closes = false)
+      }
 
   /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */
   private def declaredOver(view: Http4sRequest[F], limit: Long): Boolean = view.request.contentLength.exists(_ > limit)
 
+  /** A refusal, after which the connection closes; a body nothing has read yet is drained after it. */
+  private def refuse(view: Http4sRequest[F], reason: RequestSyntax.Invalid, bodyUnread: Boolean): F[Response[F]] =
+    if bodyUnread && Bodies.hasBody(view.request) then view.drain = Bodies.linger(view.request.body)
+    responses.of(view, refusal(reason), closes = true)
+
   private def refusal(reason: RequestSyntax.Invalid): ServerResponse =
     options.serverOptions.problemRenderer(Problem(reason.status, reason.message))
-
-  /** A refusal after which the connection closes: what the client sends next (a body unread) can't be trusted. */
-  private def closing(status: StatusCode, message: String): ServerResponse =
-    options.serverOptions.problemRenderer(Problem(status, message)).withHeader("Connection", "close")
-
-  private def tooLarge(limit: Long): ServerResponse =
-    val reason = Refusals.bodyTooLarge(limit)
-    closing(reason.status, reason.message)

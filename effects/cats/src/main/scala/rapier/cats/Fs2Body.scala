@@ -29,8 +29,8 @@ final class Fs2Body[F[_]](using F: Async[F]) extends StreamReader[Stream[F, Byte
     val source = Fs2Source[F](stream)
     StreamWriter.Started(source, F.void(F.start(source.run)))
 
-private[cats] object Fs2Body:
-  /** Pulls a request body's chunks for its stream, one pull per chunk the stream asks for. */
+private[rapier] object Fs2Body:
+  /** Pulls a body's chunks for its stream, one pull per chunk the stream asks for (backends use it too). */
   final class Reader[F[_]](source: BodySource)(using F: Async[F]) extends BodyReceiver:
     // The waiting step's callback: one pull at a time, so one at a time
     @volatile private var callback: (Either[Throwable, Option[(Chunk[Byte], Unit)]] => Unit) | Null = null

@@ -74,6 +74,10 @@ object Catalogue:
   private val oxPreview =
     JavaNeed(21, Some(24), List("--enable-preview"), "Ox 0.5 uses JDK 21's preview StructuredTaskScope")
 
+  private val vanillaHttp4s = "rapier.perf.vanilla.VanillaHttp4sServer"
+  private val rapierHttp4s = "rapier.perf.servers.RapierHttp4sServer"
+  private val tapirHttp4s = "rapier.perf.tapir.TapirHttp4sServer"
+
   private val vanillaZio = "rapier.perf.ziohttp.ZioHttpVanillaServer"
   private val endpointZio = "rapier.perf.ziohttp.ZioHttpEndpointServer"
 
@@ -283,6 +287,56 @@ object Catalogue:
       "Rapier on Vert.x 5 with IO logic, request log on, writing nothing"
     ),
     ServerSpec(
+      "http4s.Vanilla",
+      Side.Rapier,
+      vanillaHttp4s,
+      1,
+      false,
+      Implementation.Vanilla,
+      None,
+      "http4s 0.23 routes written with its DSL, on Ember"
+    ),
+    ServerSpec(
+      "http4s.VanillaMulti",
+      Side.Rapier,
+      vanillaHttp4s,
+      128,
+      false,
+      Implementation.Vanilla,
+      None,
+      "http4s 0.23 DSL routes on Ember, 128 route numbers combined with <+>, tried in turn"
+    ),
+    ServerSpec(
+      "http4s.cats.Rapier",
+      Side.Rapier,
+      rapierHttp4s,
+      1,
+      false,
+      Implementation.Rapier,
+      Some("http4s.Vanilla"),
+      "Rapier's Ember server (http4s) with IO logic, request log off"
+    ),
+    ServerSpec(
+      "http4s.cats.RapierMulti",
+      Side.Rapier,
+      rapierHttp4s,
+      128,
+      false,
+      Implementation.Rapier,
+      Some("http4s.VanillaMulti"),
+      "Rapier's Ember server with IO logic, 128 endpoints per kind, request log off"
+    ),
+    ServerSpec(
+      "http4s.cats.RapierLog",
+      Side.Rapier,
+      rapierHttp4s,
+      1,
+      true,
+      Implementation.Rapier,
+      Some("http4s.Vanilla"),
+      "Rapier's Ember server with IO logic, request log on, writing nothing"
+    ),
+    ServerSpec(
       "netty41.Vanilla",
       Side.Tapir,
       vanilla,
@@ -476,6 +530,36 @@ object Catalogue:
       "Tapir 1.11 Vert.x cats-effect interpreter, default server log, writing nothing"
     ),
     ServerSpec(
+      "http4s.cats.Tapir",
+      Side.Tapir,
+      tapirHttp4s,
+      1,
+      false,
+      Implementation.Tapir,
+      Some("http4s.Vanilla"),
+      "Tapir 1.11 http4s interpreter with IO logic on Ember, server log off"
+    ),
+    ServerSpec(
+      "http4s.cats.TapirMulti",
+      Side.Tapir,
+      tapirHttp4s,
+      128,
+      false,
+      Implementation.Tapir,
+      Some("http4s.VanillaMulti"),
+      "Tapir 1.11 http4s interpreter on Ember, 128 endpoints per kind, server log off"
+    ),
+    ServerSpec(
+      "http4s.cats.TapirLog",
+      Side.Tapir,
+      tapirHttp4s,
+      1,
+      true,
+      Implementation.Tapir,
+      Some("http4s.Vanilla"),
+      "Tapir 1.11 http4s interpreter on Ember, default server log, writing nothing"
+    ),
+    ServerSpec(
       "ziohttp.Vanilla",
       Side.ZioHttp,
       vanillaZio,
@@ -537,7 +621,9 @@ object Catalogue:
     "vertx.cats.Rapier" -> "vertx.cats.Tapir",
     "vertx.cats.RapierMulti" -> "vertx.cats.TapirMulti",
     "netty.sync.Rapier" -> "netty.sync.Tapir",
-    "netty.sync.RapierMulti" -> "netty.sync.TapirMulti"
+    "netty.sync.RapierMulti" -> "netty.sync.TapirMulti",
+    "http4s.cats.Rapier" -> "http4s.cats.Tapir",
+    "http4s.cats.RapierMulti" -> "http4s.cats.TapirMulti"
   )
 
   def byName(name: String): Option[ServerSpec] = servers.find(_.name == name)

@@ -4,8 +4,8 @@ import scala.concurrent.duration.*
 
 /**
  * Every server of the catalogue, on its own side's class path (the build hands the tests Tapir's), starts and answers
- * each scenario it serves with the right answer, through one route set: a server that drifted from the suite's
- * endpoints, or registers them as its library would not, fails here rather than in the middle of a long run.
+ * each scenario it serves with the right answer, a library's through one route set: a server that drifted from the
+ * suite's endpoints, or registers them as its library would not, fails here rather than in the middle of a long run.
  */
 class ServersTest extends munit.FunSuite:
   override def munitTimeout: Duration = 2.minutes
@@ -25,6 +25,8 @@ class ServersTest extends munit.FunSuite:
         val scenarios = Scenarios.all.filter(_.servable(spec))
         assert(scenarios.size >= 6, scenarios.map(_.name))
         for scenario <- scenarios do assertEquals(Probe.check("127.0.0.1", server.port, scenario), None, scenario.name)
-        // /path127 of a Multi server is routed once among all 512 endpoints, never through 128 route sets in turn.
-        assertEquals(server.routeSets, 1, s"${spec.name} serves its endpoints through ${server.routeSets} route sets")
+        // /path127 of a library's Multi server is routed once among all its endpoints, never through 128 route sets
+        // in turn. A vanilla twin routes as its users write it: http4s's composed routes are tried one after another.
+        if !spec.isVanilla then
+          assertEquals(server.routeSets, 1, s"${spec.name} serves its endpoints through ${server.routeSets} route sets")
       finally server.stop()

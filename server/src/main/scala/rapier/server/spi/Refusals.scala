@@ -26,6 +26,10 @@ object Refusals:
 
   def bodyTooLarge(limit: Long): Invalid =
     Invalid(StatusCode.ContentTooLarge, s"The body is larger than the limit of $limit bytes.")
+  def lineTooLong(limit: Int): Invalid =
+    Invalid(StatusCode.UriTooLong, s"The request line is longer than $limit bytes")
+  def headerTooLarge(limit: Int): Invalid =
+    Invalid(StatusCode.RequestHeaderFieldsTooLarge, s"The header section is larger than $limit bytes")
   def headTimeout(deadline: Duration): Invalid =
     Invalid(StatusCode.RequestTimeout, s"The request head did not arrive within $deadline")
   def bodyTimeout(deadline: Duration): Invalid =

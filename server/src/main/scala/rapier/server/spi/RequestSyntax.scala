@@ -29,6 +29,11 @@ object RequestSyntax:
   val InvalidTargetChars: Invalid =
     bad("The request target contains a character that must be percent-encoded (space, control, non-ASCII or '#')")
   val InvalidTargetForm: Invalid = bad("The request target is neither a path, an absolute URI nor '*'")
+  val InvalidFieldName: Invalid = bad("A header field's name is not a token")
+  val InvalidFieldValue: Invalid = bad("A header field's value contains a control character")
+  val DuplicateContentLength: Invalid = bad("A request has at most one Content-Length header")
+  val InvalidTransferEncoding: Invalid =
+    bad("Transfer-Encoding is one header, on HTTP/1.1 only, with chunked once and last")
 
   /**
    * Checks the protocol version of a request line. `HTTP/1.1` and `HTTP/1.0` are served; another well-formed version
@@ -134,6 +139,43 @@ object RequestSyntax:
       if element.nonEmpty && !element.equalsIgnoreCase("chunked") then return UnsupportedCoding
       start = end + 1
     null
+
+  /**
+   * Checks a header field as a lenient parser hands it over, for a backend that can't refuse it while parsing: a token
+   * for its name (RFC 9110 §5.1), and in its value visible characters, spaces and tabs only (§5.5: no NUL, CR, LF or
+   * other control character, no DEL).
+   */
+  def field(name: String, value: String): Invalid | Null =
+    if name.isEmpty then InvalidFieldName
+    else
+      var i = 0
+      while i < name.length do
+        if !isTokenChar(name.charAt(i)) then return InvalidFieldName
+        i += 1
+      i = 0
+      while i < value.length do
+        val c = value.charAt(i)
+        if (c < ' ' && c != '\t') || c == 0x7f then return InvalidFieldValue
+        i += 1
+      null
+
+  /**
+   * Checks how a head frames its body (RFC 9112 §6), for a backend whose parser lets through what a server must refuse:
+   * at most one Content-Length field; Transfer-Encoding in one field, not on HTTP/1.0, with `chunked` applied once and
+   * last (400), and no other coding (501). `codings` is every Transfer-Encoding field's value.
+   */
+  def framing(contentLengths: Int, codings: List[String], http10: Boolean): Invalid | Null =
+    if contentLengths > 1 then DuplicateContentLength
+    else
+      codings match
+        case Nil => null
+        case List(value) if !http10 =>
+          val elements = value.split(',').iterator.map(_.trim).filter(_.nonEmpty).toList
+          val chunked = elements.count(_.equalsIgnoreCase("chunked"))
+          if chunked != 1 || !elements.last.equalsIgnoreCase("chunked") then InvalidTransferEncoding
+          else if elements.length > 1 then UnsupportedCoding
+          else null
+        case _ => InvalidTransferEncoding
 
   /** Whether an `Expect` value asks for `100 Continue` (HTTP/1.0 has no expectations, RFC 9110 §10.1.1). */
   def expectsContinue(expect: String | Null, http10: Boolean): Boolean =

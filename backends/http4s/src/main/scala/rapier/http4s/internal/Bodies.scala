@@ -1,47 +1,158 @@
 package rapier.http4s.internal
 
 import cats.effect.Async
+import cats.effect.kernel.Deferred
 import fs2.{Chunk, Pull, Stream}
 import org.http4s.Request
+import org.http4s.ember.core.EmberException
 import rapier.cats.Fs2Source
-import rapier.server.spi.BodyTooLargeException
+import rapier.server.spi.RequestSyntax.Invalid
+import rapier.server.spi.{BodyTooLargeException, Refusals, RequestBodyException}
 
+import java.util.concurrent.TimeoutException
 import java.util.concurrent.atomic.AtomicLong
+import scala.concurrent.duration.*
 
 /** Request bodies, from http4s's fs2 stream of them. */
 private[http4s] object Bodies:
   /**
    * The whole body, in one array: sized from `Content-Length` when declared (Ember reads exactly that many bytes), else
-   * grown as chunks arrive, failing with [[BodyTooLargeException]] once past `limit`. Its bytes are counted in `held`
-   * as they arrive; the caller lets them go once the request is answered, this method when the body can't be read.
+   * grown as chunks arrive, failing with [[BodyTooLargeException]] once past `limit`, and with a
+   * [[RequestBodyException]] when the client's framing breaks, it goes away, or the body takes longer than `deadline`.
+   * Its bytes are counted in `held` as they arrive; the caller lets them go once the request is answered, this method
+   * when the body can't be read.
    */
-  def read[F[_]](request: Request[F], limit: Long, held: AtomicLong)(using F: Async[F]): F[Array[Byte]] =
+  def read[F[_]](request: Request[F], limit: Long, deadline: Duration, held: AtomicLong)(using
+      F: Async[F]
+  ): F[Array[Byte]] =
     F.defer {
       val into = Accumulator(request.contentLength.getOrElse(-1L), limit, held)
-      F.onError(F.map(request.body.chunks.compile.fold(into)(_.add(_)))(_.result())) { case _ => F.delay(into.drop()) }
+      val whole = F.map(request.body.chunks.compile.fold(into)(_.add(_)))(_.result())
+      val timed = deadline match
+        case d: FiniteDuration =>
+          F.timeoutTo(whole, d, F.raiseError(RequestBodyException(Refusals.bodyTimeout(deadline))))
+        case _ => whole
+      F.onError(F.adaptError(timed)(clientsDoing)) { case _ => F.delay(into.drop()) }
     }
 
   /**
-   * The body as a source for the interpreter: http4s's stream itself (taken as it is by an fs2 reader), within `limit`
-   * when its length is not declared (a declared length past it is refused before).
+   * Reads what the client still sends of a body no one read, for [[Refusals.LingerMillis]] at most, and drops it: the
+   * server closes a connection whose request body was left unread, and closing on unread bytes would reset it under
+   * the response the client has not read yet.
    */
-  def source[F[_]](request: Request[F], limit: Long)(using F: Async[F]): Fs2Source[F] =
-    val body =
-      if limit == Long.MaxValue || request.contentLength.isDefined then request.body
-      else request.body.chunks.through(within(limit)).unchunks
-    new Fs2Source[F](body)
+  def linger[F[_]](leftover: Stream[F, Byte])(using F: Async[F]): F[Unit] =
+    F.void(F.attempt(F.timeout(leftover.compile.drain, Refusals.LingerMillis.millis)))
 
-  /** Fails with [[BodyTooLargeException]] once more than `limit` bytes have passed. */
-  private def within[F[_]](limit: Long)(using F: Async[F]): fs2.Pipe[F, Chunk[Byte], Chunk[Byte]] =
-    def go(chunks: Stream[F, Chunk[Byte]], seen: Long): Pull[F, Chunk[Byte], Unit] =
-      chunks.pull.uncons1.flatMap {
-        case None => Pull.done
-        case Some((chunk, rest)) =>
-          val total = seen + chunk.size
-          if total > limit then Pull.raiseError[F](BodyTooLargeException(limit))
-          else Pull.output1(chunk) >> go(rest, total)
-      }
-    chunks => go(chunks, 0L).stream
+  /** Whether a request has a body: a declared length past 0, or chunks. */
+  def hasBody[F[_]](request: Request[F]): Boolean = request.contentLength.exists(_ > 0) || request.isChunked
+
+  /**
+   * What a failure of http4s's body stream says about the client: broken chunked framing (400), a connection closed
+   * before the body's end (400, answered nowhere): a [[RequestBodyException]] with its refusal. Anything else is left
+   * as it is.
+   */
+  val clientsDoing: PartialFunction[Throwable, Throwable] = {
+    case e: RequestBodyException => e
+    case _: EmberException.ChunkedEncodingError | _: EmberException.ParseError | _: EmberException.MessageTooLong =>
+      RequestBodyException(Refusals.InvalidBodyFraming)
+    case _: EmberException.ReachedEndOfStream | _: EmberException.EmptyStream |
+        _: EmberException.IncompleteClientRequest =>
+      RequestBodyException(Refusals.BodyCutShort)
+    case _: EmberException.ReadTimeout | _: TimeoutException => RequestBodyException(Refusals.BodyCutShort)
+    // the trailer section's parser (its errors are Ember's private classes)
+    case e if e.getClass.getName.startsWith("org.http4s.ember.core.Parser") =>
+      RequestBodyException(Refusals.InvalidBodyFraming)
+  }
+
+  /**
+   * A body streamed to its endpoint, watched: within `limit` when its length is not declared (a declared length past
+   * it is refused before), timed while its reader waits for the client (`deadline`), and with what went wrong kept
+   * as the [[refusal]] that answers the request whatever its logic answers. The source hands http4s's stream, with
+   * this watch as its one stage, to an fs2 reader as it is.
+   */
+  final class Watched[F[_]](request: Request[F], limit: Long, deadline: Duration)(using F: Async[F]):
+    private val checksLength = limit != Long.MaxValue && request.contentLength.isEmpty
+    private val deadlineNanos = deadline match
+      case d: FiniteDuration => d.toNanos
+      case _ => 0L
+    // Since when (System.nanoTime) a pull has waited for the client; 0 while none waits
+    @volatile private var waitingSince = 0L
+    @volatile private var ended = false
+    // What of http4s's stream no one has read yet: drained after the response (see `leftover`)
+    @volatile private var unread: Stream[F, Chunk[Byte]] = request.body.chunks
+    @volatile private var answered = false
+    @volatile private var failed: Invalid | Null = null
+    // Completed when a wait passes the deadline: interrupts the stream's pull with the 408's exception
+    private val timedOut = Deferred.unsafe[F, Either[Throwable, Unit]]
+
+    /** Why the body could not be read, if it could not: the request's answer then. */
+    def refusal: Invalid | Null = failed
+
+    /**
+     * What of the body no one read, to drain after the response so that the connection is not reset under it, or
+     * null: the body was read to its end, or broke.
+     */
+    def leftover: Stream[F, Byte] | Null = if ended || failed != null then null else unread.unchunks
+
+    /** Drains the [[leftover]], as it is once the response is sent. */
+    val drain: F[Unit] = F.defer {
+      val rest = leftover
+      if rest == null then F.unit else linger(rest.nn)
+    }
+
+    val source: Fs2Source[F] =
+      val watched = watch(request.body.chunks, 0L).stream.unchunks
+      new Fs2Source[F](if deadlineNanos == 0L then watched else watched.interruptWhen(timedOut))
+
+    /**
+     * Times the reader's waits until the request is answered: a wait longer than the deadline fails the body with a
+     * 408, interrupting the stream's pull. Nothing to do without a deadline.
+     */
+    def deadlineWatch: F[Unit] =
+      if deadlineNanos == 0L then F.unit
+      else
+        def after(nanos: Long): F[Unit] = F.flatMap(F.sleep(nanos.nanos)) { _ =>
+          F.defer {
+            val since = waitingSince
+            if answered || ended || failed != null then F.unit
+            else if since == 0L then after(deadlineNanos)
+            else
+              val left = since + deadlineNanos - System.nanoTime()
+              if left > 0 then after(left)
+              else
+                val refusal = Refusals.bodyTimeout(deadline)
+                failed = refusal
+                F.void(timedOut.complete(Left(RequestBodyException(refusal))))
+          }
+        }
+        after(deadlineNanos)
+
+    /** The request is answered: the watch ends. */
+    def done(): Unit = answered = true
+
+    private def watch(chunks: Stream[F, Chunk[Byte]], seen: Long): Pull[F, Chunk[Byte], Unit] =
+      Pull.eval(F.delay { waitingSince = System.nanoTime() }) >>
+        chunks.pull.uncons1.attempt.flatMap {
+          case Right(None) =>
+            waitingSince = 0L
+            ended = true
+            Pull.done
+          case Right(Some((chunk, rest))) =>
+            waitingSince = 0L
+            unread = rest
+            val total = seen + chunk.size
+            if checksLength && total > limit then fail(BodyTooLargeException(limit))
+            else Pull.output1(chunk) >> watch(rest, total)
+          case Left(e) =>
+            waitingSince = 0L
+            fail(clientsDoing.applyOrElse(e, identity))
+        }
+
+    private def fail(e: Throwable): Pull[F, Nothing, Unit] =
+      e match
+        case client: RequestBodyException if failed == null => failed = client.refusal
+        case _ =>
+      Pull.raiseError[F](e)
 
   /** A body's bytes as they arrive: one array of the declared length, else one that grows; each chunk copied once. */
   private final class Accumulator(declared: Long, limit: Long, held: AtomicLong):

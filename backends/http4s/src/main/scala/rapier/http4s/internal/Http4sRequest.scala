@@ -14,6 +14,8 @@ import java.net.InetSocketAddress
 private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends ServerRequest:
   var body: Array[Byte] | Null = null
   var source: BodySource | Null = null
+  // Drains what of the request's body no one read, after the response (see Responses); null when nothing can be left
+  var drain: F[Unit] | Null = null
   private var target: String | Null = null
 
   val method: Method = Http4sRequest.methodOf(request.method)

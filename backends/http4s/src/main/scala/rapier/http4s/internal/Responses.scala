@@ -1,48 +1,117 @@
 package rapier.http4s.internal
 
 import cats.effect.Async
-import fs2.{Chunk, Stream}
 import fs2.io.file.{Files, Path as FsPath}
+import fs2.{Chunk, Pull, Stream}
 import org.http4s.{Header, Headers, HttpVersion, Method as H4Method, Response, Status}
 import org.typelevel.ci.CIString
+import org.slf4j.LoggerFactory
 import rapier.cats.{Fs2Body, Fs2Source}
-import rapier.http4s.Http4sServerOptions
+import rapier.model.StatusCode
 import rapier.server.ServerResponse
 import rapier.server.spi.{ResponseRules, ResponseStream}
+
+import java.io.IOException
 
 /**
  * Rapier's responses as http4s's: the status, the headers in order, `Content-Length` where the body's length is known
  * and the status has one (also for HEAD, whose body is not sent), and the body — bytes as they are, a file read in
- * chunks, an fs2 stream as the stream it is, any other streamed body pulled chunk by chunk.
+ * chunks, an fs2 stream as the stream it is, any other streamed body pulled chunk by chunk, its first chunk before the
+ * head, so that a source failing at once is a 500.
+ *
+ * A response that `closes` the connection (a refusal) says so (`Connection: close`, which Ember obeys). What of a
+ * request's body no one read is drained after its response, for `Refusals.LingerMillis` at most: Ember closes a
+ * connection whose request body was left unread, and closing on bytes not read would reset the connection under the
+ * response the client has not read yet (`Bodies.linger`); drained to its end, the body lets the connection serve the next request.
  */
-private[http4s] final class Responses[F[_]](options: Http4sServerOptions)(using F: Async[F]):
+private[http4s] final class Responses[F[_]](using F: Async[F]):
   private val fs2Body = new Fs2Body[F]
 
-  def of(view: Http4sRequest[F], r: ServerResponse): Response[F] =
-    val head = view.request.method eq H4Method.HEAD
-    val status = Status.fromInt(r.status).getOrElse(Status.InternalServerError)
+  def of(view: Http4sRequest[F], r: ServerResponse, closes: Boolean): F[Response[F]] =
+    val bodyless = (view.request.method eq H4Method.HEAD) || !ResponseRules.hasContentLength(r.status)
     val stream = r.stream
+    if stream == null || bodyless then
+      if stream != null then stream.abandon()
+      F.pure(response(view, r, closes, bodyless, null))
+    else
+      stream match
+        case chunks: ResponseStream.Chunks if !chunks.source.isInstanceOf[Fs2Source[?]] =>
+          val reader = Fs2Body.Reader[F](chunks.source)
+          F.map(F.attempt(reader.next)) {
+            case Left(e) =>
+              Responses.log.error("A response body's source failed before the response started", e)
+              chunks.source.cancel()
+              val failed = ServerResponse.text(StatusCode.InternalServerError, "Internal Server Error")
+              response(view, failed, closes, bodyless = false, null)
+            case Right(first) =>
+              val rest = Stream.unfoldChunkEval(())(_ => reader.next).onFinalize(F.delay(chunks.source.cancel()))
+              val body = first.fold(Stream.empty)((chunk, _) => Stream.chunk(chunk) ++ rest)
+              response(view, r, closes, bodyless = false, body)
+          }
+        case other => F.pure(response(view, r, closes, bodyless = false, bodyOf(other)))
+
+  /** The response, with `body` as its streamed body when there is one. */
+  private def response(
+      view: Http4sRequest[F],
+      r: ServerResponse,
+      closes: Boolean,
+      bodyless: Boolean,
+      streamed: Stream[F, Byte] | Null
+  ): Response[F] =
+    val status = Status.fromInt(r.status).getOrElse(Status.InternalServerError)
     val bytes = r.body
+    val stream = r.stream
     val length: Long =
       if stream != null then stream.length
       else if bytes != null then bytes.length.toLong
       else 0L
-    val headers = Headers(headersOf(r, if ResponseRules.hasContentLength(r.status) && length >= 0 then length else -1L))
+    val declared = if ResponseRules.hasContentLength(r.status) && length >= 0 then length else -1L
     val body: Stream[F, Byte] =
-      if head || !ResponseRules.hasContentLength(r.status) then
-        if stream != null then stream.abandon()
-        Stream.empty
-      else if stream != null then bodyOf(stream)
+      if bodyless then Stream.empty
+      else if streamed != null then
+        val expected = if declared >= 0 then declared else ownLength(r)
+        if expected >= 0 && !stream.isInstanceOf[ResponseStream.File] then exactly(streamed.nn, expected)
+        else streamed.nn
       else if bytes != null && bytes.length > 0 then Stream.chunk(Chunk.array(bytes))
       else Stream.empty
     // A streamed request body is let go once the response is sent: the response may stream from it (an echo)
     val source = view.source
-    val sent = if source == null then body else body.onFinalize(F.delay(source.nn.cancel()))
-    Response[F](status, HttpVersion.`HTTP/1.1`, headers, sent)
+    val released = if source == null then body else body.onFinalize(F.delay(source.nn.cancel()))
+    val drain = view.drain
+    val sent = if drain == null then released else released ++ Stream.exec(drain.nn)
+    Response[F](status, HttpVersion.`HTTP/1.1`, Headers(headersOf(r, declared, closes)), sent)
 
-  private def headersOf(r: ServerResponse, length: Long): List[Header.Raw] =
-    val own = List.tabulate(r.headerCount)(i => Header.Raw(CIString(r.headerName(i)), r.headerValue(i)))
-    if length >= 0 then own :+ Header.Raw(Responses.ContentLength, length.toString) else own
+  private def headersOf(r: ServerResponse, length: Long, closes: Boolean): List[Header.Raw] =
+    var headers = List.tabulate(r.headerCount)(i => Header.Raw(CIString(r.headerName(i)), r.headerValue(i)))
+    if length >= 0 then headers = headers :+ Header.Raw(Responses.ContentLength, length.toString)
+    if closes then headers :+ Responses.Close else headers
+
+  /** The Content-Length the endpoint set itself, or -1. */
+  private def ownLength(r: ServerResponse): Long =
+    var i = 0
+    var found = -1L
+    while i < r.headerCount do
+      if r.headerName(i).equalsIgnoreCase("Content-Length") then
+        found = r.headerValue(i).trim.toLongOption.getOrElse(-1L)
+      i += 1
+    found
+
+  /**
+   * A body sent with the length its endpoint declared: a source that ends short of it, or goes past it, fails the
+   * response, and Ember closes the connection, which is all that tells the client the body is not whole.
+   */
+  private def exactly(body: Stream[F, Byte], length: Long): Stream[F, Byte] =
+    def go(chunks: Stream[F, Chunk[Byte]], sent: Long): Pull[F, Byte, Unit] =
+      chunks.pull.uncons1.flatMap {
+        case None =>
+          if sent == length then Pull.done
+          else Pull.raiseError[F](IOException(s"the response body ended after $sent of its $length bytes"))
+        case Some((chunk, rest)) =>
+          val total = sent + chunk.size
+          if total > length then Pull.raiseError[F](IOException(s"the response body is longer than its $length bytes"))
+          else Pull.output(chunk) >> go(rest, total)
+      }
+    go(body.chunks, 0L).stream
 
   private def bodyOf(stream: ResponseStream): Stream[F, Byte] = stream match
     case file: ResponseStream.File =>
@@ -54,4 +123,6 @@ private[http4s] final class Responses[F[_]](options: Http4sServerOptions)(using 
       if own != null then own.asInstanceOf[Stream[F, Byte]] else fs2Body.read(chunks.source)
 
 private[http4s] object Responses:
+  private val log = LoggerFactory.getLogger(classOf[Responses[?]])
   val ContentLength: CIString = CIString("Content-Length")
+  val Close: Header.Raw = Header.Raw(CIString("Connection"), "close")

@@ -147,13 +147,8 @@ private[netty] class HttpHandler[F[_]](
     if decoded.isFailure then
       decoded.cause match
         case invalid: InvalidRequest => refuse(invalid.problem)
-        case _: TooLongHttpLineException =>
-          refuse(StatusCode.UriTooLong, s"The request line is longer than ${options.maxInitialLineLength} bytes")
-        case _: TooLongHttpHeaderException =>
-          refuse(
-            StatusCode.RequestHeaderFieldsTooLarge,
-            s"The header section is larger than ${options.maxHeaderSize} bytes"
-          )
+        case _: TooLongHttpLineException => refuse(Refusals.lineTooLong(options.maxInitialLineLength))
+        case _: TooLongHttpHeaderException => refuse(Refusals.headerTooLarge(options.maxHeaderSize))
         case _ => refuse(StatusCode.BadRequest, "The request is not valid HTTP/1.1")
     else if connections.draining then refuse(Refusals.ShuttingDown)
     else

@@ -5,6 +5,7 @@ import cats.effect.{IO, Resource}
 import io.vertx.core.{Vertx, VertxOptions}
 import rapier.*
 import rapier.cats.fs2Body
+import rapier.http4s.{Http4sServer, Http4sServerOptions}
 import rapier.json.jsoniter.jsonBody
 import rapier.netty.cats.NettyCatsServer
 import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
@@ -71,3 +72,16 @@ final class RapierVertxCatsServer extends RapierCatsServer.Running:
   override def stop(): Unit =
     super.stop()
     if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
+
+/** [[RapierCatsServer]]'s endpoints on Rapier's standalone Ember server (http4s). */
+final class RapierHttp4sServer extends RapierCatsServer.Running:
+  protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[IO]]): Resource[IO, Binding] =
+    Http4sServer[IO](endpoints, RapierHttp4sServer.options(config)).start()
+
+object RapierHttp4sServer:
+  def options(config: ServerConfig): Http4sServerOptions =
+    Http4sServerOptions()
+      .withHost("0.0.0.0")
+      .withPort(config.port)
+      .withMaxBodySize(PerfApi.MaxBodySize)
+      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)

@@ -1,0 +1,63 @@
+package rapier.http4s.internal
+
+import org.http4s.{HttpVersion, Request}
+import org.typelevel.ci.CIString
+import rapier.server.spi.RequestSyntax.Invalid
+import rapier.server.spi.{Refusals, RequestSyntax}
+
+/**
+ * What Rapier refuses in a head that the http4s server before it parsed leniently (Ember lets through duplicate Host
+ * and Content-Length fields, control characters in values, names that are not tokens, Transfer-Encoding on HTTP/1.0,
+ * a fragment in the target): the checks of [[RequestSyntax]], on the request line and fields as http4s hands them
+ * over, in one pass over the fields. What the parser has already lost (a bare LF taken for a line end, a chunk
+ * extension) can't be seen here: the kit declares it. Requests made in memory (by an application, or its tests) are
+ * not checked.
+ */
+private[http4s] object HeadCheck:
+  private val Host = CIString("Host")
+  private val ContentLength = CIString("Content-Length")
+  private val TransferEncoding = CIString("Transfer-Encoding")
+
+  /**
+   * The refusal for a request whose head breaks a rule, or null. `target` is the request target as rendered, the
+   * limits those of Rapier's options: a request line over `maxLine` is a 414, a header section over `maxHeader` a 431.
+   */
+  def problem[F[_]](request: Request[F], target: String, maxLine: Int, maxHeader: Int): Invalid | Null =
+    // Only what came over an HTTP/1.x connection: not HTTP/2 (no Host field, no request line), nor a request an
+    // application or its tests made in memory, which has no remote address
+    if request.httpVersion.major != 1 || request.remote.isEmpty then null
+    // method, target and version, with their two spaces
+    else if request.method.name.length + target.length + 10 > maxLine then Refusals.lineTooLong(maxLine)
+    else
+      val syntax = RequestSyntax.target(target)
+      if syntax != null then syntax
+      else fields(request, maxHeader)
+
+  private def fields[F[_]](request: Request[F], maxHeader: Int): Invalid | Null =
+    var hosts = 0
+    var host: String | Null = null
+    var lengths = 0
+    var codings: List[String] = Nil
+    var size = 0
+    var problem: Invalid | Null = null
+    var rest = request.headers.headers
+    while problem == null && rest.nonEmpty do
+      val field = rest.head
+      rest = rest.tail
+      val name = field.name
+      val value = field.value
+      // a field's line: name, ": ", value, CRLF
+      size += name.length + value.length + 4
+      problem = RequestSyntax.field(name.toString, value)
+      if name == Host then
+        hosts += 1
+        if host == null then host = value
+      else if name == ContentLength then lengths += 1
+      else if name == TransferEncoding then codings = value :: codings
+    if problem != null then problem
+    else if size > maxHeader then Refusals.headerTooLarge(maxHeader)
+    else
+      val http10 = request.httpVersion == HttpVersion.`HTTP/1.0`
+      val framing = RequestSyntax.framing(lengths, codings, http10)
+      if framing != null then framing
+      else RequestSyntax.head(hosts, host, !http10, java.util.Collections.emptyList[String])

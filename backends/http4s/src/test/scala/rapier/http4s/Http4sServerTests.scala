@@ -1,0 +1,86 @@
+package rapier.http4s
+
+import cats.effect.IO
+import rapier.cats.{CatsKit, CatsTests}
+import rapier.server.ServerEndpoint
+import rapier.testkit.*
+
+/** The shared server test kit on Rapier's standalone Ember server, every kit endpoint's logic run as `IO`. */
+class Http4sServerTests extends ServerTests:
+  def server: TestServer = Http4sTestServer
+
+  override def unsupported: Map[String, String] = Http4sServerTests.unsupported
+  override def unsupportedMalformedRequests: Map[String, String] = Http4sServerTests.unsupportedMalformedRequests
+  override def unsupportedLegalRequests: Map[String, String] = Http4sServerTests.unsupportedLegalRequests
+
+/** What `IO` logic and fs2 bodies must do on Ember. */
+class Http4sCatsTests extends CatsTests:
+  def server: CatsKit.CatsTestServer = Http4sTestServer
+
+  override def unsupported: Map[String, String] = Map(
+    "a client that goes away cancels its request's fiber" ->
+      ("Ember reads nothing from a connection while its " +
+        "request's logic runs, so it sees the client leave only when it writes the response")
+  )
+
+/** What Ember decides before Rapier sees a request, or after Rapier has answered it, which the kit tests otherwise, and why. */
+object Http4sServerTests:
+  private val noInterim = "Ember has no interim responses: it never sends 100 Continue, and a client waiting for one " +
+    "sends its body after its own delay"
+  private val headDeadline =
+    "Ember closes a connection whose head has not arrived by its header timeout, answering nothing"
+  private val stops = "Ember's stop waits for every connection, a keep-alive one idle between requests included, " +
+    "until it ends or the shutdown timeout passes; Rapier can't reach Ember's connections to close the idle ones"
+
+  val unsupported: Map[String, String] = Map(
+    "a malformed query string is a 400 for endpoints that read the query" ->
+      "Ember parses the target's percent-encoding itself and answers a malformed one with its own 400",
+    "an expectation of 100-continue gets 100 Continue, unless the body is too large" -> noInterim,
+    "Expect: 100-continue on a streamed body is answered at the logic's first read, not before" -> noInterim,
+    "a connection serves request after request" ->
+      "Ember adds `Connection: keep-alive` to every response on a connection it keeps",
+    "connections over the limit are closed at once, and service resumes when one closes" ->
+      "Ember leaves connections over its limit unaccepted, waiting in the listen backlog, rather than closing them",
+    "a client trickling its headers is answered 408 at the header deadline, and closed" -> headDeadline,
+    "a client sending only empty lines is closed at the header deadline" -> headDeadline,
+    "while 500 slowloris connections trickle their headers, requests are served, and the deadline closes them all" ->
+      headDeadline,
+    "stopping lets requests in progress finish, closing their connections afterwards" -> stops,
+    "stopping under load: every request accepted gets its whole response, later ones 503 or a refusal" -> stops,
+    "a streamed response body with the Content-Length its endpoint sets is sent with that length" ->
+      ("Ember gathers " +
+        "a response's first 32 KiB before writing it: a body ending short of its length within them sends nothing at " +
+        "all before the connection closes, where the kit expects the bytes there were"),
+    "stopping does not wait past the shutdown timeout" ->
+      ("the stop returns in time, but a request whose logic " +
+        "never completes keeps its connection open: past the shutdown timeout Ember's release is abandoned, not finished")
+  )
+
+  private val lostByParser = "Ember's parser drops it before Rapier sees the request"
+  private val codings = "Ember answers a Transfer-Encoding with a coding besides chunked with its own 400, not 501"
+  private val versions = "Ember closes the connection on a version other than HTTP/1.0 and 1.1, answering nothing"
+
+  val unsupportedMalformedRequests: Map[String, String] = Map(
+    "chunks: a bare CR in an extension" -> lostByParser,
+    "chunks: a NUL in an extension" -> lostByParser,
+    "header: a bare LF" -> "Ember's parser ends a header line at a bare LF, as at CRLF",
+    "Transfer-Encoding with a vertical tab" -> "Ember trims the vertical tab from the value before Rapier sees it",
+    "Transfer-Encoding: gzip, chunked" -> codings,
+    "Transfer-Encoding: x-custom, chunked" -> codings,
+    "request line: HTTP/1.2" -> versions,
+    "request line: HTTP/2.0" -> versions,
+    "request line: HTTP/0.9" -> versions
+  )
+
+  val unsupportedLegalRequests: Map[String, String] = Map(
+    "an empty element before chunked" -> "Ember reads `, chunked` as a coding it doesn't know, and answers 400 itself"
+  )
+
+object Http4sTestServer extends CatsKit.CatsTestServer:
+  def name = "http4s"
+
+  def startIO(endpoints: List[ServerEndpoint[IO]], config: TestServerConfig): RunningServer =
+    CatsKit.running(Http4sServer[IO](endpoints, options(config)).start())
+
+  def options(config: TestServerConfig): Http4sServerOptions =
+    Http4sServerOptions(config.backend.copy(host = "127.0.0.1"), headerReadTimeout = config.headerReadTimeout)

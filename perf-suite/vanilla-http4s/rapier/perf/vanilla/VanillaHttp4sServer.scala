@@ -1,0 +1,75 @@
+package rapier.perf.vanilla
+
+import cats.effect.unsafe.IORuntime
+import cats.effect.{IO, Resource}
+import cats.syntax.semigroupk.*
+import com.comcast.ip4s.{Port, ipv4}
+import fs2.io.file.Path
+import org.http4s.dsl.io.*
+import org.http4s.ember.server.EmberServerBuilder
+import org.http4s.headers.`Content-Type`
+import org.http4s.server.Server
+import org.http4s.{HttpRoutes, MediaType, Request, Response, StaticFile}
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+
+/**
+ * The suite's endpoints written directly on http4s with its DSL, as an http4s user would, on Ember with its defaults:
+ * each route number's six endpoints one `HttpRoutes.of`, and for 128 of them (the Multi variant) the 128 routes
+ * combined with `<+>`, which http4s tries one after another, as the seeds' vanilla http4s server did. Bodies read with
+ * `as[String]` and `as[Array[Byte]]`, a streamed one folded over its fs2 chunks, the file sent with `StaticFile`.
+ */
+final class VanillaHttp4sServer extends PerfServer:
+  private var release: IO[Unit] | Null = null
+  private var sets = 0
+
+  def start(config: ServerConfig): Int =
+    sets = config.routes
+    val routes = (0 until config.routes).map(VanillaHttp4sServer.routes).reduce(_ <+> _)
+    val (server, stop) = VanillaHttp4sServer.ember(routes, config).allocated.unsafeRunSync()(using IORuntime.global)
+    release = stop
+    server.address.getPort
+
+  /** Each route number's routes are one `HttpRoutes`, tried in turn: how http4s routes composed routes. */
+  def routeSets: Int = sets
+
+  def stop(): Unit = if release != null then release.nn.unsafeRunSync()(using IORuntime.global)
+
+object VanillaHttp4sServer:
+  /** Ember with its defaults, bound to every address on the suite's port: shared with the Tapir server on it. */
+  def ember(routes: HttpRoutes[IO], config: ServerConfig): Resource[IO, Server] =
+    EmberServerBuilder
+      .default[IO]
+      .withHost(ipv4"0.0.0.0")
+      .withPort(Port.fromInt(config.port).getOrElse(sys.error(s"not a port: ${config.port}")))
+      .withHttpApp(routes.orNotFound)
+      .build
+
+  private val json = `Content-Type`(MediaType.application.json)
+
+  /** A body declared larger than the suite's limit is refused before it is read. */
+  private def within(request: Request[IO])(read: IO[Response[IO]]): IO[Response[IO]] =
+    if request.contentLength.exists(_ > PerfApi.MaxBodySize) then PayloadTooLarge("too large") else read
+
+  def routes(n: Int): HttpRoutes[IO] =
+    val text = s"path$n"
+    val bytes = s"pathBytes$n"
+    val order = s"pathJson$n"
+    val stream = s"pathStream$n"
+    val file = s"pathFile$n"
+    HttpRoutes.of[IO] {
+      case GET -> Root / `text` / IntVar(id) => Ok(PerfApi.ok(id))
+      case request @ POST -> Root / `text` =>
+        within(request)(request.as[String].flatMap(s => Ok(PerfApi.ok(s.length))))
+      case request @ POST -> Root / `bytes` =>
+        within(request)(request.as[Array[Byte]].flatMap(b => Ok(PerfApi.ok(b.length))))
+      case request @ POST -> Root / `order` =>
+        within(request)(request.as[Array[Byte]].flatMap { b =>
+          PayloadCodecs.echo(b, b.length) match
+            case Some(out) => Ok(out, json)
+            case None => BadRequest("bad json")
+        })
+      case request @ POST -> Root / `stream` =>
+        request.body.chunks.compile.fold(0L)(_ + _.size).flatMap(count => Ok(PerfApi.ok(count)))
+      case request @ GET -> Root / `file` =>
+        StaticFile.fromPath(Path.fromNioPath(PerfApi.file), Some(request)).getOrElseF(NotFound())
+    }
