@@ -367,13 +367,14 @@ lazy val examples = (project in file("examples"))
   )
 
 lazy val bench = (project in file("bench"))
-  .dependsOn(netty, vertx, jsonJsoniter, testkit)
+  .dependsOn(netty, vertx, http4s, jsonJsoniter, testkit)
   .enablePlugins(JmhPlugin)
   .settings(
     name := "rapier-bench",
     publish / skip := true,
     libraryDependencies ++= Seq(
       "org.slf4j" % "slf4j-nop" % versions.slf4j,
+      "org.http4s" %% "http4s-dsl" % versions.http4s,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided
     )
   )

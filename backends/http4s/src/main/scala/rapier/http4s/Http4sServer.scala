@@ -14,7 +14,9 @@ import scala.concurrent.{Await, TimeoutException}
 
 /**
  * A standalone Rapier server on http4s's Ember, for logic in any `F[_]: Async`: the endpoints as an
- * [[Http4sServerInterpreter]]'s `app` (every request answered, rejections included), started as a resource.
+ * [[Http4sServerInterpreter]]'s `app` (every request answered, rejections included), started as a resource. Its
+ * sockets are the given fs2 `Network[F]`'s, as Ember's own builder takes them: for `IO`, the one on the runtime's own
+ * polling threads.
  *
  * {{{
  * Http4sServer[IO]().withPort(8080).addEndpoint(hello).start().useForever
@@ -23,7 +25,7 @@ import scala.concurrent.{Await, TimeoutException}
 final case class Http4sServer[F[_]](
     endpoints: List[ServerEndpoint[F]] = Nil,
     options: Http4sServerOptions = Http4sServerOptions.default
-)(using F: Async[F])
+)(using F: Async[F], network: Network[F])
     extends ServerBuilder[F, Http4sServerOptions, Http4sServer[F]]:
   type Started = Resource[F, Http4sServer.Binding]
 
@@ -41,7 +43,6 @@ final case class Http4sServer[F[_]](
       .fromString(options.host)
       .getOrElse(throw IllegalArgumentException(s"not a host name or address: ${options.host}"))
     val port = Port.fromInt(options.port).getOrElse(throw IllegalArgumentException(s"not a port: ${options.port}"))
-    given Network[F] = Network.forAsync[F]
     val ember = EmberServerBuilder
       .default[F]
       .withHost(host)

@@ -76,6 +76,9 @@ final class Http4sServerInterpreter[F[_]](
   private def readFirst(view: Http4sRequest[F], chain: EndpointChain[F]): F[Response[F]] =
     val limit = options.maxBodySize
     if declaredOver(view, limit) then refuse(view, Refusals.bodyTooLarge(limit), bodyUnread = true)
+    else if !Bodies.hasBody(view.request) then
+      view.body = Array.emptyByteArray
+      answer(view, interpreter.serve(view, chain), closes = false)
     else
       F.flatMap(F.attempt(Bodies.read(view.request, limit, options.bodyReadTimeout, held))) {
         case Left(client: RequestBodyException) => refuse(view, client.refusal, bodyUnread = false)
@@ -105,9 +108,10 @@ final class Http4sServerInterpreter[F[_]](
         val refused = body.refusal
         if refused != null then refuse(view, refused.nn, bodyUnread = false)
         else
-          // What the logic left unread is drained after the response, so that the connection can go on
+          // What the logic left unread is drained after the response: so that the connection can go on when nothing
+          // read it, and so that its close doesn't reset it under the response otherwise
           if Bodies.hasBody(view.request) then view.drain = body.drain
-          responses.of(view, r, closes = false)
+          responses.of(view, r, closes = body.readInPart)
       }
 
   /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */

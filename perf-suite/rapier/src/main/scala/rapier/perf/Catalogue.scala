@@ -601,6 +601,12 @@ object Catalogue:
     )
   )
 
+  /**
+   * Vanilla twins on Rapier's side whose whole stack Tapir's side runs too (the build pins http4s, Ember, cats-effect
+   * and fs2 there to Rapier's versions), so that Tapir's server on that backend is compared with the same twin.
+   */
+  val sharedStacks: Set[String] = Set("http4s.Vanilla", "http4s.VanillaMulti")
+
   /** The vanilla twin a server is compared with, if it is a library's. */
   def twinOf(name: String): Option[String] = byName(name).flatMap(_.twin)
 

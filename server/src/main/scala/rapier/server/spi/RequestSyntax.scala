@@ -47,14 +47,7 @@ object RequestSyntax:
     else InvalidVersion
 
   /** Checks a request method: a token (RFC 9110 §9.1). */
-  def method(text: String): Invalid | Null =
-    if text.isEmpty then InvalidMethod
-    else
-      var i = 0
-      while i < text.length do
-        if !isTokenChar(text.charAt(i)) then return InvalidMethod
-        i += 1
-      null
+  def method(text: String): Invalid | Null = if isToken(text) then null else InvalidMethod
 
   /**
    * Checks a request target: visible ASCII only, no fragment, and in origin form (`/path?query`), absolute form
@@ -146,13 +139,9 @@ object RequestSyntax:
    * other control character, no DEL).
    */
   def field(name: String, value: String): Invalid | Null =
-    if name.isEmpty then InvalidFieldName
+    if !isToken(name) then InvalidFieldName
     else
       var i = 0
-      while i < name.length do
-        if !isTokenChar(name.charAt(i)) then return InvalidFieldName
-        i += 1
-      i = 0
       while i < value.length do
         val c = value.charAt(i)
         if (c < ' ' && c != '\t') || c == 0x7f then return InvalidFieldValue
@@ -190,6 +179,12 @@ object RequestSyntax:
   // reg-name characters (RFC 3986 §3.2.2): unreserved, pct-encoded and sub-delims.
   private def isHostChar(c: Char): Boolean =
     (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || "-._~%!$&'()*+,;=".indexOf(c) >= 0
+
+  /** A token (RFC 9110 §5.6.2): one tchar or more. */
+  private def isToken(text: String): Boolean =
+    var i = 0
+    while i < text.length && isTokenChar(text.charAt(i)) do i += 1
+    text.nonEmpty && i == text.length
 
   /** tchar (RFC 9110 §5.6.2). */
   def isTokenChar(c: Char): Boolean =

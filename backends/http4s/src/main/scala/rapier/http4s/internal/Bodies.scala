@@ -26,14 +26,28 @@ private[http4s] object Bodies:
       F: Async[F]
   ): F[Array[Byte]] =
     F.defer {
-      val into = Accumulator(request.contentLength.getOrElse(-1L), limit, held)
+      val into = Accumulator(request.contentLength.getOrElse(-1L), limit, deadline, held)
       val whole = F.map(request.body.chunks.compile.fold(into)(_.add(_)))(_.result())
-      val timed = deadline match
-        case d: FiniteDuration =>
-          F.timeoutTo(whole, d, F.raiseError(RequestBodyException(Refusals.bodyTimeout(deadline))))
-        case _ => whole
-      F.onError(F.adaptError(timed)(clientsDoing)) { case _ => F.delay(into.drop()) }
+      F.onError(F.adaptError(whole)(clientsDoing(deadline))) { case _ => F.delay(into.drop()) }
     }
+
+  /**
+   * What a failure of http4s's body stream says about the client: broken chunked framing (400), a connection closed
+   * before the body's end (400, answered nowhere), a body that stopped coming for Ember's idle timeout (408): a
+   * [[RequestBodyException]] with its refusal. Anything else is left as it is.
+   */
+  def clientsDoing(deadline: Duration): PartialFunction[Throwable, Throwable] = {
+    case e: RequestBodyException => e
+    case _: EmberException.ChunkedEncodingError | _: EmberException.ParseError | _: EmberException.MessageTooLong =>
+      RequestBodyException(Refusals.InvalidBodyFraming)
+    case _: EmberException.ReachedEndOfStream | _: EmberException.EmptyStream |
+        _: EmberException.IncompleteClientRequest =>
+      RequestBodyException(Refusals.BodyCutShort)
+    case _: EmberException.ReadTimeout | _: TimeoutException => RequestBodyException(Refusals.bodyTimeout(deadline))
+    // the trailer section's parser (its errors are Ember's private classes)
+    case e if e.getClass.getName.startsWith("org.http4s.ember.core.Parser") =>
+      RequestBodyException(Refusals.InvalidBodyFraming)
+  }
 
   /**
    * Reads what the client still sends of a body no one read, for [[Refusals.LingerMillis]] at most, and drops it: the
@@ -45,24 +59,6 @@ private[http4s] object Bodies:
 
   /** Whether a request has a body: a declared length past 0, or chunks. */
   def hasBody[F[_]](request: Request[F]): Boolean = request.contentLength.exists(_ > 0) || request.isChunked
-
-  /**
-   * What a failure of http4s's body stream says about the client: broken chunked framing (400), a connection closed
-   * before the body's end (400, answered nowhere): a [[RequestBodyException]] with its refusal. Anything else is left
-   * as it is.
-   */
-  val clientsDoing: PartialFunction[Throwable, Throwable] = {
-    case e: RequestBodyException => e
-    case _: EmberException.ChunkedEncodingError | _: EmberException.ParseError | _: EmberException.MessageTooLong =>
-      RequestBodyException(Refusals.InvalidBodyFraming)
-    case _: EmberException.ReachedEndOfStream | _: EmberException.EmptyStream |
-        _: EmberException.IncompleteClientRequest =>
-      RequestBodyException(Refusals.BodyCutShort)
-    case _: EmberException.ReadTimeout | _: TimeoutException => RequestBodyException(Refusals.BodyCutShort)
-    // the trailer section's parser (its errors are Ember's private classes)
-    case e if e.getClass.getName.startsWith("org.http4s.ember.core.Parser") =>
-      RequestBodyException(Refusals.InvalidBodyFraming)
-  }
 
   /**
    * A body streamed to its endpoint, watched: within `limit` when its length is not declared (a declared length past
@@ -79,7 +75,8 @@ private[http4s] object Bodies:
     @volatile private var waitingSince = 0L
     @volatile private var ended = false
     // What of http4s's stream no one has read yet: drained after the response (see `leftover`)
-    @volatile private var unread: Stream[F, Chunk[Byte]] = request.body.chunks
+    private val whole: Stream[F, Chunk[Byte]] = request.body.chunks
+    @volatile private var unread: Stream[F, Chunk[Byte]] = whole
     @volatile private var answered = false
     @volatile private var failed: Invalid | Null = null
     // Completed when a wait passes the deadline: interrupts the stream's pull with the 408's exception
@@ -93,6 +90,12 @@ private[http4s] object Bodies:
      * null: the body was read to its end, or broke.
      */
     def leftover: Stream[F, Byte] | Null = if ended || failed != null then null else unread.unchunks
+
+    /**
+     * Whether the body was read in part, and not to its end: the connection closes after the response then (the
+     * [[leftover]] drained first), as what remains of it is read from where another stream left off.
+     */
+    def readInPart: Boolean = !ended && failed == null && (unread ne whole)
 
     /** Drains the [[leftover]], as it is once the response is sent. */
     val drain: F[Unit] = F.defer {
@@ -145,7 +148,7 @@ private[http4s] object Bodies:
             else Pull.output1(chunk) >> watch(rest, total)
           case Left(e) =>
             waitingSince = 0L
-            fail(clientsDoing.applyOrElse(e, identity))
+            fail(clientsDoing(deadline).applyOrElse(e, identity))
         }
 
     private def fail(e: Throwable): Pull[F, Nothing, Unit] =
@@ -154,14 +157,23 @@ private[http4s] object Bodies:
         case _ =>
       Pull.raiseError[F](e)
 
-  /** A body's bytes as they arrive: one array of the declared length, else one that grows; each chunk copied once. */
-  private final class Accumulator(declared: Long, limit: Long, held: AtomicLong):
+  /**
+   * A body's bytes as they arrive: one array of the declared length, else one that grows; each chunk copied once. A
+   * chunk arriving past the deadline fails the read with a 408, with no timer per request: a client that stops
+   * sending altogether is Ember's idle timeout's (a 408 too, see [[clientsDoing]]).
+   */
+  private final class Accumulator(declared: Long, limit: Long, deadline: Duration, held: AtomicLong):
     private var bytes = new Array[Byte](if declared >= 0 && declared <= limit then declared.toInt else 256)
     private var size = 0
+    private val until = deadline match
+      case d: FiniteDuration => System.nanoTime() + d.toNanos
+      case _ => Long.MaxValue
 
     def add(chunk: Chunk[Byte]): Accumulator =
       val n = chunk.size
       if size.toLong + n > limit then throw BodyTooLargeException(limit)
+      if until != Long.MaxValue && System.nanoTime() - until > 0 then
+        throw RequestBodyException(Refusals.bodyTimeout(deadline))
       if size + n > bytes.length then bytes = java.util.Arrays.copyOf(bytes, math.max(size + n, bytes.length * 2))
       chunk.copyToArray(bytes, size)
       size += n

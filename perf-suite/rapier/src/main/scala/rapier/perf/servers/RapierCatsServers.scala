@@ -79,9 +79,4 @@ final class RapierHttp4sServer extends RapierCatsServer.Running:
     Http4sServer[IO](endpoints, RapierHttp4sServer.options(config)).start()
 
 object RapierHttp4sServer:
-  def options(config: ServerConfig): Http4sServerOptions =
-    Http4sServerOptions()
-      .withHost("0.0.0.0")
-      .withPort(config.port)
-      .withMaxBodySize(PerfApi.MaxBodySize)
-      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
+  def options(config: ServerConfig): Http4sServerOptions = SuiteOptions(Http4sServerOptions(), config)

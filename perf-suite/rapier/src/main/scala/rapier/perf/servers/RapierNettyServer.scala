@@ -31,12 +31,7 @@ final class RapierNettyServer extends PerfServer:
 object RapierNettyServer:
   /** The options every Rapier server on Netty in the suite runs with, whatever its effect. */
   def options(config: ServerConfig): NettyServerOptions =
-    NettyServerOptions()
-      .withHost("0.0.0.0")
-      .withPort(config.port)
-      .withEventLoopThreads(config.threads)
-      .withMaxBodySize(PerfApi.MaxBodySize)
-      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
+    SuiteOptions(NettyServerOptions(), config).withEventLoopThreads(config.threads)
 
   /** JSON as a user writes it: `jsonBody`, with jsoniter-scala reading and writing the bytes directly. */
   private val orderJson = jsonBody[Order]

@@ -1,7 +1,7 @@
 package rapier.perf.servers
 
 import io.vertx.core.{Vertx, VertxOptions}
-import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+import rapier.perf.common.{PerfServer, ServerConfig}
 import rapier.vertx.{VertxServer, VertxServerOptions}
 
 import java.util.concurrent.TimeUnit
@@ -31,9 +31,4 @@ final class RapierVertxServer extends PerfServer:
 
 object RapierVertxServer:
   /** The options every Rapier server on Vert.x in the suite runs with, whatever its effect. */
-  def options(config: ServerConfig): VertxServerOptions =
-    VertxServerOptions()
-      .withHost("0.0.0.0")
-      .withPort(config.port)
-      .withMaxBodySize(PerfApi.MaxBodySize)
-      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
+  def options(config: ServerConfig): VertxServerOptions = SuiteOptions(VertxServerOptions(), config)

@@ -1,0 +1,13 @@
+package rapier.perf.servers
+
+import rapier.perf.common.{PerfApi, ServerConfig}
+import rapier.server.BackendOptionsOf
+
+/** What every Rapier server of the suite sets, on any backend: every address, the port, the body limit, the request log. */
+object SuiteOptions:
+  def apply[O <: BackendOptionsOf[O]](defaults: O, config: ServerConfig): O =
+    defaults
+      .withHost("0.0.0.0")
+      .withPort(config.port)
+      .withMaxBodySize(PerfApi.MaxBodySize)
+      .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
