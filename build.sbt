@@ -429,6 +429,7 @@ lazy val perfTapir = (project in file("perf-suite/tapir"))
     name := "rapier-perf-tapir",
     publish / skip := true,
     vanillaSources,
+    suiteSources("vanilla-http4s"),
     // Tapir's own choices, not Rapier's: its Netty (4.1), its Vert.x (4.5) and its jsoniter; for http4s, the stack
     // Rapier's side runs.
     libraryDependencies ++= Seq(
@@ -441,6 +442,7 @@ lazy val perfTapir = (project in file("perf-suite/tapir"))
       // Tapir's http4s server on the same http4s, Ember, cats-effect and fs2 as Rapier's and the vanilla twin's, so
       // that both libraries are compared with one twin on one stack
       "org.http4s" %% "http4s-ember-server" % versions.http4s,
+      "org.http4s" %% "http4s-dsl" % versions.http4s,
       "org.typelevel" %% "cats-effect" % versions.catsEffect,
       "co.fs2" %% "fs2-core" % versions.fs2,
       "com.softwaremill.sttp.tapir" %% "tapir-jsoniter-scala" % versions.tapir,

@@ -36,6 +36,7 @@ final class Http4sServerInterpreter[F[_]](
   private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
   private val held = AtomicLong()
   private val responses = Responses[F]()
+  private val fromClient = Bodies.clientsDoing(options.bodyReadTimeout)
 
   /** The requests an endpoint routes; the others fall through, their bodies unread. */
   val routes: HttpRoutes[F] = Kleisli { (request: Request[F]) =>
@@ -67,7 +68,11 @@ final class Http4sServerInterpreter[F[_]](
 
   /** The response to `answered`, or a bare 500 if the interpreter failed to produce one. */
   private def answer(view: Http4sRequest[F], answered: F[ServerResponse], closes: Boolean): F[Response[F]] =
-    F.flatMap(F.handleError(answered)(e => Completion.responseOf(Failure(e))))(responses.of(view, _, closes))
+    F.flatMap(orServerError(answered))(responses.of(view, _, closes))
+
+  /** `answered`, or a bare 500 (its cause logged) if the interpreter failed to produce a response. */
+  private def orServerError(answered: F[ServerResponse]): F[ServerResponse] =
+    F.handleError(answered)(e => Completion.responseOf(Failure(e)))
 
   /**
    * The body read whole, within `maxBodySize` and `bodyReadTimeout`, then the logic; a body that can't be read is
@@ -80,8 +85,14 @@ final class Http4sServerInterpreter[F[_]](
       view.body = Array.emptyByteArray
       answer(view, interpreter.serve(view, chain), closes = false)
     else
-      F.flatMap(F.attempt(Bodies.read(view.request, limit, options.bodyReadTimeout, held))) {
-        case Left(client: RequestBodyException) => refuse(view, client.refusal, bodyUnread = false)
+      val reading = Bodies.Reading(view.request, limit, options.bodyReadTimeout, held)
+      F.flatMap(F.attempt(reading.bytes(fromClient))) {
+        case Left(client: RequestBodyException) =>
+          // What the client still sends of a chunked body refused midway is read, and dropped, for a while after the
+          // answer
+          val rest = reading.leftover
+          if rest != null then view.drain = Bodies.linger(rest.nn)
+          refuse(view, client.refusal, bodyUnread = false)
         case Left(e) => answer(view, F.raiseError(e), closes = true)
         case Right(bytes) =>
           view.body = bytes
@@ -97,14 +108,10 @@ final class Http4sServerInterpreter[F[_]](
     val limit = options.maxStreamedBodySize
     if declaredOver(view, limit) then refuse(view, Refusals.bodyTooLarge(limit), bodyUnread = true)
     else
-      val body = Bodies.Watched(view.request, limit, options.bodyReadTimeout)
+      val body = Bodies.Watched(view.request, limit, options.bodyReadTimeout, fromClient)
       view.source = body.source
-      val answered = F.flatMap(F.start(body.source.run)) { _ =>
-        F.flatMap(F.start(body.deadlineWatch)) { _ =>
-          F.guarantee(interpreter.serve(view, chain), F.delay(body.done()))
-        }
-      }
-      F.flatMap(F.handleError(answered)(e => Completion.responseOf(Failure(e)))) { r =>
+      val answered = F.flatMap(F.start(body.source.run))(_ => body.timed(interpreter.serve(view, chain)))
+      F.flatMap(orServerError(answered)) { r =>
         val refused = body.refusal
         if refused != null then refuse(view, refused.nn, bodyUnread = false)
         else

@@ -21,9 +21,7 @@ final class Fs2Body[F[_]](using F: Async[F]) extends StreamReader[Stream[F, Byte
       case fs2: Fs2Source[?] => fs2.takeStream()
       case _ => null
     if own != null then own.asInstanceOf[Stream[F, Byte]]
-    else
-      val reader = Fs2Body.Reader[F](source)
-      Stream.unfoldChunkEval(())(_ => reader.next).onFinalize(F.delay(source.cancel()))
+    else Fs2Body.Reader[F](source).stream
 
   def write(stream: Stream[F, Byte]): StreamWriter.Started =
     val source = Fs2Source[F](stream)
@@ -50,6 +48,9 @@ private[rapier] object Fs2Body:
       val bytes = new Array[Byte](chunk.remaining)
       chunk.get(bytes)
       answer(Right(Some((Chunk.array(bytes), ()))))
+
+    /** The chunks from here on, pulled as the stream asks for them; the source is cancelled when the stream ends. */
+    def stream: Stream[F, Byte] = Stream.unfoldChunkEval(())(_ => next).onFinalize(F.delay(source.cancel()))
 
     def onEnd(): Unit = answer(Right(None))
     def onError(cause: Throwable): Unit = answer(Left(cause))

@@ -20,9 +20,10 @@ import java.io.IOException
  * head, so that a source failing at once is a 500.
  *
  * A response that `closes` the connection (a refusal) says so (`Connection: close`, which Ember obeys). What of a
- * request's body no one read is drained after its response, for `Refusals.LingerMillis` at most: Ember closes a
- * connection whose request body was left unread, and closing on bytes not read would reset the connection under the
- * response the client has not read yet (`Bodies.linger`); drained to its end, the body lets the connection serve the next request.
+ * request's body no one read is drained after its response (`Bodies.linger`, for `Refusals.LingerMillis` at most):
+ * Ember closes a connection whose request body was left unread, and closing on bytes not read would reset the
+ * connection under the response the client has not read yet; drained to its end, the body lets the connection serve
+ * the next request.
  */
 private[http4s] final class Responses[F[_]](using F: Async[F]):
   private val fs2Body = new Fs2Body[F]
@@ -44,8 +45,7 @@ private[http4s] final class Responses[F[_]](using F: Async[F]):
               val failed = ServerResponse.text(StatusCode.InternalServerError, "Internal Server Error")
               response(view, failed, closes, bodyless = false, null)
             case Right(first) =>
-              val rest = Stream.unfoldChunkEval(())(_ => reader.next).onFinalize(F.delay(chunks.source.cancel()))
-              val body = first.fold(Stream.empty)((chunk, _) => Stream.chunk(chunk) ++ rest)
+              val body = first.fold(Stream.empty)((chunk, _) => Stream.chunk(chunk) ++ reader.stream)
               response(view, r, closes, bodyless = false, body)
           }
         case other => F.pure(response(view, r, closes, bodyless = false, bodyOf(other)))
@@ -82,19 +82,18 @@ private[http4s] final class Responses[F[_]](using F: Async[F]):
     Response[F](status, HttpVersion.`HTTP/1.1`, Headers(headersOf(r, declared, closes)), sent)
 
   private def headersOf(r: ServerResponse, length: Long, closes: Boolean): List[Header.Raw] =
-    var headers = List.tabulate(r.headerCount)(i => Header.Raw(CIString(r.headerName(i)), r.headerValue(i)))
-    if length >= 0 then headers = headers :+ Header.Raw(Responses.ContentLength, length.toString)
-    if closes then headers :+ Responses.Close else headers
+    val headers = List.newBuilder[Header.Raw]
+    var i = 0
+    while i < r.headerCount do
+      headers += Header.Raw(CIString(r.headerName(i)), r.headerValue(i))
+      i += 1
+    if length >= 0 then headers += Header.Raw(Responses.ContentLength, length.toString)
+    if closes then headers += Responses.Close
+    headers.result()
 
   /** The Content-Length the endpoint set itself, or -1. */
   private def ownLength(r: ServerResponse): Long =
-    var i = 0
-    var found = -1L
-    while i < r.headerCount do
-      if r.headerName(i).equalsIgnoreCase("Content-Length") then
-        found = r.headerValue(i).trim.toLongOption.getOrElse(-1L)
-      i += 1
-    found
+    r.header("Content-Length").flatMap(_.trim.toLongOption).getOrElse(-1L)
 
   /**
    * A body sent with the length its endpoint declared: a source that ends short of it, or goes past it, fails the

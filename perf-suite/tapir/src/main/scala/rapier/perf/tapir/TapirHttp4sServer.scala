@@ -2,10 +2,9 @@ package rapier.perf.tapir
 
 import cats.effect.IO
 import cats.effect.unsafe.IORuntime
-import com.comcast.ip4s.{Port, ipv4}
-import org.http4s.ember.server.EmberServerBuilder
 import org.http4s.server.Router
 import rapier.perf.common.{PerfServer, ServerConfig}
+import rapier.perf.vanilla.VanillaHttp4sServer
 import sttp.tapir.server.http4s.{Http4sServerInterpreter, Http4sServerOptions}
 
 /**
@@ -23,12 +22,7 @@ final class TapirHttp4sServer extends PerfServer:
       else Http4sServerOptions.customiseInterceptors[IO].serverLog(None).options
     val routes =
       Http4sServerInterpreter[IO](options).toRoutes((0 until config.routes).toList.flatMap(TapirCatsServer.endpoints))
-    val ember = EmberServerBuilder
-      .default[IO]
-      .withHost(ipv4"0.0.0.0")
-      .withPort(Port.fromInt(config.port).getOrElse(sys.error(s"not a port: ${config.port}")))
-      .withHttpApp(Router("/" -> routes).orNotFound)
-      .build
+    val ember = VanillaHttp4sServer.ember(Router("/" -> routes), config)
     val (server, stop) = ember.allocated.unsafeRunSync()(using IORuntime.global)
     release = stop
     server.address.getPort
