@@ -41,6 +41,9 @@ val versions = new {
   val fs2 = "3.14.0"
   // The http4s backend: its Ember server and the http4s core it is mounted with.
   val http4s = "0.23.37"
+  // The pekko-http backend, on the Pekko (actors, streams) it is built for.
+  val pekkoHttp = "1.3.0"
+  val pekko = "1.2.1"
   // Attached to the suite's servers by `./perf --profile`.
   val asyncProfiler = "4.6"
 }
@@ -101,6 +104,7 @@ lazy val root = (project in file("."))
     nettyCats,
     vertxCats,
     http4s,
+    pekkoHttp,
     openapi,
     swaggerUi,
     testkit,
@@ -257,6 +261,20 @@ lazy val http4s = (project in file("backends/http4s"))
     )
   )
 
+// pekko-http: endpoints as a Route beside an application's own directives, or a standalone server; bodies as pekko
+// Sources.
+lazy val pekkoHttp = (project in file("backends/pekko-http"))
+  .dependsOn(server, testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-pekko-http",
+    libraryDependencies ++= Seq(
+      "org.apache.pekko" %% "pekko-http" % versions.pekkoHttp,
+      "org.apache.pekko" %% "pekko-stream" % versions.pekko,
+      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+    )
+  )
+
 // Documentation interpreters, under apidocs/.
 lazy val openapi = (project in file("apidocs/openapi"))
   .dependsOn(core, jsonJsoniter % Test)
@@ -398,13 +416,24 @@ def suiteSources(folders: String*) = Compile / unmanagedSourceDirectories ++= fo
 val vanillaSources = suiteSources("vanilla-netty", "vanilla-vertx", "vanilla-json")
 
 lazy val perf = (project in file("perf-suite/rapier"))
-  .dependsOn(perfCommon, netty, vertx, nettyCats, vertxCats, nettySync, http4s, jsonJsoniter, testkit % Test)
+  .dependsOn(
+    perfCommon,
+    netty,
+    vertx,
+    nettyCats,
+    vertxCats,
+    nettySync,
+    http4s,
+    pekkoHttp,
+    jsonJsoniter,
+    testkit % Test
+  )
   .settings(testSettings)
   .settings(
     name := "rapier-perf",
     publish / skip := true,
     vanillaSources,
-    suiteSources("vanilla-http4s"),
+    suiteSources("vanilla-http4s", "vanilla-pekko"),
     nettyPin,
     // The tests start the Tapir and zio-http sides' servers too, from the class paths written here.
     Test / javaOptions ++= {

@@ -77,6 +77,8 @@ object Catalogue:
   private val vanillaHttp4s = "rapier.perf.vanilla.VanillaHttp4sServer"
   private val rapierHttp4s = "rapier.perf.servers.RapierHttp4sServer"
   private val tapirHttp4s = "rapier.perf.tapir.TapirHttp4sServer"
+  private val vanillaPekko = "rapier.perf.vanilla.VanillaPekkoServer"
+  private val rapierPekko = "rapier.perf.servers.RapierPekkoServer"
 
   private val vanillaZio = "rapier.perf.ziohttp.ZioHttpVanillaServer"
   private val endpointZio = "rapier.perf.ziohttp.ZioHttpEndpointServer"
@@ -335,6 +337,56 @@ object Catalogue:
       Implementation.Rapier,
       Some("http4s.Vanilla"),
       "Rapier's Ember server with IO logic, request log on, writing nothing"
+    ),
+    ServerSpec(
+      "pekko.Vanilla",
+      Side.Rapier,
+      vanillaPekko,
+      1,
+      false,
+      Implementation.Vanilla,
+      None,
+      "pekko-http 1.3 routing DSL, default settings"
+    ),
+    ServerSpec(
+      "pekko.VanillaMulti",
+      Side.Rapier,
+      vanillaPekko,
+      128,
+      false,
+      Implementation.Vanilla,
+      None,
+      "pekko-http 1.3 routing DSL, 128 route numbers concatenated with ~, tried in turn"
+    ),
+    ServerSpec(
+      "pekko.future.Rapier",
+      Side.Rapier,
+      rapierPekko,
+      1,
+      false,
+      Implementation.Rapier,
+      Some("pekko.Vanilla"),
+      "Rapier's pekko-http server with Future logic, request log off"
+    ),
+    ServerSpec(
+      "pekko.future.RapierMulti",
+      Side.Rapier,
+      rapierPekko,
+      128,
+      false,
+      Implementation.Rapier,
+      Some("pekko.VanillaMulti"),
+      "Rapier's pekko-http server with Future logic, 128 endpoints per kind, request log off"
+    ),
+    ServerSpec(
+      "pekko.future.RapierLog",
+      Side.Rapier,
+      rapierPekko,
+      1,
+      true,
+      Implementation.Rapier,
+      Some("pekko.Vanilla"),
+      "Rapier's pekko-http server with Future logic, request log on, writing nothing"
     ),
     ServerSpec(
       "netty41.Vanilla",

@@ -124,7 +124,15 @@ class CatalogueTest extends munit.FunSuite:
     )
     assertEquals(
       Catalogue.select(List("*.Vanilla")).map(_.name),
-      List("netty.Vanilla", "vertx.Vanilla", "http4s.Vanilla", "netty41.Vanilla", "vertx4.Vanilla", "ziohttp.Vanilla")
+      List(
+        "netty.Vanilla",
+        "vertx.Vanilla",
+        "http4s.Vanilla",
+        "pekko.Vanilla",
+        "netty41.Vanilla",
+        "vertx4.Vanilla",
+        "ziohttp.Vanilla"
+      )
     )
     assertEquals(
       Catalogue.select(List("vertx.future.Tapir*")).map(_.name),

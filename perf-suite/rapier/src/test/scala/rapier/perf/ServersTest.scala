@@ -26,7 +26,8 @@ class ServersTest extends munit.FunSuite:
         assert(scenarios.size >= 6, scenarios.map(_.name))
         for scenario <- scenarios do assertEquals(Probe.check("127.0.0.1", server.port, scenario), None, scenario.name)
         // /path127 of a library's Multi server is routed once among all its endpoints, never through 128 route sets
-        // in turn. A vanilla twin routes as its users write it: http4s's composed routes are tried one after another.
+        // in turn. A vanilla twin routes as its users write it: http4s's composed routes and pekko-http's concatenated
+        // ones are tried one after another.
         if !spec.isVanilla then
           assertEquals(server.routeSets, 1, s"${spec.name} serves its endpoints through ${server.routeSets} route sets")
       finally server.stop()

@@ -1,0 +1,131 @@
+package rapier.pekko
+
+import org.apache.pekko.http.scaladsl.model.{HttpEntity, HttpRequest, HttpResponse}
+import org.apache.pekko.http.scaladsl.server.{Route, RouteResult}
+import org.apache.pekko.stream.Materializer
+import rapier.pekko.internal.{Bodies, HeadCheck, PekkoRequest, Responses}
+import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax}
+import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
+
+import java.util.concurrent.atomic.AtomicLong
+import scala.concurrent.{ExecutionContext, Future}
+import scala.util.{Failure, Success, Try}
+
+/**
+ * Endpoints as a pekko-http `Route`, for an application that concatenates it with its own directives:
+ *
+ * {{{
+ * val api = PekkoServerInterpreter(endpoints).route
+ * val route = api ~ path("health")(complete("ok"))
+ * Http().newServerAt("localhost", 8080).bind(route)
+ * }}}
+ *
+ * [[route]] completes the requests one of the endpoints routes (path and method) and rejects every other one, with no
+ * rejection of its own, its body unread: the routes after it are tried, as for any directive. [[handler]] answers
+ * every request, with Rapier's 404, 405 and 400 for those no endpoint takes. A taken request's body is read whole,
+ * within `maxBodySize` (413 past it) and `bodyReadTimeout` (408), before the logic runs — as it is when pekko-http
+ * received it with the head, by pekko-http's `toStrict` otherwise; for an endpoint that streams its body, the entity's
+ * stream is pulled as the logic reads it, within `maxStreamedBodySize`, or handed to a [[pekkoSourceBody]] as it is.
+ */
+final class PekkoServerInterpreter(
+    endpoints: List[ServerEndpoint[Future]],
+    options: PekkoServerOptions = PekkoServerOptions.default
+):
+  private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
+  private val held = AtomicLong()
+
+  /** The requests an endpoint routes; the others are rejected with no rejection, so the next route is tried. */
+  val route: Route = ctx =>
+    val view = PekkoRequest(ctx.request)
+    interpreter.routeOrNull(view) match
+      case null => ctx.reject()
+      case chain: EndpointChain[Future] =>
+        PekkoServerInterpreter.mapNow(serve(view, chain)(using ctx.materializer))(RouteResult.Complete(_))
+
+  /** Every request, answered: those no endpoint takes with Rapier's rejection (404, 405, 400). */
+  def handler(using Materializer): HttpRequest => Future[HttpResponse] = request =>
+    val view = PekkoRequest(request)
+    serve(view, interpreter.routeOrNull(view))
+
+  /** Bytes of request bodies read whole and held until their requests are answered. */
+  def bodyBytesHeld: Long = held.get
+
+  private def serve(view: PekkoRequest, chain: EndpointChain[Future] | Null)(using Materializer): Future[HttpResponse] =
+    val refused = HeadCheck.problem(view, options.maxHeaderSize)
+    if refused != null then refuse(view, refused.nn)
+    else if chain == null then answer(view, interpreter.serve(view, null), closes = false)
+    else if chain.streamsBody then streamed(view, chain)
+    else readFirst(view, chain)
+
+  /** The response to `answered`, or a bare 500 if the interpreter failed to produce one. */
+  private def answer(view: PekkoRequest, answered: => Future[ServerResponse], closes: Boolean): Future[HttpResponse] =
+    val result = Completion.attempt(answered)
+    val now = Completion.nowOrNull(result)
+    if now != null then Responses.of(view, now.nn, closes)
+    else
+      result.transformWith(t => Responses.of(view, Completion.responseOf(t), closes))(using ExecutionContext.parasitic)
+
+  /**
+   * The body read whole, within `maxBodySize` and `bodyReadTimeout`, then the logic; a body that can't be read is
+   * refused (413, 400, 408), and the connection closes.
+   */
+  private def readFirst(view: PekkoRequest, chain: EndpointChain[Future])(using Materializer): Future[HttpResponse] =
+    val limit = options.maxBodySize
+    val entity = view.request.entity
+    if declaredOver(entity, limit) then refuse(view, Refusals.bodyTooLarge(limit))
+    else if !Bodies.hasBody(entity) then
+      view.body = Array.emptyByteArray
+      answer(view, interpreter.serve(view, chain), closes = false)
+    else
+      val read = Bodies.read(entity, limit, options.bodyReadTimeout, held)
+      read.value match
+        case Some(bytes) => served(view, chain, bytes)
+        case None => read.transformWith(served(view, chain, _))(using ExecutionContext.parasitic)
+
+  private def served(view: PekkoRequest, chain: EndpointChain[Future], read: Try[Array[Byte]]): Future[HttpResponse] =
+    read match
+      case Success(bytes) =>
+        view.body = bytes
+        val answered = answer(view, interpreter.serve(view, chain), closes = false)
+        answered.onComplete(_ => held.addAndGet(-bytes.length))(using ExecutionContext.parasitic)
+        answered
+      case Failure(client: RequestBodyException) => refuse(view, client.refusal)
+      case Failure(e) => answer(view, Future.failed(e), closes = true)
+
+  /**
+   * The body handed over as a source, within `maxStreamedBodySize`, each pull timed while the logic waits for it. A
+   * body that could not be read answers the request with its refusal whatever the logic answered; one the logic had not
+   * read to its end when it answered closes the connection.
+   */
+  private def streamed(view: PekkoRequest, chain: EndpointChain[Future])(using Materializer): Future[HttpResponse] =
+    val limit = options.maxStreamedBodySize
+    val entity = view.request.entity
+    if declaredOver(entity, limit) then refuse(view, Refusals.bodyTooLarge(limit))
+    else
+      val body = Bodies.EntitySource(entity, limit, options.bodyReadTimeout)
+      view.source = body
+      val answered = Completion.attempt(interpreter.serve(view, chain))
+      answered.transformWith { outcome =>
+        val refused = body.refusal
+        if refused != null then refuse(view, refused.nn)
+        else
+          // A body not read to its end when the logic answers: the connection closes after the response, and says so
+          // (pekko-http would close it anyway, without a word, once the entity's stream is cancelled)
+          Responses.of(view, Completion.responseOf(outcome), closes = Bodies.hasBody(entity) && !body.readWhole)
+      }(using ExecutionContext.parasitic)
+
+  /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */
+  private def declaredOver(entity: HttpEntity, limit: Long): Boolean =
+    entity.contentLengthOption.exists(_ > limit) && !entity.isChunked
+
+  /** A refusal, after which the connection closes. */
+  private def refuse(view: PekkoRequest, reason: RequestSyntax.Invalid): Future[HttpResponse] =
+    Future.successful(
+      Responses.now(view, options.serverOptions.problemRenderer(Problem(reason.status, reason.message)), closes = true)
+    )
+
+private object PekkoServerInterpreter:
+  /** `f` mapped, at once when it is complete: the common case of logic that answered at once costs no task. */
+  def mapNow[A, B](f: Future[A])(g: A => B): Future[B] = f.value match
+    case Some(Success(a)) => Future.successful(g(a))
+    case _ => f.map(g)(using ExecutionContext.parasitic)

@@ -1,0 +1,192 @@
+package rapier.pekko.internal
+
+import org.apache.pekko.http.scaladsl.model.{
+  EntityStreamException,
+  EntityStreamSizeException,
+  HttpEntity,
+  ParsingException,
+  RequestEntity
+}
+import org.apache.pekko.stream.scaladsl.{Sink, SinkQueueWithCancel, Source}
+import org.apache.pekko.stream.{Materializer, StreamTcpException}
+import org.apache.pekko.util.ByteString
+import rapier.server.spi.{BodyReceiver, BodySource, BodyTooLargeException, Refusals, RequestBodyException}
+import rapier.server.spi.RequestSyntax.Invalid
+
+import java.util.concurrent.TimeoutException
+import java.util.concurrent.atomic.{AtomicLong, AtomicReference}
+import scala.concurrent.duration.*
+import scala.concurrent.{ExecutionContext, Future}
+import scala.util.{Failure, Success}
+
+/** Request bodies, from pekko-http's entities. */
+private[pekko] object Bodies:
+  /**
+   * The entity's bytes, within `limit` and `deadline`, counted in `held` as they arrive (the caller lets them go once
+   * the request is answered, this method when the body can't be read). A strict entity (the whole body came with the
+   * head, pekko-http's common case) is its array as it is; a streamed one is copied, chunk by chunk as it comes, into
+   * one array (of the declared length, when there is one). Fails with a [[RequestBodyException]] for what is the
+   * client's doing: past the limit, broken framing, a connection gone, a body slower than the deadline.
+   */
+  def read(entity: RequestEntity, limit: Long, deadline: Duration, held: AtomicLong)(using
+      Materializer
+  ): Future[Array[Byte]] =
+    entity match
+      case strict: HttpEntity.Strict =>
+        if strict.data.length > limit then Future.failed(BodyTooLargeException(limit))
+        else
+          val bytes = strict.data.toArrayUnsafe()
+          held.addAndGet(bytes.length)
+          Future.successful(bytes)
+      case streamed =>
+        val into = Collected(streamed.contentLengthOption.getOrElse(-1L), held)
+        val chunks = streamed.withSizeLimit(limit).dataBytes
+        val timed = if deadline.isFinite then chunks.completionTimeout(finite(deadline)) else chunks
+        timed
+          .runForeach(into.add)
+          .transform {
+            case Success(_) => Success(into.result())
+            case Failure(e) =>
+              into.drop()
+              Failure(clientsDoing(e, limit, deadline))
+          }(using ExecutionContext.parasitic)
+
+  /** A body's chunks copied into one array as they arrive, and counted in `held`. */
+  private final class Collected(declared: Long, held: AtomicLong):
+    private var bytes = new Array[Byte](if declared >= 0 then declared.toInt else 8192)
+    private var size = 0
+
+    def add(chunk: ByteString): Unit =
+      val n = chunk.length
+      if size + n > bytes.length then bytes = java.util.Arrays.copyOf(bytes, math.max(size + n, bytes.length * 2))
+      chunk.copyToArray(bytes, size, n)
+      size += n
+      held.addAndGet(n)
+
+    def result(): Array[Byte] = if size == bytes.length then bytes else java.util.Arrays.copyOf(bytes, size)
+
+    def drop(): Unit = held.addAndGet(-size)
+
+  /**
+   * What a failure of pekko-http's entity stream says about the client, as a [[RequestBodyException]] with its
+   * refusal: past the limit (413), a connection closed before the body's end (400, answered nowhere), broken chunked
+   * framing (400), a body slower than the deadline (408). Anything else is left as it is.
+   */
+  def clientsDoing(e: Throwable, limit: Long, deadline: Duration): Throwable = e match
+    case client: RequestBodyException => client
+    case _: EntityStreamSizeException => BodyTooLargeException(limit)
+    case s: EntityStreamException if s.info.summary.startsWith("Entity stream truncation") =>
+      RequestBodyException(Refusals.BodyCutShort)
+    case _: StreamTcpException => RequestBodyException(Refusals.BodyCutShort)
+    case _: EntityStreamException | _: ParsingException => RequestBodyException(Refusals.InvalidBodyFraming)
+    case _: TimeoutException => RequestBodyException(Refusals.bodyTimeout(deadline))
+    case other => other
+
+  /** pekko-http takes finite durations; "none" is a very long one. */
+  def finite(d: Duration): FiniteDuration = d match
+    case f: FiniteDuration => f
+    case _ => 365.days
+
+  /** Whether a request has a body: a declared length past 0, or chunks. */
+  def hasBody(entity: RequestEntity): Boolean = !entity.isKnownEmpty
+
+  /**
+   * A request body streamed to an endpoint, within `limit`, each pull timed by `deadline` while it waits for the
+   * client: the entity's bytes pulled through a queue, one chunk per pull. An fs2-free, pekko-free reader (a
+   * `Flow.Publisher`, an `InputStream`, `BodyChunks`) pulls it so; a reader of pekko's own `Source` takes the entity's
+   * stream as it is ([[takeSource]]). A body that could not be read leaves its [[refusal]], which answers the request
+   * whatever the logic answered.
+   */
+  final class EntitySource(entity: RequestEntity, limit: Long, deadline: Duration)(using mat: Materializer)
+      extends BodySource:
+    // Null until the first pull (or the stream taken): the entity's bytes, one read at a time
+    private var queue: SinkQueueWithCancel[ByteString] | Null = null
+    private var seen = 0L
+    private var taken = false
+    @volatile private var failed: Invalid | Null = null
+    @volatile private var finished = false
+    // The pull waiting for the client, answered once: by its chunk, or by the deadline
+    private val waiting = AtomicReference[BodyReceiver | Null](null)
+
+    def declaredLength: Long = entity.contentLengthOption.getOrElse(-1L)
+
+    /** Why the body could not be read (413, 400, 408), or null. */
+    def refusal: Invalid | Null = failed
+
+    /** Whether the body was read to its end: the connection can serve another request. */
+    def readWhole: Boolean = finished
+
+    /**
+     * The entity's bytes as pekko-http streams them, for a reader of pekko `Source`s, with one stage that holds the
+     * limit; or null once something pulled from this source. A stalled body is pekko-http's idle timeout's.
+     */
+    def takeSource(): Source[ByteString, Any] | Null =
+      if queue != null || taken then null
+      else
+        taken = true
+        entity.dataBytes
+          .statefulMap(() => 0L)(
+            (total, chunk) =>
+              val now = total + chunk.length
+              if now > limit then fail(BodyTooLargeException(limit))
+              (now, chunk)
+            ,
+            _ => None
+          )
+          .mapError { case e => fail(clientsDoing(e, limit, deadline)) }
+          .watchTermination() { (m, done) =>
+            done.foreach(_ => finished = true)(using ExecutionContext.parasitic)
+            m
+          }
+
+    def pull(receiver: BodyReceiver): Unit =
+      if taken then receiver.onError(IllegalStateException("the body was taken as a stream"))
+      else
+        if queue == null then queue = entity.dataBytes.runWith(Sink.queue[ByteString](1))
+        val next = queue.nn.pull()
+        next.value match
+          case Some(now) => answer(receiver, now)
+          case None =>
+            waiting.set(receiver)
+            val timer =
+              if !deadline.isFinite then null
+              else
+                mat.scheduleOnce(
+                  deadline.asInstanceOf[FiniteDuration],
+                  () =>
+                    val r = waiting.getAndSet(null)
+                    if r != null then
+                      cancel()
+                      r.nn.onError(fail(RequestBodyException(Refusals.bodyTimeout(deadline))))
+                )
+            next.onComplete { outcome =>
+              if timer != null then timer.cancel()
+              val r = waiting.getAndSet(null)
+              if r != null then answer(r.nn, outcome)
+            }(using ExecutionContext.parasitic)
+
+    private def answer(receiver: BodyReceiver, outcome: scala.util.Try[Option[ByteString]]): Unit = outcome match
+      case Success(Some(chunk)) =>
+        seen += chunk.length
+        if seen > limit then
+          cancel()
+          receiver.onError(fail(BodyTooLargeException(limit)))
+        else receiver.onChunk(chunk.asByteBuffer)
+      case Success(None) =>
+        finished = true
+        receiver.onEnd()
+      case Failure(e) => receiver.onError(fail(clientsDoing(e, limit, deadline)))
+
+    /** Records why the body could not be read, when it is the client's doing, and gives the failure back. */
+    private def fail(e: Throwable): Throwable =
+      e match
+        case client: RequestBodyException => if failed == null then failed = client.refusal
+        case _ => ()
+      e
+
+    def cancel(): Unit =
+      val q = queue
+      if q != null then q.nn.cancel()
+      else if !taken then
+        taken = true
+        val _ = entity.discardBytes(mat)

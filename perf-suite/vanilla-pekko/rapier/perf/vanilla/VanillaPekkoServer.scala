@@ -1,0 +1,70 @@
+package rapier.perf.vanilla
+
+import org.apache.pekko.actor.ActorSystem
+import org.apache.pekko.http.scaladsl.Http
+import org.apache.pekko.http.scaladsl.model.{ContentTypes, HttpEntity, StatusCodes}
+import org.apache.pekko.http.scaladsl.server.Directives.*
+import org.apache.pekko.http.scaladsl.server.Route
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+
+import scala.concurrent.Await
+import scala.concurrent.duration.*
+
+/**
+ * The suite's endpoints written directly on pekko-http with its routing DSL, as a pekko-http user would, bound with
+ * `newServerAt` and pekko-http's default settings: each route number's six routes concatenated, and for 128 of them
+ * (the Multi variant) the 128 concatenated with `~`, which pekko-http tries one after another, as the seeds' vanilla
+ * pekko-http server did. Bodies read with `entity(as[String])` and `entity(as[Array[Byte]])` (within the suite's
+ * limit, `withSizeLimit`), a streamed one folded over its `dataBytes`, the file sent with `getFromFile`.
+ */
+final class VanillaPekkoServer extends PerfServer:
+  private var system: ActorSystem | Null = null
+  private var binding: Http.ServerBinding | Null = null
+  private var sets = 0
+
+  def start(config: ServerConfig): Int =
+    sets = config.routes
+    given s: ActorSystem = ActorSystem("vanilla-pekko")
+    system = s
+    val route = (0 until config.routes).map(VanillaPekkoServer.route).reduce(_ ~ _)
+    val bound = Await.result(Http().newServerAt("0.0.0.0", config.port).bind(route), 30.seconds)
+    binding = bound
+    bound.localAddress.getPort
+
+  /** Each route number's routes are one `Route`, tried in turn: how pekko-http routes concatenated routes. */
+  def routeSets: Int = sets
+
+  def stop(): Unit =
+    if binding != null then Await.ready(binding.nn.terminate(5.seconds), 10.seconds)
+    if system != null then Await.ready(system.nn.terminate(), 10.seconds)
+
+object VanillaPekkoServer:
+  def route(n: Int): Route =
+    concat(
+      path(s"path$n" / IntNumber)(id => get(complete(PerfApi.ok(id)))),
+      path(s"path$n") {
+        post(withSizeLimit(PerfApi.MaxBodySize)(entity(as[String])(s => complete(PerfApi.ok(s.length)))))
+      },
+      path(s"pathBytes$n") {
+        post(withSizeLimit(PerfApi.MaxBodySize)(entity(as[Array[Byte]])(b => complete(PerfApi.ok(b.length)))))
+      },
+      path(s"pathJson$n") {
+        post(withSizeLimit(PerfApi.MaxBodySize)(entity(as[Array[Byte]]) { b =>
+          PayloadCodecs.echo(b, b.length) match
+            case Some(out) => complete(HttpEntity(ContentTypes.`application/json`, out))
+            case None => complete(StatusCodes.BadRequest, "bad json")
+        }))
+      },
+      path(s"pathStream$n") {
+        post {
+          extractRequestEntity { body =>
+            extractMaterializer { mat =>
+              onSuccess(body.withoutSizeLimit.dataBytes.runFold(0L)(_ + _.length)(using mat)) { count =>
+                complete(PerfApi.ok(count))
+              }
+            }
+          }
+        }
+      },
+      path(s"pathFile$n")(get(getFromFile(PerfApi.file.toFile)))
+    )
