@@ -17,7 +17,7 @@ import org.apache.pekko.util.ByteString
 import rapier.model.StatusCode as RapierStatus
 import rapier.pekko.PekkoSourceBody
 import rapier.server.ServerResponse
-import rapier.server.spi.ResponseStream
+import rapier.server.spi.{ResponseRules, ResponseStream}
 
 import java.nio.file.Files
 import java.util.concurrent.ConcurrentHashMap
@@ -42,8 +42,7 @@ private[pekko] object Responses:
 
   /** The response now when its body is in memory (or a file), else once a stream's first chunk is in. */
   def of(view: PekkoRequest, r: ServerResponse, closes: Boolean): Future[HttpResponse] =
-    val s = r.stream
-    s match
+    r.stream match
       case chunks: ResponseStream.Chunks if !skipsBody(view, r) && chunks.length != 0 =>
         PekkoSourceBody.takeSource(chunks.source) match
           case own: Source[ByteString, Any] @unchecked =>
@@ -70,10 +69,7 @@ private[pekko] object Responses:
       case s if skipsBody(view, r) =>
         s.abandon()
         val entity =
-          if !allowsBody(r.status) then HttpEntity.Empty
-          else if s.length > 0 then HttpEntity.Default(contentTypeOf(r), s.length, Source.empty)
-          else if s.length == 0 then HttpEntity.empty(contentTypeOf(r))
-          else HttpEntity.Chunked.fromData(contentTypeOf(r), Source.empty)
+          if !allowsBody(r.status) then HttpEntity.Empty else streamed(contentTypeOf(r), s.length, Source.empty)
         response(r, closes, entity)
       case file: ResponseStream.File =>
         if !Files.isReadable(file.path) then response(InternalServerError, closes, strict(InternalServerError))
@@ -89,7 +85,8 @@ private[pekko] object Responses:
   private def skipsBody(view: PekkoRequest, r: ServerResponse): Boolean =
     (view.request.method eq HttpMethods.HEAD) || !allowsBody(r.status)
 
-  private def allowsBody(status: Int): Boolean = status >= 200 && status != 204 && status != 304
+  /** 1xx, 204 and 304 have no content (`ResponseRules`' statuses without a Content-Length). */
+  private def allowsBody(status: Int): Boolean = ResponseRules.hasContentLength(status)
 
   private def strict(r: ServerResponse): ResponseEntity =
     val body = r.body
