@@ -7,7 +7,7 @@ import org.http4s.Request
 import org.http4s.ember.core.EmberException
 import rapier.cats.Fs2Source
 import rapier.server.spi.RequestSyntax.Invalid
-import rapier.server.spi.{BodyTooLargeException, Refusals, RequestBodyException}
+import rapier.server.spi.{BodyArray, BodyTooLargeException, Refusals, RequestBodyException}
 
 import java.util.concurrent.TimeoutException
 import java.util.concurrent.atomic.AtomicLong
@@ -192,24 +192,19 @@ private[http4s] object Bodies:
    * sending altogether is Ember's idle timeout's (a 408 too, see [[clientsDoing]]).
    */
   private final class Accumulator(declared: Long, limit: Long, deadline: Duration, held: AtomicLong):
-    private var bytes = new Array[Byte](if declared >= 0 && declared <= limit then declared.toInt else 256)
-    private var size = 0
+    private val into = BodyArray(declared, limit, held)
     private val until = deadline match
       case d: FiniteDuration => System.nanoTime() + d.toNanos
       case _ => Long.MaxValue
 
     def add(chunk: Chunk[Byte]): Unit =
       val n = chunk.size
-      if size.toLong + n > limit then throw BodyTooLargeException(limit)
+      if into.size.toLong + n > limit then throw BodyTooLargeException(limit)
       if until != Long.MaxValue && System.nanoTime() - until > 0 then
         throw RequestBodyException(Refusals.bodyTimeout(deadline))
-      if size + n > bytes.length then bytes = java.util.Arrays.copyOf(bytes, math.max(size + n, bytes.length * 2))
-      chunk.copyToArray(bytes, size)
-      size += n
-      held.addAndGet(n)
+      chunk.copyToArray(into.room(n), into.size)
+      into.added(n)
 
-    def result(): Array[Byte] = if size == bytes.length then bytes else java.util.Arrays.copyOf(bytes, size)
+    def result(): Array[Byte] = into.result()
 
-    def drop(): Unit =
-      held.addAndGet(-size)
-      size = 0
+    def drop(): Unit = into.drop()

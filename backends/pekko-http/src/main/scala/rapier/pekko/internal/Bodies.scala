@@ -10,7 +10,14 @@ import org.apache.pekko.http.scaladsl.model.{
 import org.apache.pekko.stream.scaladsl.{Sink, SinkQueueWithCancel, Source}
 import org.apache.pekko.stream.{Materializer, StreamTcpException}
 import org.apache.pekko.util.ByteString
-import rapier.server.spi.{BodyReceiver, BodySource, BodyTooLargeException, Refusals, RequestBodyException}
+import rapier.server.spi.{
+  BodyArray,
+  BodyReceiver,
+  BodySource,
+  BodyTooLargeException,
+  Refusals,
+  RequestBodyException
+}
 import rapier.server.spi.RequestSyntax.Invalid
 
 import java.util.concurrent.TimeoutException
@@ -39,33 +46,21 @@ private[pekko] object Bodies:
           held.addAndGet(bytes.length)
           Future.successful(bytes)
       case streamed =>
-        val into = Collected(streamed.contentLengthOption.getOrElse(-1L), held)
+        val into = BodyArray(streamed.contentLengthOption.getOrElse(-1L), limit, held)
         val chunks = streamed.withSizeLimit(limit).dataBytes
         val timed = if deadline.isFinite then chunks.completionTimeout(finite(deadline)) else chunks
         timed
-          .runForeach(into.add)
+          .runForeach { chunk =>
+            val n = chunk.length
+            chunk.copyToArray(into.room(n), into.size, n)
+            into.added(n)
+          }
           .transform {
             case Success(_) => Success(into.result())
             case Failure(e) =>
               into.drop()
               Failure(clientsDoing(e, limit, deadline))
           }(using ExecutionContext.parasitic)
-
-  /** A body's chunks copied into one array as they arrive, and counted in `held`. */
-  private final class Collected(declared: Long, held: AtomicLong):
-    private var bytes = new Array[Byte](if declared >= 0 then declared.toInt else 8192)
-    private var size = 0
-
-    def add(chunk: ByteString): Unit =
-      val n = chunk.length
-      if size + n > bytes.length then bytes = java.util.Arrays.copyOf(bytes, math.max(size + n, bytes.length * 2))
-      chunk.copyToArray(bytes, size, n)
-      size += n
-      held.addAndGet(n)
-
-    def result(): Array[Byte] = if size == bytes.length then bytes else java.util.Arrays.copyOf(bytes, size)
-
-    def drop(): Unit = held.addAndGet(-size)
 
   /**
    * What a failure of pekko-http's entity stream says about the client, as a [[RequestBodyException]] with its
@@ -152,7 +147,7 @@ private[pekko] object Bodies:
               if !deadline.isFinite then null
               else
                 mat.scheduleOnce(
-                  deadline.asInstanceOf[FiniteDuration],
+                  finite(deadline),
                   () =>
                     val r = waiting.getAndSet(null)
                     if r != null then
