@@ -116,7 +116,7 @@ final class PekkoServerInterpreter(
 
   /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */
   private def declaredOver(entity: HttpEntity, limit: Long): Boolean =
-    entity.contentLengthOption.exists(_ > limit) && !entity.isChunked
+    entity.contentLengthOption.exists(_ > limit)
 
   /** A refusal, after which the connection closes. */
   private def refuse(view: PekkoRequest, reason: RequestSyntax.Invalid): Future[HttpResponse] =

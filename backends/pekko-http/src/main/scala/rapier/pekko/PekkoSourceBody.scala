@@ -72,6 +72,8 @@ object PekkoSourceBody:
       if q == null then receiver.onEnd()
       else
         q.nn.pull().onComplete {
+          // A receiver gets a byte at least: an empty ByteString of the logic's is passed over
+          case Success(Some(chunk)) if chunk.isEmpty => pull(receiver)
           case Success(Some(chunk)) => receiver.onChunk(chunk.asByteBuffer)
           case Success(None) => receiver.onEnd()
           case Failure(e) => receiver.onError(e)

@@ -95,6 +95,7 @@ class PekkoRouteTests extends munit.FunSuite:
     val kind = PekkoSourceBody()
     val read = Await.result(kind.read(BodySource.of(bytes)).runWith(Sink.fold(ByteString.empty)(_ ++ _)), 5.seconds)
     assertEquals(read, ByteString(bytes))
-    val started = kind.write(Source(List(ByteString(1, 2), ByteString(3))))
-    val received = Await.result(kind.read(started.source).runWith(Sink.fold(ByteString.empty)(_ ++ _)), 5.seconds)
-    assertEquals(received, ByteString(1, 2, 3))
+    val started = kind.write(Source(List(ByteString(1, 2), ByteString.empty, ByteString(3))))
+    val received = Await.result(kind.read(started.source).runWith(Sink.seq), 5.seconds)
+    // An empty chunk of the logic's never reaches the backend: a pull is answered with a byte at least
+    assertEquals(received, Seq(ByteString(1, 2), ByteString(3)))

@@ -59,9 +59,7 @@ private[pekko] final class PekkoRequest(val request: HttpRequest) extends Server
       found
 
   def headerValues(name: String): List[String] =
-    if name.equalsIgnoreCase("Content-Type") || name.equalsIgnoreCase("Content-Length") ||
-      name.equalsIgnoreCase("Transfer-Encoding")
-    then
+    if PekkoRequest.isFraming(name) then
       val v = headerOrNull(name)
       if v == null then Nil else List(v.nn)
     else
@@ -116,6 +114,11 @@ private[pekko] object PekkoRequest:
     else if m eq HttpMethods.PATCH then Method.PATCH
     else if m eq HttpMethods.OPTIONS then Method.OPTIONS
     else Method(m.value)
+
+  /** The headers pekko-http keeps in the entity, not among the others: a request's and a response's alike. */
+  def isFraming(name: String): Boolean =
+    name.equalsIgnoreCase("Content-Type") || name.equalsIgnoreCase("Content-Length") ||
+      name.equalsIgnoreCase("Transfer-Encoding")
 
   /** A header pekko-http adds itself (the raw target, the request timeout's handle), not one the client sent. */
   def isAdded(h: HttpHeader): Boolean = h.isInstanceOf[`Raw-Request-URI`] || h.isInstanceOf[`Timeout-Access`]

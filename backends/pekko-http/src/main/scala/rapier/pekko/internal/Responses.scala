@@ -116,7 +116,7 @@ private[pekko] object Responses:
     var i = 0
     while i < r.headerCount do
       val name = r.headerName(i)
-      if !Responses.framing(name) then headers += header(name, r.headerValue(i))
+      if !PekkoRequest.isFraming(name) then headers += header(name, r.headerValue(i))
       i += 1
     if closes then headers += Close
     headers.result()
@@ -128,10 +128,6 @@ private[pekko] object Responses:
         case HttpHeader.ParsingResult.Ok(h, _) => h
         case _ => RawHeader(name, value)
     else RawHeader(name, value)
-
-  private def framing(name: String): Boolean =
-    name.equalsIgnoreCase("Content-Type") || name.equalsIgnoreCase("Content-Length") ||
-      name.equalsIgnoreCase("Transfer-Encoding")
 
   /** The response's content type, parsed once per distinct value (at most a few hundred kept); none if it has none. */
   private def contentTypeOf(r: ServerResponse): ContentType =
