@@ -201,7 +201,7 @@ trait ConnectionTests extends ServerTestSupport:
       started.countDown()
       release.future
     }
-    withServer(held, hello) { t =>
+    withServerConfig(TestServerConfig(shutdownTimeout = 5.seconds))(held, hello) { t =>
       val idle = t.raw()
       idle.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
       assertEquals(idle.readResponse().body, "hello")

@@ -122,6 +122,34 @@ trait StreamTests extends ServerTestSupport:
       eventually(t.bodyBytesHeld == 0, "nothing is held once the requests are answered")
     }
 
+  test("logic that answers while its fold still reads the body: the requests after it are read as sent"):
+    // The fold is started and not waited for: the backend drains what it leaves while it may still be pulling
+    val early = endpoint.post.in("stream" / "early").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>
+      chunks.fold(0L)((n, c) => n + c.remaining)
+      Future.successful("early")
+    }
+    withServer(folded, early) { t =>
+      for n <- 1 to 10 do
+        assertEquals(t.post("/stream/early", body.take(n)).body, "early", s"round $n")
+        assertEquals(t.post("/stream/folded", body.take(n)).body, expected(body.take(n)), s"round $n")
+      // The body comes after the answer, with the next request behind it: that request is served as sent, or the
+      // connection closed before it (the first answer said so); never read from where the body's readers left it
+      val c = t.raw()
+      try
+        c.send("POST /stream/early HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n")
+        val first = c.readResponse()
+        assertEquals(first.body, "early")
+        c.send("hello")
+        val next = "POST /stream/folded HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+        if first.header("Connection").exists(_.equalsIgnoreCase("close")) then
+          try c.send(next)
+          catch case _: java.io.IOException => () // closed already
+          assert(c.closedByServer(5000), "the connection closes after an answer that says so")
+        else assertEquals(c.send(next).readResponse().body, expected("abc".getBytes))
+      finally c.close()
+      eventually(t.bodyBytesHeld == 0, "nothing is held once the requests are answered")
+    }
+
   test("a body read as a Flow.Publisher arrives whole and in order, sized or chunked"):
     withServer(published) { t =>
       assertEquals(t.post("/stream/publisher", body).body, expected(body))

@@ -32,7 +32,11 @@ object RunningServer:
     def stop(): Unit = binding.stop()
     def bodyBytesHeld: Long = binding.bodyBytesHeld
 
-/** The limits and options a test asks for; backends map them onto their own options. */
+/**
+ * The limits and options a test asks for; backends map them onto their own options. The shutdown timeout is short, as
+ * every test stops its server with the client's keep-alive connections open (a backend that waits for idle connections
+ * waits that long); the tests of stopping itself set theirs.
+ */
 final case class TestServerConfig(
     serverOptions: ServerOptions = ServerOptions.default.withoutRequestLog,
     maxBodySize: Long = 10L * 1024 * 1024,
@@ -43,7 +47,7 @@ final case class TestServerConfig(
     bodyReadTimeout: Duration = 30.seconds,
     idleTimeout: Duration = 30.seconds,
     maxConnections: Int = 10000,
-    shutdownTimeout: FiniteDuration = 5.seconds
+    shutdownTimeout: FiniteDuration = 1.second
 ):
   /** The options every backend shares, as this test asks for them, on a free port. */
   def backend: BackendOptions = BackendOptions(

@@ -110,15 +110,16 @@ final class Http4sServerInterpreter[F[_]](
     else
       val body = Bodies.Watched(view.request, limit, options.bodyReadTimeout, fromClient)
       view.source = body.source
-      val answered = F.flatMap(F.start(body.source.run))(_ => body.timed(interpreter.serve(view, chain)))
-      F.flatMap(orServerError(answered)) { r =>
-        val refused = body.refusal
-        if refused != null then refuse(view, refused.nn, bodyUnread = false)
-        else
-          // What the logic left unread is drained after the response: so that the connection can go on when nothing
-          // read it, and so that its close doesn't reset it under the response otherwise
-          if Bodies.hasBody(view.request) then view.drain = body.drain
-          responses.of(view, r, closes = body.readInPart)
+      F.flatMap(F.start(body.source.run)) { reader =>
+        F.flatMap(orServerError(body.timed(interpreter.serve(view, chain)))) { r =>
+          val refused = body.refusal
+          if refused != null then refuse(view, refused.nn, bodyUnread = false)
+          else
+            // What the logic left unread is drained after the response: so that the connection can go on when nothing
+            // read it, and so that its close doesn't reset it under the response otherwise
+            if Bodies.hasBody(view.request) then view.drain = body.drain(reader)
+            responses.of(view, r, closes = body.readInPart)
+        }
       }
 
   /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */

@@ -33,15 +33,22 @@ final class Fs2Source[F[_]](stream: Stream[F, Byte])(using F: Async[F]) extends 
 
   def declaredLength: Long = -1L
 
-  /** The stream's fiber: once a first pull comes, offers each chunk, then the end or the failure. */
+  /** Whether a pull started the stream here: it runs, or ran, in [[run]]'s fiber, which [[cancel]] ends. */
+  def runsHere: Boolean = fate == Fs2Source.Here
+
+  /**
+   * The stream's fiber: once a first pull comes, offers each chunk, then the end or the failure — told to the pull,
+   * so the fiber itself ends without one.
+   */
   def run: F[Unit] = F.flatMap(decided) { runsHere =>
     if !runsHere then F.unit
     else
-      F.guaranteeCase(stream.chunks.foreach(offer).compile.drain) {
+      val running = F.guaranteeCase(stream.chunks.foreach(offer).compile.drain) {
         case Outcome.Succeeded(_) => F.delay(finish(null))
         case Outcome.Errored(e) => F.delay(finish(e))
         case Outcome.Canceled() => F.delay(finish(CancellationException("the response body's stream was cancelled")))
       }
+      F.handleError(running)(_ => ())
   }
 
   /**

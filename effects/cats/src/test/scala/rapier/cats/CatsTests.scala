@@ -141,7 +141,7 @@ abstract class CatsTests extends ServerTestSupport:
   test("a graceful stop lets the fibers in flight finish"):
     val started = AtomicBoolean()
     val slow = text("slow")(IO(started.set(true)) *> IO.sleep(300.millis).as("finished"))
-    val running = server.startIO(List(slow), TestServerConfig())
+    val running = server.startIO(List(slow), TestServerConfig(shutdownTimeout = 5.seconds))
     val answer = AtomicReference[String]("none")
     val client = new Thread(() => answer.set(TestClient(running.port).get("/slow").body))
     try

@@ -1,6 +1,6 @@
 package rapier.http4s.internal
 
-import cats.effect.Async
+import cats.effect.{Async, Fiber}
 import cats.effect.kernel.Deferred
 import fs2.{Chunk, Pull, Stream}
 import org.http4s.Request
@@ -122,15 +122,29 @@ private[http4s] object Bodies:
     def leftover: Stream[F, Byte] | Null = if ended || failed != null then null else unread.unchunks
 
     /**
-     * Whether the body was read in part, and not to its end: the connection closes after the response then (the
-     * [[leftover]] drained first), as what remains of it is read from where another stream left off.
+     * Whether the body was read in part, or its reading started, and not to its end: the connection closes after the
+     * response then (the [[leftover]] drained first), as what remains of it is read from where another stream left off.
      */
-    def readInPart: Boolean = !ended && failed == null && (unread ne whole)
+    def readInPart: Boolean = !ended && failed == null && ((unread ne whole) || source.runsHere)
 
-    /** Drains the [[leftover]], as it is once the response is sent. */
-    val drain: F[Unit] = F.defer {
-      val rest = leftover
-      if rest == null then F.unit else linger(rest.nn)
+    /**
+     * Drains the [[leftover]], as it is once the response is sent. The logic may have answered while its read goes
+     * on, in `reader` (the source's fiber): the source is cancelled first, and the fiber's end awaited, so that one
+     * reader at a time takes from the connection — two would take the next request's bytes as this body's. Within
+     * [[Refusals.LingerMillis]] in all; a fiber still waiting for the client then is cancelled, and the connection
+     * closes on what is left.
+     */
+    def drain(reader: Fiber[F, Throwable, Unit]): F[Unit] = F.defer {
+      if ended || failed != null then F.unit
+      else
+        source.cancel()
+        val rest = F.flatMap(reader.join) { _ =>
+          F.defer {
+            val left = leftover
+            if left == null then F.unit else left.nn.compile.drain
+          }
+        }
+        F.void(F.attempt(F.timeoutTo(rest, Refusals.LingerMillis.millis, reader.cancel)))
     }
 
     val source: Fs2Source[F] =
