@@ -171,6 +171,28 @@ object EndpointOutput:
     def description(d: String): SetCookie[T] = copy(info = info.description(d))
 
   /** One of several outputs, chosen by the value: the first variant that applies to it is written. */
+  /**
+   * A WebSocket (RFC 6455): the request is upgraded (101) once its inputs are decoded and the logic has answered with
+   * `P`, a pipe from the client's messages (`In`) to the server's (`Out`) in the shape its [[WebSocketKind]] names,
+   * which runs for as long as the connection. Each message is read and written whole by its codec; pings, pongs,
+   * fragments, the close handshake and the limits are the backend's. A message longer than `maxMessageSize` closes
+   * the connection with 1009; one of the other kind (binary for text) with 1003; one its codec can't read with 1007;
+   * no frame either way for `idleTimeout` with 1001.
+   */
+  final case class WebSocketBody[In, Out, P](
+      kind: WebSocketKind[P],
+      in: WebSocketCodec[In],
+      out: WebSocketCodec[Out],
+      maxMessageSize: Int = 1024 * 1024,
+      idleTimeout: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration.Inf,
+      info: IOInfo = IOInfo.empty
+  ) extends Basic[P]:
+    require(maxMessageSize > 0, "maxMessageSize must be positive")
+    def withMaxMessageSize(bytes: Int): WebSocketBody[In, Out, P] = copy(maxMessageSize = bytes)
+    def withIdleTimeout(timeout: scala.concurrent.duration.Duration): WebSocketBody[In, Out, P] =
+      copy(idleTimeout = timeout)
+    def description(d: String): WebSocketBody[In, Out, P] = copy(info = info.description(d))
+
   final case class OneOf[T](variants: List[OneOfVariant[? <: T]]) extends EndpointOutput[T]
 
   final case class Pair[A, B, C](left: EndpointOutput[A], right: EndpointOutput[B], leftArity: Int, rightArity: Int)

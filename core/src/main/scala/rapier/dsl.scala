@@ -217,3 +217,18 @@ private def instanceOf(ct: ClassTag[?]): Any => Boolean =
     case c if c == classOf[Unit] => classOf[scala.runtime.BoxedUnit]
     case c => c
   v => cls.isInstance(v)
+
+/**
+ * A WebSocket whose logic, in Future or direct style, relays the client's messages to its own through JDK publishers
+ * (see [[WebSocketKind.Publishers]]): `endpoint.get.in("echo").out(webSocketBody[String, String])` with
+ * `.serverLogicSuccess(_ => Future.successful(in => in))` echoes every text message.
+ */
+def webSocketBody[In, Out](using
+    in: WebSocketCodec[In],
+    out: WebSocketCodec[Out]
+): EndpointOutput.WebSocketBody[
+  In,
+  Out,
+  java.util.concurrent.Flow.Publisher[In] => java.util.concurrent.Flow.Publisher[Out]
+] =
+  EndpointOutput.WebSocketBody(WebSocketKind.publishers[In, Out], in, out)

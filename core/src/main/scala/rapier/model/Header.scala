@@ -12,6 +12,7 @@ object HeaderNames:
   val Authorization = "Authorization"
   val CacheControl = "Cache-Control"
   val Connection = "Connection"
+  val Upgrade = "Upgrade"
   val ContentLength = "Content-Length"
   val ContentType = "Content-Type"
   val Cookie = "Cookie"

@@ -31,6 +31,27 @@ class ExamplesTest extends munit.FunSuite:
       val refused = intercept[UnsupportedOperationException](ThreeStyles.direct(0))
       assert(refused.getMessage.contains("JDK 21"), refused.getMessage)
 
+  test("the WebSocket answers in capitals, to the JDK's own WebSocket client"):
+    val binding = WebSockets.server(0)
+    val answers = java.util.concurrent.LinkedBlockingQueue[String]()
+    val listener = new java.net.http.WebSocket.Listener:
+      override def onText(ws: java.net.http.WebSocket, data: CharSequence, last: Boolean) =
+        answers.add(data.toString)
+        ws.request(1)
+        null
+    try
+      val ws = java.net.http.HttpClient
+        .newHttpClient()
+        .newWebSocketBuilder()
+        .buildAsync(java.net.URI.create(s"ws://localhost:${binding.port}/shout"), listener)
+        .get(10, java.util.concurrent.TimeUnit.SECONDS)
+      ws.sendText("hello", true).get(10, java.util.concurrent.TimeUnit.SECONDS)
+      ws.sendText("again", true).get(10, java.util.concurrent.TimeUnit.SECONDS)
+      assertEquals(answers.poll(10, java.util.concurrent.TimeUnit.SECONDS), "HELLO")
+      assertEquals(answers.poll(10, java.util.concurrent.TimeUnit.SECONDS), "AGAIN")
+      ws.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "done").get(10, java.util.concurrent.TimeUnit.SECONDS)
+    finally binding.stop()
+
   test("hello world greets"):
     serving(List(HelloWorld.helloServer)) { c =>
       assertEquals(c.get("/hello?name=you").body, "Hello, you!")

@@ -46,6 +46,9 @@ class ReadmeTest extends munit.FunSuite:
   test("the README shows the three styles as they are in the example"):
     assertEquals(firstScalaBlockUnder("## One endpoint, three styles"), region("ThreeStyles.scala", "styles"))
 
+  test("the README shows the WebSocket as it is in the example"):
+    assertEquals(firstScalaBlockUnder("## WebSockets"), region("WebSockets.scala", "shout"))
+
   test("the README shows the Vert.x mount as it is in the example"):
     val block = firstScalaBlockUnder("## On Vert.x, beside an application's own routes")
     assertEquals(block, region("VertxRouterApp.scala", "mount"))

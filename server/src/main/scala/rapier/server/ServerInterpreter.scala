@@ -61,6 +61,22 @@ final class ServerInterpreter[F[_]](
    */
   val streamsBodies: Boolean = compiled.exists(_.input.streamsBody)
 
+  /** Whether some endpoint is a WebSocket. */
+  val servesWebSockets: Boolean = compiled.exists(_.output.webSocket != null)
+
+  /**
+   * This interpreter, for a backend that can't upgrade a connection to a WebSocket yet.
+   * @throws IllegalArgumentException
+   *   if some endpoint is a WebSocket
+   */
+  def withoutWebSockets(backend: String): ServerInterpreter[F] =
+    if servesWebSockets then
+      val names = compiled.filter(_.output.webSocket != null).map(_.serverEndpoint.show)
+      throw IllegalArgumentException(
+        s"WebSocket endpoints are not served on $backend yet (they are on Netty): ${names.mkString(", ")}"
+      )
+    this
+
   // 1-2. locate the path in the request target, walk the trie by path and method; 3. run the chain found
   def apply(request: ServerRequest): F[ServerResponse] = serve(request, routeOrNull(request))
 

@@ -20,6 +20,7 @@ final class ServerResponse private[rapier] (
   // True while `headerArray` is an endpoint's precomputed headers, shared by its responses: copied before a change.
   private var sharedHeaders = false
   private var streamed: spi.ResponseStream | Null = null
+  private var upgrade: spi.WebSocketUpgrade | Null = null
 
   /** The effect (an `F[Unit]`) that starts an effect module's stream body, until the interpreter has run it. */
   private[server] var streamStart: Any = null
@@ -29,6 +30,9 @@ final class ServerResponse private[rapier] (
 
   /** The body when it is not bytes in memory (then `body` is null): chunks to pull, or a file. */
   def stream: spi.ResponseStream | Null = streamed
+
+  /** The WebSocket a 101 upgrades its connection to (see [[spi.WebSocketUpgrade]]), or null. */
+  def webSocket: spi.WebSocketUpgrade | Null = upgrade
   def headerCount: Int = headerSize
   def headerName(i: Int): String = headerArray(2 * i)
   def headerValue(i: Int): String = headerArray(2 * i + 1)
@@ -58,6 +62,7 @@ final class ServerResponse private[rapier] (
     val copy =
       new ServerResponse(statusCode, java.util.Arrays.copyOf(headerArray, 2 * headerSize + 2), headerSize, bodyBytes)
     copy.streamed = streamed
+    copy.upgrade = upgrade
     copy.addHeader(name, value)
     copy
 
@@ -66,6 +71,7 @@ final class ServerResponse private[rapier] (
     val copy =
       new ServerResponse(status.code, java.util.Arrays.copyOf(headerArray, headerArray.length), headerSize, bodyBytes)
     copy.streamed = streamed
+    copy.upgrade = upgrade
     copy
 
   /** The body as UTF-8 text (for tests and logs). */
@@ -75,6 +81,7 @@ final class ServerResponse private[rapier] (
 
   private[rapier] def setStatus(code: Int): Unit = statusCode = code
   private[rapier] def setBody(bytes: Array[Byte] | Null): Unit = bodyBytes = bytes
+  private[rapier] def setWebSocket(u: spi.WebSocketUpgrade): Unit = upgrade = u
   private[rapier] def setStream(s: spi.ResponseStream): Unit =
     streamed = s
     bodyBytes = null

@@ -156,6 +156,9 @@ object RichApi:
   val ping = endpoint.get.in("ping").out(stringBody).name("ping")
   val pingAgain = endpoint.get.in("ping" / "again").out(stringBody).name("ping")
 
+  /** A WebSocket: documented as its 101 and its handshake's headers. */
+  val chat = endpoint.get.in("chat").out(webSocketBody[String, String]).name("chat")
+
   val all: List[AnyEndpoint] = List(
     listBooks,
     getBook,
@@ -171,5 +174,6 @@ object RichApi:
     files,
     login,
     ping,
-    pingAgain
+    pingAgain,
+    chat
   )

@@ -33,7 +33,7 @@ final class Http4sServerInterpreter[F[_]](
     endpoints: List[ServerEndpoint[F]],
     options: Http4sServerOptions = Http4sServerOptions.default
 )(using F: Async[F]):
-  private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
+  private val interpreter = ServerInterpreter(endpoints, options.serverOptions).withoutWebSockets("http4s")
   private val held = AtomicLong()
   private val responses = Responses[F]()
   private val fromClient = Bodies.clientsDoing(options.bodyReadTimeout)

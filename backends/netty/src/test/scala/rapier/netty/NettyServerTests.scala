@@ -6,11 +6,11 @@ import rapier.testkit.*
 import scala.concurrent.Future
 
 /** The shared server test kit, on Netty with its native transport (epoll, here). */
-class NettyServerTests extends ServerTests:
+class NettyServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettyTestServer(NettyTransport.Auto)
 
 /** The shared server test kit, on Netty with Java NIO, the transport used where epoll is not available. */
-class NettyNioServerTests extends ServerTests:
+class NettyNioServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettyTestServer(NettyTransport.Nio)
 
 final class NettyTestServer(transport: NettyTransport) extends TestServer:

@@ -31,7 +31,7 @@ final class PekkoServerInterpreter(
     endpoints: List[ServerEndpoint[Future]],
     options: PekkoServerOptions = PekkoServerOptions.default
 ):
-  private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
+  private val interpreter = ServerInterpreter(endpoints, options.serverOptions).withoutWebSockets("pekko-http")
   private val held = AtomicLong()
 
   /** The requests an endpoint routes; the others are rejected with no rejection, so the next route is tried. */

@@ -49,4 +49,5 @@ final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOpti
       Monad[F],
       Runner[F]
   ): RequestHandler[F] =
-    RequestHandler(ServerInterpreter(endpoints, options.serverOptions), summon[Runner[F]], options, connections)
+    val interpreter = ServerInterpreter(endpoints, options.serverOptions).withoutWebSockets("Vert.x")
+    RequestHandler(interpreter, summon[Runner[F]], options, connections)

@@ -49,6 +49,12 @@ private[server] object CompiledEndpoint:
       catch case ex: IllegalArgumentException => refuse(ex.getMessage)
 
     val method = methods.headOption.map(_.name)
+    val output = outputs(e.output)
+    val errorOutput = outputs(e.errorOutput)
+    if errorOutput.webSocket != null then refuse("a WebSocket is an answer of the logic's success, not of its errors")
+    if output.webSocket != null then
+      if method != Some("GET") then refuse("a WebSocket is opened by a GET: `endpoint.get`")
+      if input.hasBody then refuse("a WebSocket's request has no body to read")
     val label = s"${method.getOrElse("*")} ${e.pathTemplate}"
     new CompiledEndpoint(
       se,
@@ -57,7 +63,7 @@ private[server] object CompiledEndpoint:
       method,
       security,
       input,
-      outputs(e.output),
-      outputs(e.errorOutput),
+      output,
+      errorOutput,
       (Endpoint.authSchemes(e.securityInput) ++ Endpoint.authSchemes(e.input)).map(_.challenge).distinct
     )

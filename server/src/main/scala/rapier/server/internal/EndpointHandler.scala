@@ -160,6 +160,24 @@ private[server] final class EndpointHandler[F[_]](
 
   // 5. run the logic, 6. encode what it returns, and 7. start the stream it is written from, if that is an effect's
   private def run(request: ServerRequest, principal: Any, input: Any): F[ServerResponse] =
+    if upgrades then upgrading(request, principal, input) else runLogic(request, principal, input)
+
+  private val upgrades = ce.output.webSocket != null
+
+  /** The WebSocket handshake checked before the logic runs; the 101 it answers carries the handshake's headers. */
+  private def upgrading(request: ServerRequest, principal: Any, input: Any): F[ServerResponse] =
+    WebSocketHandshake.accept(request, render) match
+      case refused: ServerResponse => m.unit(refused)
+      case accept: String =>
+        m.map(runLogic(request, principal, input)) { r =>
+          if r.webSocket != null then
+            r.addHeader(HeaderNames.Upgrade, "websocket")
+            r.addHeader(HeaderNames.Connection, "Upgrade")
+            r.addHeader("Sec-WebSocket-Accept", accept)
+          r
+        }
+
+  private def runLogic(request: ServerRequest, principal: Any, input: Any): F[ServerResponse] =
     val encoded =
       if negotiates then negotiated(request, principal, input)
       else

@@ -5,7 +5,7 @@ import rapier.codec.SingleValue
 import rapier.model.{CookieValueWithMeta, HeaderNames, MediaRange, Tokens}
 import rapier.server.ServerResponse
 
-import rapier.server.spi.{ResponseStream, StreamWriter}
+import rapier.server.spi.{ResponseStream, StreamWriter, WebSocketUpgrade}
 
 import java.nio.ByteBuffer
 import java.nio.charset.StandardCharsets
@@ -38,6 +38,13 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
   val offers: IndexedSeq[rapier.model.MediaType] | Null = writers.iterator.flatMap {
     case n: OutputPlan.NegotiatedBody => Some(n.offers)
     case m: OutputPlan.Mapped => Option(m.inner.offers)
+    case _ => None
+  }.nextOption().orNull
+
+  /** The WebSocket this plan upgrades to, if it is one's (see [[OutputPlan.WebSocket]]). */
+  val webSocket: EndpointOutput.WebSocketBody[?, ?, ?] | Null = writers.iterator.flatMap {
+    case w: OutputPlan.WebSocket => Some(w.output)
+    case m: OutputPlan.Mapped => Option(m.inner.webSocket)
     case _ => None
   }.nextOption().orNull
 
@@ -86,6 +93,12 @@ private[server] object OutputPlan:
       else
         val values = Array.tabulate[Any](width)(j => Tuples.element(value, arity, offset + j))
         Tuples.combine(values, 0, width)
+
+  /** A 101 to a WebSocket: the logic's pipe, which the backend runs once the 101 is written. */
+  final class WebSocket(offset: Int, val output: EndpointOutput.WebSocketBody[?, ?, ?]) extends Writer(offset, 1):
+    def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
+      r.setStatus(101)
+      r.setWebSocket(WebSocketUpgrade(output, v))
 
   final class FixedStatus(code: Int) extends Writer(0, 0):
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit = r.setStatus(code)
@@ -211,6 +224,9 @@ private[server] object OutputPlan:
   private def writer(output: EndpointOutput[?], offset: Int, blocking: Executor): Option[Writer] = output match
     case EndpointOutput.FixedStatusCode(code, _) => Some(FixedStatus(code.code))
     case EndpointOutput.StatusCodeValue(_) => Some(StatusValue(offset))
+    case ws: EndpointOutput.WebSocketBody[?, ?, ?] if ws.kind == WebSocketKind.Publishers => Some(WebSocket(offset, ws))
+    case ws: EndpointOutput.WebSocketBody[?, ?, ?] =>
+      throw IllegalArgumentException(s"a WebSocket whose logic is a ${ws.kind.name} can't be run by this interpreter")
     case EndpointIO.FixedHeader(name, value, _) => Some(FixedHeader(name, value))
     case EndpointIO.Header(name, codec, _) =>
       Some(HeaderValue(offset, name, codec.asInstanceOf[Codec[List[String], Any]]))

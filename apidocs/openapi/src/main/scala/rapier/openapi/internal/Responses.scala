@@ -93,7 +93,10 @@ private[openapi] final class Responses(
       case None =>
         val chosen = outputs.exists(_.isInstanceOf[EndpointOutput.StatusCodeValue])
         val status = fixedStatus(outputs)
-        List((if chosen && status.isEmpty then "default" else statusKey(status, defaultStatus)) -> part(outputs))
+        val webSocket = outputs.exists(_.isInstanceOf[EndpointOutput.WebSocketBody[?, ?, ?]])
+        val key =
+          if webSocket then "101" else if chosen && status.isEmpty then "default" else statusKey(status, defaultStatus)
+        List(key -> part(outputs))
 
   private def statusKey(status: Option[StatusCode], default: StatusCode): String =
     status.getOrElse(default).code.toString
@@ -101,11 +104,18 @@ private[openapi] final class Responses(
   private def fixedStatus(outputs: List[EndpointOutput[?]]): Option[StatusCode] =
     outputs.collectFirst { case EndpointOutput.FixedStatusCode(code, _) => code }
 
+  /** What a WebSocket's messages are, in words: OpenAPI has no way to describe them otherwise. */
+  private def webSocket(w: EndpointOutput.WebSocketBody[?, ?, ?]): String =
+    def messages(c: rapier.WebSocketCodec[?]) = s"${c.kind} messages (${c.mediaType.copy(charset = None).render})"
+    s"Switching Protocols: the connection becomes a WebSocket (RFC 6455). The client sends ${messages(w.in)}, the " +
+      s"server ${messages(w.out)}, each at most ${w.maxMessageSize} bytes."
+
   private def part(outputs: List[EndpointOutput[?]]): Part =
     val descriptions = outputs.flatMap {
       case EndpointOutput.FixedStatusCode(_, info) => info.description
       case b: EndpointIO.Body[?, ?] => b.info.description
       case b: EndpointIO.OneOfBody[?] => b.info.description
+      case w: EndpointOutput.WebSocketBody[?, ?, ?] => w.info.description.toList :+ webSocket(w)
       case _ => None
     }
     val headers = outputs.flatMap {
@@ -114,6 +124,18 @@ private[openapi] final class Responses(
       case EndpointIO.FixedHeader(name, value, info) if !name.equalsIgnoreCase(HeaderNames.ContentType) =>
         List(name ->
           HeaderObject(SchemaObject.of("string").copy(const = Some(Json.Str(value))), true, info.description))
+      case _: EndpointOutput.WebSocketBody[?, ?, ?] =>
+        def fixed(value: String) =
+          HeaderObject(SchemaObject.of("string").copy(const = Some(Json.Str(value))), true, None)
+        List(
+          HeaderNames.Upgrade -> fixed("websocket"),
+          HeaderNames.Connection -> fixed("Upgrade"),
+          "Sec-WebSocket-Accept" -> HeaderObject(
+            SchemaObject.of("string"),
+            required = true,
+            description = Some("The answer to the request's Sec-WebSocket-Key (RFC 6455 §4.2.2)")
+          )
+        )
       case EndpointOutput.SetCookie(name, _, info) =>
         List(
           HeaderNames.SetCookie -> HeaderObject(

@@ -38,7 +38,10 @@ private[netty] final class Connections(max: Int = Int.MaxValue):
     group.forEach { channel =>
       channel.eventLoop.execute { () =>
         val handler = channel.pipeline.get(classOf[HttpHandler[?]])
-        if handler != null then handler.drain() else channel.close()
+        if handler != null then handler.drain()
+        else
+          val webSocket = channel.pipeline.get(classOf[NettyWebSocket])
+          if webSocket != null then webSocket.goingAway() else channel.close()
       }
     }
 

@@ -347,6 +347,24 @@ private[netty] class HttpHandler[F[_]](
       version: HttpVersion,
       body: NettyBody | Null
   ): Unit =
+    if r.webSocket != null then upgradeTo(r, version) else sendHttp(r, keepAlive, head, version, body)
+
+  /** The 101 of a WebSocket; then the connection is the WebSocket's ([[NettyWebSocket]]), and this handler leaves it. */
+  private def upgradeTo(r: ServerResponse, version: HttpVersion): Unit =
+    closing = true
+    inFlight -= 1
+    nextToWrite += 1
+    if idle != null then idle.stop()
+    ctx.writeAndFlush(NettyResponses.of(r, keepAlive = true, head = false, version))
+    NettyWebSocket.upgrade(ctx, r.webSocket.nn)
+
+  private def sendHttp(
+      r: ServerResponse,
+      keepAlive: Boolean,
+      head: Boolean,
+      version: HttpVersion,
+      body: NettyBody | Null
+  ): Unit =
     val streamed = r.stream
     // A streamed request's connection stays open only if its body has arrived whole by now (see `sent`).
     val persistent = keepAlive && (body == null || body.nn.keepsConnection)

@@ -17,9 +17,17 @@ import java.util.concurrent.TimeUnit
  * @param idle
  *   whether the connection has no request in progress (read or being answered)
  */
-private[netty] final class IdleWatch(ctx: ChannelHandlerContext, timeoutNanos: Long, idle: () => Boolean)
-    extends Runnable:
+private[netty] final class IdleWatch(
+    ctx: ChannelHandlerContext,
+    timeoutNanos: Long,
+    idle: () => Boolean,
+    expire: () => Unit = () => ()
+) extends Runnable:
   private var activity = 0
+  private var stopped = false
+
+  /** No more checks: the connection is another handler's now. */
+  def stop(): Unit = stopped = true
   private var seen = -1
   private var quietChecks = 0
 
@@ -31,10 +39,13 @@ private[netty] final class IdleWatch(ctx: ChannelHandlerContext, timeoutNanos: L
   private def schedule(): Unit = ctx.executor.schedule(this, timeoutNanos / 2, TimeUnit.NANOSECONDS)
 
   def run(): Unit =
-    if ctx.channel.isActive then
+    if ctx.channel.isActive && !stopped then
       if activity == seen && idle() then
         quietChecks += 1
-        if quietChecks >= 2 then ctx.close() else schedule()
+        if quietChecks >= 2 then
+          expire()
+          ctx.close()
+        else schedule()
       else
         seen = activity
         quietChecks = 0

@@ -76,3 +76,12 @@ object JsoniterCodec:
           if digits.isEmpty then None else Some(java.lang.Long.parseLong(digits, 16))
       val safe = if reason.startsWith("missing required field") then reason else reason.replaceAll("\"[^\"]*\"", "…")
       DecodeResult.Malformed(safe, position)
+
+/**
+ * WebSocket messages of JSON: text messages read and written by jsoniter-scala straight from and to their bytes.
+ * {{{
+ * endpoint.get.in("orders").out(webSocketBody[Order, Status](using jsonMessages[Order], jsonMessages[Status]))
+ * }}}
+ */
+inline def jsonMessages[T](using json: JsonValueCodec[T]): WebSocketCodec[T] =
+  WebSocketCodec.text(JsoniterCodec(json, Schema.givenOrDerived[T]))

@@ -1,0 +1,162 @@
+package rapier.netty.internal
+
+import io.netty.buffer.{ByteBufUtil, Unpooled}
+import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
+import io.netty.handler.codec.TooLongFrameException
+import io.netty.handler.codec.http.websocketx.*
+import io.netty.util.ReferenceCountUtil
+import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
+
+import java.util.concurrent.TimeUnit
+
+/**
+ * A WebSocket connection, once upgraded: Netty's frame decoder and encoder beneath (masking, control frames, the
+ * payload limit, reserved bits and opcodes refused with 1002), its UTF-8 check of text messages (1007) and its
+ * aggregator joining fragments into messages (1009 past the limit); this handler answers pings, keeps the close
+ * handshake and the idle timeout, and hands whole messages to the [[WebSocketRelay]] as it asks for them. The
+ * connection is read only while a message is wanted (or the close is awaited): the client's messages wait in its
+ * socket, not here.
+ */
+private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
+    extends ChannelInboundHandlerAdapter,
+      WebSocketChannel,
+      EventLoop:
+  private var ctx: ChannelHandlerContext = null
+  private var relay: WebSocketRelay = null
+  // Messages read before they were asked for (one read may hold several frames)
+  private val ready = java.util.ArrayDeque[DataFrame]()
+  private var wanted = false
+  private var closeSent = false
+  private var waitingWritable = false
+  private var idle: IdleWatch = null
+
+  private val deliver: Runnable = () => deliverReady()
+  private val afterSend: ChannelFutureListener = future =>
+    if !future.isSuccess then ctx.close()
+    else if ctx.channel.isWritable then relay.written()
+    else waitingWritable = true
+
+  override def handlerAdded(ctx: ChannelHandlerContext): Unit =
+    this.ctx = ctx
+    ctx.channel.config.setAutoRead(false)
+    val timeout = upgrade.output.idleTimeout
+    if timeout.isFinite && timeout.toNanos > 0 then
+      idle = IdleWatch(ctx, timeout.toNanos, () => true, () => closing(1001, "The connection was idle too long."))
+      idle.start()
+    relay = WebSocketRelay(upgrade, this, this)
+    relay.start()
+
+  def inLoop: Boolean = ctx.executor.inEventLoop
+  def execute(task: Runnable): Unit = ctx.executor.execute(task)
+
+  override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
+    if idle != null then idle.touch()
+    msg match
+      case frame: TextWebSocketFrame => data(frame, text = true)
+      case frame: BinaryWebSocketFrame => data(frame, text = false)
+      case ping: PingWebSocketFrame =>
+        if closeSent then ping.release()
+        else ctx.writeAndFlush(PongWebSocketFrame(ping.content))
+      case close: CloseWebSocketFrame =>
+        try
+          if !closeSent then
+            closeSent = true
+            // The client's code is echoed (RFC 6455 §5.5.1); a close without one is answered without one
+            val reply =
+              if close.statusCode < 0 then CloseWebSocketFrame()
+              else CloseWebSocketFrame(close.statusCode, "")
+            ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE)
+          else ctx.close()
+        finally close.release()
+        relay.ended()
+      case other => ReferenceCountUtil.release(other)
+
+  private def data(frame: WebSocketFrame, text: Boolean): Unit =
+    try if !closeSent then ready.add(DataFrame(ByteBufUtil.getBytes(frame.content), text))
+    finally frame.release()
+    if wanted then deliverReady()
+
+  override def channelReadComplete(ctx: ChannelHandlerContext): Unit =
+    if (wanted || closeSent) && ready.isEmpty then ctx.read()
+
+  def requestMessage(): Unit =
+    wanted = true
+    if !ready.isEmpty then ctx.executor.execute(deliver) else ctx.read()
+
+  private def deliverReady(): Unit =
+    if wanted && !ready.isEmpty then
+      val message = ready.poll()
+      wanted = false
+      relay.received(message.bytes, message.text)
+
+  def send(bytes: Array[Byte], text: Boolean): Unit =
+    if !closeSent then
+      if idle != null then idle.touch()
+      val payload = Unpooled.wrappedBuffer(bytes)
+      val frame = if text then TextWebSocketFrame(payload) else BinaryWebSocketFrame(payload)
+      ctx.writeAndFlush(frame).addListener(afterSend)
+
+  def close(code: Int, reason: String): Unit =
+    if !closeSent && ctx.channel.isActive then
+      closeSent = true
+      ctx.writeAndFlush(CloseWebSocketFrame(code, reason))
+      // The client answers with its close, which ends the connection; one that doesn't is closed after a while
+      ctx.read()
+      ctx.executor.schedule((() => ctx.close()): Runnable, NettyWebSocket.CloseWaitMillis, TimeUnit.MILLISECONDS)
+
+  /** A close of the server's own (not the relay's): the relay hears of it. */
+  private def closing(code: Int, reason: String): Unit =
+    close(code, reason)
+    relay.ended()
+
+  /** The server is stopping: the WebSocket closes with 1001. */
+  def goingAway(): Unit =
+    if closeSent then ctx.close() else closing(1001, "The server is shutting down.")
+
+  override def channelWritabilityChanged(ctx: ChannelHandlerContext): Unit =
+    if waitingWritable && ctx.channel.isWritable then
+      waitingWritable = false
+      relay.written()
+    ctx.fireChannelWritabilityChanged()
+
+  override def channelInactive(ctx: ChannelHandlerContext): Unit =
+    relay.ended()
+    ctx.fireChannelInactive()
+
+  override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
+    cause match
+      // Netty's decoder has sent its close (1002, 1007, 1009) and closes the connection
+      case _: CorruptedWebSocketFrameException => closeSent = true
+      case _: TooLongFrameException =>
+        close(1009, s"A message is longer than this WebSocket's limit of ${upgrade.output.maxMessageSize} bytes.")
+      case _ => ctx.close()
+    relay.ended()
+
+private[netty] object NettyWebSocket:
+  /** How long a close waits for the client's. */
+  val CloseWaitMillis = 1000L
+
+  /**
+   * Turns an HTTP connection into a WebSocket one once its 101 is written: Netty's frame codec replaces the HTTP one,
+   * and a [[NettyWebSocket]] the HTTP handler.
+   */
+  def upgrade(ctx: ChannelHandlerContext, upgrade: WebSocketUpgrade): Unit =
+    val limit = upgrade.output.maxMessageSize
+    val config = WebSocketDecoderConfig
+      .newBuilder()
+      .maxFramePayloadLength(limit)
+      .expectMaskedFrames(true)
+      .allowMaskMismatch(false)
+      .allowExtensions(false)
+      .closeOnProtocolViolation(true)
+      .build()
+    val pipeline = ctx.pipeline
+    // The encoder before the decoder: the close frames the decoder and the UTF-8 check write are encoded too
+    pipeline.addBefore("decoder", "ws-encoder", WebSocket13FrameEncoder(false))
+    pipeline.replace("decoder", "ws-decoder", WebSocket13FrameDecoder(config))
+    pipeline.addAfter("ws-decoder", "ws-utf8", Utf8FrameValidator(true))
+    pipeline.addAfter("ws-utf8", "ws-messages", WebSocketFrameAggregator(limit))
+    pipeline.remove("encoder")
+    pipeline.replace(ctx.handler, "websocket", NettyWebSocket(upgrade))
+
+private final class DataFrame(val bytes: Array[Byte], val text: Boolean)
