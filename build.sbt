@@ -46,6 +46,8 @@ val versions = new {
   val pekko = "1.2.1"
   // Attached to the suite's servers by `./perf --profile`.
   val asyncProfiler = "4.6"
+  // Latency histograms to p99.9999 in the suite's WebSocket study, and its hiccup meter.
+  val hdrHistogram = "2.2.2"
 }
 
 val munit = "org.scalameta" %% "munit" % versions.munit
@@ -407,7 +409,10 @@ lazy val perfCommon = (project in file("perf-suite/common"))
   .settings(
     name := "rapier-perf-common",
     publish / skip := true,
-    libraryDependencies += "tools.profiler" % "async-profiler" % versions.asyncProfiler
+    libraryDependencies ++= Seq(
+      "tools.profiler" % "async-profiler" % versions.asyncProfiler,
+      "org.hdrhistogram" % "HdrHistogram" % versions.hdrHistogram
+    )
   )
 
 def suiteSources(folders: String*) = Compile / unmanagedSourceDirectories ++= folders.map(

@@ -4,8 +4,9 @@ import io.netty.bootstrap.ServerBootstrap
 import io.netty.buffer.Unpooled
 import io.netty.channel.*
 import io.netty.handler.codec.http.*
+import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
-import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks}
 
 import java.nio.charset.StandardCharsets
 
@@ -89,6 +90,7 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
   private var flushPending = false
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit = msg match
+    case r: HttpRequest if r.method == HttpMethod.GET && Routes.firstSegment(r.uri) == "ws" => upgrade(ctx, r)
     case r: HttpRequest =>
       request = r
       val length = HttpUtil.getContentLength(r, 0L)
@@ -106,6 +108,18 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
         case _ =>
     case c: HttpContent => onContent(ctx, c)
     case other => ReferenceCountUtil.release(other)
+
+  /**
+   * `/ws/echo` and `/ws/ts` as Netty's documentation writes a WebSocket server: its handshaker (which gathers the
+   * request's end itself) puts its frame codec in place of the HTTP one, and a handler of frames replaces this one.
+   */
+  private def upgrade(ctx: ChannelHandlerContext, r: HttpRequest): Unit =
+    val handshaker = WebSocketServerHandshakerFactory(s"ws://localhost${r.uri}", null, false, 65536).newHandshaker(r)
+    if handshaker == null then WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(ctx.channel)
+    else
+      val frames = if r.uri.startsWith("/ws/ts") then VanillaTicked(handshaker) else VanillaEcho(handshaker)
+      ctx.pipeline.replace(this, "websocket", frames)
+      handshaker.handshake(ctx.channel, r)
 
   private def onContent(ctx: ChannelHandlerContext, content: HttpContent): Unit =
     try
@@ -199,3 +213,50 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
       flushPending = true
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = ctx.close()
+
+/** What both WebSocket handlers do with control frames: pings answered, a close echoed. */
+private abstract class VanillaFrames(handshaker: WebSocketServerHandshaker) extends ChannelInboundHandlerAdapter:
+  protected def text(ctx: ChannelHandlerContext, frame: TextWebSocketFrame): Unit
+
+  override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit = msg match
+    case t: TextWebSocketFrame => text(ctx, t)
+    case ping: PingWebSocketFrame => ctx.writeAndFlush(PongWebSocketFrame(ping.content))
+    case close: CloseWebSocketFrame => handshaker.close(ctx.channel, close)
+    case other => ReferenceCountUtil.release(other)
+
+  override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = ctx.close()
+
+/** `/ws/echo`: each text message written back as it came, flushed once per read burst. */
+private final class VanillaEcho(handshaker: WebSocketServerHandshaker) extends VanillaFrames(handshaker):
+  protected def text(ctx: ChannelHandlerContext, frame: TextWebSocketFrame): Unit = ctx.write(frame)
+  override def channelReadComplete(ctx: ChannelHandlerContext): Unit = ctx.flush()
+
+/**
+ * `/ws/ts`, the seed's throttled stream: each text message is answered on the next tick of [[Ticks]] with the time
+ * then, taken on the clock's thread and written on the connection's.
+ */
+private final class VanillaTicked(handshaker: WebSocketServerHandshaker) extends VanillaFrames(handshaker), Runnable:
+  private val waiting = java.util.concurrent.atomic.AtomicInteger()
+  private var ctx: ChannelHandlerContext = null
+
+  override def handlerAdded(ctx: ChannelHandlerContext): Unit =
+    this.ctx = ctx
+    Ticks.add(this)
+
+  override def handlerRemoved(ctx: ChannelHandlerContext): Unit = Ticks.remove(this)
+  override def channelInactive(ctx: ChannelHandlerContext): Unit =
+    Ticks.remove(this)
+    ctx.fireChannelInactive()
+
+  protected def text(ctx: ChannelHandlerContext, frame: TextWebSocketFrame): Unit =
+    frame.release()
+    waiting.incrementAndGet()
+
+  def run(): Unit =
+    val n = waiting.getAndSet(0)
+    if n > 0 then
+      val stamp = Ticks.stamp()
+      ctx.executor.execute { () =>
+        for _ <- 1 to n do ctx.write(TextWebSocketFrame(stamp))
+        ctx.flush()
+      }

@@ -48,6 +48,7 @@ object Cli:
     """|Usage: ./perf [options]              run the suite and write a report
        |       ./perf --list                 list the servers and scenarios
        |       ./perf serve NAME [--port P]  run one server in the foreground (to profile it by hand)
+       |       ./perf ws [--help]            the WebSocket study (latency to p99.9999, with hiccup meters)
        |       ./perf report RESULTS.json    write report.html and results.csv again beside a results.json
        |
        |Options (lists are comma-separated; names accept * and ? wildcards):

@@ -11,7 +11,19 @@ object Main:
   def main(args: Array[String]): Unit = sys.exit(run(args.toList))
 
   /** Runs a command and returns the exit code: 0 done, 2 bad arguments or setup, 3 regression against a baseline. */
-  def run(args: List[String]): Int = Cli.parse(args) match
+  def run(args: List[String]): Int = args match
+    case "ws" :: rest if rest.contains("--help") =>
+      println(ws.WsStudy.usage)
+      0
+    case "ws" :: rest =>
+      ws.WsStudy.parse(rest) match
+        case Left(message) =>
+          System.err.println(s"perf ws: $message\n\n${ws.WsStudy.usage}")
+          2
+        case Right(options) => ws.WsStudy.run(options, ("./perf" :: args).mkString(" "), classpaths)
+    case _ => suite(args)
+
+  private def suite(args: List[String]): Int = Cli.parse(args) match
     case Left(message) =>
       System.err.println(s"perf: $message\n")
       System.err.println(Cli.usage)

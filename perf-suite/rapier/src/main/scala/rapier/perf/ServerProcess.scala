@@ -33,6 +33,9 @@ final class ServerProcess private (
       Try(readFromString[ServerSamples](body)(using ServerProcess.samplesCodec)).toOption
     )
 
+  /** The JVM's hiccups since the last call, as JSON (for a server started with `--hiccups true`). */
+  def hiccups(): Either[String, String] = control("GET", "/hiccups")
+
   /** Starts async-profiler in the server: `event` is cpu or alloc. */
   def profileStart(event: String): Either[String, Unit] = control("POST", s"/profile/start?event=$event").map(_ => ())
 

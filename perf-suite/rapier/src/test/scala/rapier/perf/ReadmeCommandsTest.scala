@@ -20,7 +20,13 @@ class ReadmeCommandsTest extends munit.FunSuite:
     block.toList.flatMap(_.linesIterator).map(_.takeWhile(_ != '#').trim).filter(_.nonEmpty).map { line =>
       assert(line.startsWith("./perf"), line)
       line -> words(line.stripPrefix("./perf").trim)
-    }
+    }.filterNot(_._2.headOption.contains("ws"))
+
+  /** The WebSocket study's commands, read by its own parser. */
+  private val studies: List[(String, List[String])] =
+    """(?s)## The performance suite\n.*?```sh\n(.*?)```""".r.findFirstMatchIn(readme).toList
+      .flatMap(_.group(1).linesIterator).map(_.takeWhile(_ != '#').trim).filter(_.startsWith("./perf ws"))
+      .map(line => line -> words(line.stripPrefix("./perf ws").trim))
 
   /** Words as a shell splits them, with single quotes holding a word together. */
   private def words(line: String): List[String] =
@@ -50,6 +56,21 @@ class ReadmeCommandsTest extends munit.FunSuite:
     val baseline = commands.find(_._1.contains("--baseline")).getOrElse(fail("no baseline command"))
     val file = baseline._2.dropWhile(_ != "--baseline").drop(1).head
     assert(RunResults.fromJson(Files.readAllBytes(Path.of("../..", file))).isRight, file)
+
+  test("the WebSocket study's command is accepted, and a small study runs: every user answered, every meter read"):
+    assert(studies.nonEmpty, "the README shows no ./perf ws command")
+    for (line, args) <- studies do assert(ws.WsStudy.parse(args).isRight, line)
+    val out = Files.createTempDirectory("ws-study")
+    val small =
+      ws.WsStudy.Options(users = 4, requests = 5, intervalMillis = 20, warmupRequests = 5, rounds = 1, out = out)
+    assertEquals(ws.WsStudy.run(small, "test", Main.classpaths), 0)
+    val results = Files.readString(out.resolve("results.json"))
+    assertEquals("\"server\":".r.findAllMatchIn(results).size, 3, results)
+    assertEquals(""""failures":0""".r.findAllMatchIn(results).size, 3, results)
+    assertEquals(""""client":\{"count":20,""".r.findAllMatchIn(results).size, 3, results)
+    assert(!results.contains("\"serverHiccups\":{}"), results)
+    val readme = Files.readString(out.resolve("README.md"))
+    assert(readme.contains("| netty.future.Rapier | 1 | application |"), readme)
 
   test("--list and --help run"):
     for (_, args) <- commands if args == List("--list") || args.contains("--help") do assertEquals(Main.run(args), 0)

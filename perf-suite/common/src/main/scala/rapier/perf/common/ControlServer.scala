@@ -10,14 +10,22 @@ import java.nio.file.Path
  * A second, tiny HTTP server in each server JVM, on its own port, for the runner:
  *   - `GET /stats`: [[ProcessStats]], read at the start and end of a measured window;
  *   - `GET /samples`: the [[Sampler]]'s record of CPU, heap and resident memory since the server started;
+ *   - `GET /hiccups`: the JVM's [[Hiccups]] since the last call, when started with `--hiccups true` (its thread wakes
+ *     a thousand times a second: the other scenarios run without it);
  *   - `POST /profile/start?event=cpu|alloc` and `POST /profile/stop?prefix=PATH&bytes=true|false`: async-profiler
  *     around a window ([[Profiling]]).
  * It is called a few times per test, so its own cost is noise.
  */
-final class ControlServer(sampler: Sampler):
+final class ControlServer(sampler: Sampler, hiccups: Hiccups | Null):
   private val http = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 4)
   http.createContext("/stats", exchange => ControlServer.answer(exchange, 200, ProcessStats.now().toJson))
   http.createContext("/samples", exchange => ControlServer.answer(exchange, 200, sampler.toJson))
+  http.createContext(
+    "/hiccups",
+    exchange =>
+      if hiccups == null then ControlServer.answer(exchange, 404, "no hiccup meter: start the server with --hiccups")
+      else ControlServer.answer(exchange, 200, hiccups.nn.sinceLast())
+  )
   http.createContext(
     "/profile/start",
     exchange =>

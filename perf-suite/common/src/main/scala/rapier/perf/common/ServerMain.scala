@@ -28,7 +28,8 @@ object ServerMain:
       catch case e: ReflectiveOperationException => fail(s"cannot create the server $className: $e")
     val sampler = Sampler()
     val port = server.start(config)
-    val control = ControlServer(sampler)
+    val hiccups = if flags.get("--hiccups").contains("true") then Hiccups() else null
+    val control = ControlServer(sampler, hiccups)
     Runtime.getRuntime.addShutdownHook(Thread(
       () =>
         server.stop();

@@ -19,7 +19,8 @@ final class RapierNettyServer extends PerfServer:
 
   def start(config: ServerConfig): Int =
     val options = RapierNettyServer.options(config)
-    val started = NettyServer((0 until config.routes).toList.flatMap(RapierNettyServer.endpoints), options).start()
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ WebSocketLogic.endpoints
+    val started = NettyServer(endpoints, options).start()
     binding = started
     started.port
 
