@@ -21,14 +21,7 @@ private[server] final class BodyPublisher(source: BodySource) extends Flow.Publi
   def subscribe(subscriber: Flow.Subscriber[? >: ByteBuffer]): Unit =
     Objects.requireNonNull(subscriber, "subscriber")
     if subscribed.compareAndSet(false, true) then BodySubscription(source, subscriber).start()
-    else
-      subscriber.onSubscribe(BodyPublisher.Cancelled)
-      subscriber.onError(IllegalStateException("a request body is read once, and this one has a subscriber already"))
-
-private[server] object BodyPublisher:
-  private object Cancelled extends Flow.Subscription:
-    def request(n: Long): Unit = ()
-    def cancel(): Unit = ()
+    else Demand.refuse(subscriber, "a request body is read once, and this one has a subscriber already")
 
 /**
  * One subscriber's reading of a body. Every signal to the subscriber is sent from a step of the [[DrainLoop]], which

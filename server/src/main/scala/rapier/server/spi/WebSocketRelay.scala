@@ -1,6 +1,7 @@
 package rapier.server.spi
 
 import org.slf4j.LoggerFactory
+import rapier.flow.Demand
 import rapier.{DecodeResult, WebSocketCodec}
 
 import java.util.concurrent.Flow
@@ -55,7 +56,7 @@ final class WebSocketRelay(upgrade: WebSocketUpgrade, channel: WebSocketChannel,
 
   /** The connection ended (closed by either side, or broken): the streams on both sides end with it. */
   def ended(): Unit =
-    if !closed then closed = true
+    closed = true
     endInbound()
     val s = outbound
     outbound = null
@@ -65,10 +66,7 @@ final class WebSocketRelay(upgrade: WebSocketUpgrade, channel: WebSocketChannel,
     if !closed then
       closed = true
       channel.close(code, reason)
-      endInbound()
-      val s = outbound
-      outbound = null
-      if s != null then s.nn.cancel()
+      ended()
 
   private def endInbound(): Unit =
     if !inboundDone then
@@ -86,9 +84,7 @@ final class WebSocketRelay(upgrade: WebSocketUpgrade, channel: WebSocketChannel,
   /** The client's messages: one subscriber, as many messages as it asks for. */
   private object Inbound extends Flow.Publisher[Any]:
     def subscribe(s: Flow.Subscriber[? >: Any]): Unit = onLoop { () =>
-      if subscriber != null then
-        s.onSubscribe(WebSocketRelay.NoSubscription)
-        s.onError(IllegalStateException("a WebSocket's messages are read by one subscriber"))
+      if subscriber != null then Demand.refuse(s, "a WebSocket's messages are read by one subscriber")
       else
         subscriber = s
         s.onSubscribe(InboundSubscription)
@@ -103,7 +99,7 @@ final class WebSocketRelay(upgrade: WebSocketUpgrade, channel: WebSocketChannel,
           subscriber.nn.onError(IllegalArgumentException(s"a subscriber asked for $n messages (Reactive Streams §3.9)"))
         close(1011, "The server failed.")
       else
-        demand = if demand + n < 0 then Long.MaxValue else demand + n
+        demand = Demand.plus(demand, n)
         askIfWanted()
     }
     def cancel(): Unit = onLoop { () =>
@@ -139,10 +135,6 @@ final class WebSocketRelay(upgrade: WebSocketUpgrade, channel: WebSocketChannel,
 
 object WebSocketRelay:
   private val log = LoggerFactory.getLogger(classOf[WebSocketRelay])
-
-  private object NoSubscription extends Flow.Subscription:
-    def request(n: Long): Unit = ()
-    def cancel(): Unit = ()
 
   /** A close reason within the 123 bytes a close frame has room for. */
   def reason(text: String): String =
