@@ -79,7 +79,7 @@ private[netty] class HttpHandler[F[_]](
     body = BodyBuffer(ctx.alloc, connections.bodyBytes, options.maxBodySize)
     val timeout = options.idleTimeout
     if timeout.isFinite && timeout.toNanos > 0 then
-      idle = IdleWatch(ctx, timeout.toNanos, () => inFlight == 0 && receiving == null)
+      idle = IdleWatch(ctx, timeout.toNanos, () => inFlight == 0 && receiving == null, () => ctx.close())
       idle.start()
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =

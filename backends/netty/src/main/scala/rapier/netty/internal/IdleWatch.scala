@@ -16,12 +16,14 @@ import java.util.concurrent.TimeUnit
  *
  * @param idle
  *   whether the connection has no request in progress (read or being answered)
+ * @param expire
+ *   ends the idle connection: closes it (HTTP), or starts its close handshake (a WebSocket)
  */
 private[netty] final class IdleWatch(
     ctx: ChannelHandlerContext,
     timeoutNanos: Long,
     idle: () => Boolean,
-    expire: () => Unit = () => ()
+    expire: () => Unit
 ) extends Runnable:
   private var activity = 0
   private var stopped = false
@@ -42,10 +44,7 @@ private[netty] final class IdleWatch(
     if ctx.channel.isActive && !stopped then
       if activity == seen && idle() then
         quietChecks += 1
-        if quietChecks >= 2 then
-          expire()
-          ctx.close()
-        else schedule()
+        if quietChecks >= 2 then expire() else schedule()
       else
         seen = activity
         quietChecks = 0

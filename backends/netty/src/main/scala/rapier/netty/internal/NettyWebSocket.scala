@@ -27,14 +27,10 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
   private val ready = java.util.ArrayDeque[DataFrame]()
   private var wanted = false
   private var closeSent = false
-  private var waitingWritable = false
   private var idle: IdleWatch = null
 
   private val deliver: Runnable = () => deliverReady()
-  private val afterSend: ChannelFutureListener = future =>
-    if !future.isSuccess then ctx.close()
-    else if ctx.channel.isWritable then relay.written()
-    else waitingWritable = true
+  private var gate: WriteGate = null
 
   override def handlerAdded(ctx: ChannelHandlerContext): Unit =
     this.ctx = ctx
@@ -44,6 +40,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       idle = IdleWatch(ctx, timeout.toNanos, () => true, () => closing(1001, "The connection was idle too long."))
       idle.start()
     relay = WebSocketRelay(upgrade, this, this)
+    gate = WriteGate(ctx, () => relay.written(), () => ctx.close())
     relay.start()
 
   def inLoop: Boolean = ctx.executor.inEventLoop
@@ -94,7 +91,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       if idle != null then idle.touch()
       val payload = Unpooled.wrappedBuffer(bytes)
       val frame = if text then TextWebSocketFrame(payload) else BinaryWebSocketFrame(payload)
-      ctx.writeAndFlush(frame).addListener(afterSend)
+      ctx.writeAndFlush(frame).addListener(gate.afterWrite)
 
   def close(code: Int, reason: String): Unit =
     if !closeSent && ctx.channel.isActive then
@@ -114,9 +111,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
     if closeSent then ctx.close() else closing(1001, "The server is shutting down.")
 
   override def channelWritabilityChanged(ctx: ChannelHandlerContext): Unit =
-    if waitingWritable && ctx.channel.isWritable then
-      waitingWritable = false
-      relay.written()
+    gate.writable()
     ctx.fireChannelWritabilityChanged()
 
   override def channelInactive(ctx: ChannelHandlerContext): Unit =

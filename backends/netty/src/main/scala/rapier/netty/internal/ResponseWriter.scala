@@ -1,7 +1,7 @@
 package rapier.netty.internal
 
 import io.netty.buffer.Unpooled
-import io.netty.channel.{ChannelFuture, ChannelFutureListener, ChannelHandlerContext}
+import io.netty.channel.{ChannelFuture, ChannelHandlerContext}
 import io.netty.handler.codec.http.{DefaultHttpContent, HttpResponse, LastHttpContent}
 import rapier.server.spi.{ChunkWriter, EventLoop, ResponseStream}
 
@@ -21,19 +21,10 @@ private[netty] final class ResponseWriter(
 ) extends ChunkWriter(chunks),
       Runnable:
   private var headSent = false
-  private var waitingWritable = false
-
-  private val afterWrite: ChannelFutureListener = future =>
-    if !isStopped then
-      if !future.isSuccess then stop()
-      else if ctx.channel.isWritable then next()
-      else waitingWritable = true
+  private val gate = WriteGate(ctx, () => if !isStopped then next(), () => if !isStopped then stop())
 
   /** The connection can take more: pulls the next chunk if one was held back for it. */
-  def writable(): Unit =
-    if waitingWritable && !isStopped && ctx.channel.isWritable then
-      waitingWritable = false
-      next()
+  def writable(): Unit = gate.writable()
 
   protected def toConnection(): Unit = loop.execute(this)
   def run(): Unit = answered()
@@ -42,7 +33,7 @@ private[netty] final class ResponseWriter(
 
   protected def write(chunk: ByteBuffer): Unit =
     writeHead()
-    ctx.writeAndFlush(DefaultHttpContent(Unpooled.wrappedBuffer(chunk))).addListener(afterWrite)
+    ctx.writeAndFlush(DefaultHttpContent(Unpooled.wrappedBuffer(chunk))).addListener(gate.afterWrite)
 
   protected def end(): Unit =
     writeHead()
