@@ -115,7 +115,7 @@ object WsStudy:
               p.hiccups() // the meter's record restarts here
               val idleMeter =
                 pin(serverCpus) ++ List("java", "-cp", rapierClasspath, "rapier.perf.common.Hiccups", seconds.toString)
-              val idleRun = Future(Process(idleMeter).!!.trim)
+              val idleRun = java.util.concurrent.CompletableFuture.supplyAsync(() => Process(idleMeter).!!.trim)
               val measured = client(p, o.requests)
               val serverHiccups = p.hiccups().getOrElse("{}")
               Measured(l, round, measured, serverHiccups, Try(idleRun.get()).getOrElse("{}"))
@@ -124,11 +124,6 @@ object WsStudy:
         finally started.foreach(_._2.foreach(_.stop()))
 
   private def label(name: String, replica: Int) = if replica == 2 then s"$name (A/A)" else name
-
-  /** A computation on a thread of its own. */
-  private final class Future(f: => String):
-    private val result = java.util.concurrent.CompletableFuture.supplyAsync(() => f)
-    def get(): String = result.get()
 
   private def write(
       o: Options,
