@@ -71,6 +71,7 @@ class ReadmeCommandsTest extends munit.FunSuite:
     assert(!results.contains("\"serverHiccups\":{}"), results)
     val readme = Files.readString(out.resolve("README.md"))
     assert(readme.contains("| netty.future.Rapier | 1 | application |"), readme)
+    assert("""\| netty.Vanilla \(A/A\) \| \d+\.\d\d \[""".r.findFirstIn(readme).isDefined, readme)
 
   test("--list and --help run"):
     for (_, args) <- commands if args == List("--list") || args.contains("--help") do assertEquals(Main.run(args), 0)

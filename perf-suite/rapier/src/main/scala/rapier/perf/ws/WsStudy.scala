@@ -164,12 +164,37 @@ object WsStudy:
          |warm-up messages; latency in ms, from the timestamp each answer carries to its arrival at the client.
          |Servers pinned to CPU ${serverCpus.mkString(",")}, the client to CPU ${loadCpus.mkString(",")}.
          |""".stripMargin
-    val readme = s"$intro\n$header$table\n${failures.mkString("\n")}\n"
+    val readme = s"$intro\n${ratios(results)}\n$header$table\n${failures.mkString("\n")}\n"
     Files.writeString(o.out.resolve("README.md"), readme, StandardCharsets.UTF_8)
 
   private def machine(serverCpus: List[Int], loadCpus: List[Int], pinned: Boolean): String =
     val m = Machine.detect(serverCpus, loadCpus, pinned)
     f"${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB}%.1f GiB, ${m.os}, Linux ${m.kernel}, ${m.jdk}"
+
+  /**
+   * Each server's latency percentiles as ratios to the twin's in the same round (the twin is the first server; its
+   * second JVM, the A/A pair, gives the noise): the geometric mean over the rounds, and the rounds' range.
+   */
+  private def ratios(results: List[Measured]): String =
+    val twin = results.headOption.map(_.server).getOrElse("")
+    val keys = List(50.0, 99.0, 99.9, 99.99, 99.9999)
+    def name(p: Double) = if p == p.floor then s"p${p.toInt}" else s"p$p"
+    val others = results.map(_.server).distinct.filter(_ != twin)
+    val rows = others.map { server =>
+      val cells = keys.map { p =>
+        val perRound = results.groupBy(_.round).values.toList.flatMap { round =>
+          def value(s: String) = round.find(_.server == s).flatMap(m => field(m.client, s"p$p").toDoubleOption)
+          for t <- value(twin) if t > 0; v <- value(server) yield v / t
+        }
+        if perRound.isEmpty then "–"
+        else
+          val mean = math.exp(perRound.map(math.log).sum / perRound.size)
+          f"$mean%.2f [${perRound.min}%.2f–${perRound.max}%.2f]"
+      }
+      s"| $server | ${cells.mkString(" | ")} |\n"
+    }
+    s"Latency as a ratio to $twin's in the same round (geometric mean [range over rounds]; the A/A row is the noise):\n\n" +
+      s"| server | ${keys.map(name).mkString(" | ")} |\n|${"---|" * (keys.size + 1)}\n${rows.mkString}"
 
   /** A number of a flat JSON object, as text, or "–". */
   private def field(json: String, name: String): String =
