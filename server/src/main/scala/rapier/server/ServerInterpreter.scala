@@ -64,6 +64,11 @@ final class ServerInterpreter[F[_]](
   /** Whether some endpoint is a WebSocket. */
   val servesWebSockets: Boolean = compiled.exists(_.output.webSocket != null)
 
+  /** The largest message a WebSocket endpoint takes (0 without one): for a backend whose limit is the server's. */
+  val maxWebSocketMessageSize: Int =
+    compiled.iterator.map(c => if c.output.webSocket == null then 0 else c.output.webSocket.nn.maxMessageSize).maxOption
+      .getOrElse(0)
+
   /**
    * This interpreter, for a backend that can't upgrade a connection to a WebSocket yet.
    * @throws IllegalArgumentException

@@ -74,6 +74,11 @@ final class ServerResponse private[rapier] (
     copy.upgrade = upgrade
     copy
 
+  /** A response that won't be sent (its client is gone): its stream's source is cancelled, its WebSocket's pipe ended. */
+  def abandon(): Unit =
+    if streamed != null then streamed.nn.abandon()
+    if upgrade != null then upgrade.nn.abandon()
+
   /** The body as UTF-8 text (for tests and logs). */
   def bodyText: String = bodyBytes match
     case null => ""

@@ -44,10 +44,6 @@ trait WebSocketTests extends ServerTestSupport:
     .serverSecurityLogic(key => Future.successful(if key == "open" then Right(()) else Left("no")))
     .serverLogic((_, _) => Future.successful(Right(in => in)))
 
-  private def handshake(path: String, key: String = SampleKey, extra: String = ""): String =
-    s"GET $path HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-      s"Sec-WebSocket-Key: $key\r\nSec-WebSocket-Version: 13\r\n$extra\r\n"
-
   /** Reads the server's close frame, checking its code; the frame, for its reason. */
   private def closedWith(c: RawHttp, code: Int, clue: String = ""): Frame =
     val closing = readFrame(c)
@@ -273,6 +269,11 @@ object WebSocketTests:
   // RFC 6455 §1.3's example
   val SampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
   val SampleAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+  /** A request to open a WebSocket on `path`, with `key`, and `extra` header lines (each ending in CRLF). */
+  def handshake(path: String, key: String = SampleKey, extra: String = ""): String =
+    s"GET $path HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+      s"Sec-WebSocket-Key: $key\r\nSec-WebSocket-Version: 13\r\n$extra\r\n"
 
   /** Three messages, then the end. */
   object Three extends Flow.Publisher[String]:

@@ -54,8 +54,12 @@ object VertxServer:
     val owned = vertx.isEmpty
     val v = vertx.getOrElse(Vertx.vertx(VertxOptions().setEventLoopPoolSize(Runtime.getRuntime.availableProcessors)))
     try
+      val httpOptions = options.httpServerOptions
+      val wsLimit = handler.maxWebSocketMessageSize
+      // Vert.x's limits are the server's: each WebSocket's own, if lower, is its channel's to keep (1009)
+      if wsLimit > 0 then httpOptions.setMaxWebSocketFrameSize(wsLimit).setMaxWebSocketMessageSize(wsLimit)
       val server = v
-        .createHttpServer(options.httpServerOptions)
+        .createHttpServer(httpOptions)
         .connectionHandler(connections)
         .requestHandler(handler)
         .invalidRequestHandler(handler.invalid)
@@ -83,6 +87,7 @@ object VertxServer:
 
     protected def shutdown(): Unit =
       connections.draining = true
+      connections.closeWebSockets()
       val timeout = options.shutdownTimeout
       server
         .shutdown(java.time.Duration.ofNanos(timeout.toNanos))

@@ -21,7 +21,9 @@ import rapier.vertx.internal.{Connections, RequestHandler}
  *
  * The interpreter (routing trie, compiled endpoints) is built once, here: Rapier routes with its own trie, behind a
  * single Vert.x handler. Of the options, a handler uses the body limit and read timeout and the server options;
- * host, port, connection limits and the other timeouts belong to whoever runs the `HttpServer`.
+ * host, port, connection limits and the other timeouts belong to whoever runs the `HttpServer` — and so do its
+ * WebSocket limits: a WebSocket endpoint's messages longer than the server's `maxWebSocketFrameSize` (64 KiB unless
+ * set) in one frame, or its `maxWebSocketMessageSize`, are refused by Vert.x before the endpoint's own limit applies.
  */
 final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOptions.default):
 
@@ -49,5 +51,5 @@ final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOpti
       Monad[F],
       Runner[F]
   ): RequestHandler[F] =
-    val interpreter = ServerInterpreter(endpoints, options.serverOptions).withoutWebSockets("Vert.x")
+    val interpreter = ServerInterpreter(endpoints, options.serverOptions)
     RequestHandler(interpreter, summon[Runner[F]], options, connections)

@@ -28,7 +28,7 @@ final case class VertxServerOptions(backend: BackendOptions = BackendOptions.def
       .setDecoderInitialBufferSize(o.getDecoderInitialBufferSize)
 
   /**
-   * Vert.x's options for an HTTP/1.1 server with these limits. h2c (HTTP/2 without TLS) is off: Rapier serves
+   * Vert.x's options for an HTTP/1.1 server with these limits, without WebSocket compression. h2c (HTTP/2 without TLS) is off: Rapier serves
    * HTTP/1.1, and without it Vert.x sets a connection up on accept rather than after its first bytes, so the connection
    * limit and Rapier's strict decoder apply from the first request.
    */
@@ -42,6 +42,9 @@ final case class VertxServerOptions(backend: BackendOptions = BackendOptions.def
       .setCompressionSupported(false)
       .setHandle100ContinueAutomatically(false)
       .setHttp2ClearTextEnabled(false)
+      // No WebSocket extensions, as on Netty: a frame with a reserved bit set is a protocol error (1002)
+      .setPerMessageWebSocketCompressionSupported(false)
+      .setPerFrameWebSocketCompressionSupported(false)
     if idleTimeout.isFinite then o.setIdleTimeout(idleTimeout.toMillis.toInt).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
     else o.setIdleTimeout(0)
 

@@ -14,7 +14,7 @@ import scala.concurrent.Future
  * the mount, every other one passes on to the route after it, which answers with Rapier's plain request handler (so
  * that the kit's 404s and 405s read as on the standalone server).
  */
-class VertxRouterMountTests extends ServerTests:
+class VertxRouterMountTests extends ServerTests, WebSocketTests:
   def server: TestServer = VertxRouterMountTestServer
 
   private def serverOwned = "the application's HttpServer, not the mount, owns connections and shutdown"
@@ -25,7 +25,8 @@ class VertxRouterMountTests extends ServerTests:
     "stopping under load: every request accepted gets its whole response, later ones 503 or a refusal" -> serverOwned,
     "stopping does not wait past the shutdown timeout" -> serverOwned,
     "a request target that is not a path is a 400" -> routerFirst,
-    "connections over the limit are closed at once, and service resumes when one closes" -> serverOwned
+    "connections over the limit are closed at once, and service resumes when one closes" -> serverOwned,
+    "stopping the server closes its WebSockets with 1001" -> serverOwned
   )
 
   private def appDecodes =
@@ -60,7 +61,9 @@ object VertxRouterMountTestServer extends TestServer:
     val router = Router.router(vertx)
     router.route().handler(context => handler.route(context))
     router.route().handler(context => handler.handle(context.request))
-    val server = vertx.createHttpServer(options.httpServerOptions).requestHandler(router)
+    // The application sets the WebSocket limits its endpoints need: Vert.x's are 64 KiB frames otherwise
+    val httpOptions = options.httpServerOptions.setMaxWebSocketFrameSize(1 << 20).setMaxWebSocketMessageSize(1 << 20)
+    val server = vertx.createHttpServer(httpOptions).requestHandler(router)
     server.listen().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
     new RunningServer:
       def port: Int = server.actualPort

@@ -6,7 +6,7 @@ import rapier.testkit.*
 import scala.concurrent.Future
 
 /** The shared server test kit, on Vert.x. */
-class VertxServerTests extends ServerTests:
+class VertxServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = VertxTestServer
 
   override def unsupported: Map[String, String] = VertxServerTests.unsupported

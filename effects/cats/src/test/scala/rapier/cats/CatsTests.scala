@@ -150,3 +150,88 @@ abstract class CatsTests extends ServerTestSupport:
     finally running.stop()
     client.join(10000)
     assertEquals(answer.get, "finished")
+
+  // WebSockets whose logic is an fs2 pipe
+  import WebSocketTests.{Close, Ping, Pong, Text, closePayload, frame, handshake, readFrame}
+
+  private def pipe(path: String)(p: fs2.Pipe[IO, String, String]): ServerEndpoint[IO] =
+    endpoint.get.in("ws" / path).out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO](_ => IO.pure(p))
+
+  private def openWebSocket(t: Target, path: String): RawHttp =
+    val c = t.raw()
+    assertEquals(c.send(handshake(s"/ws/$path")).readResponse(head = true).status, 101)
+    c
+
+  private def closedWith(c: RawHttp, code: Int): Unit =
+    val f = readFrame(c)
+    assertEquals((f.opcode, f.closeCode), (Close, code))
+
+  /** On a new WebSocket to `path`: a message answered as `answered` says, then one that closes it with `code`. */
+  private def answersThenCloses(t: Target, path: String, answered: (String, String), bad: String, code: Int): Unit =
+    val c = openWebSocket(t, path)
+    try
+      c.send(frame(Text, answered(0)))
+      assertEquals(readFrame(c).text, answered(1))
+      c.send(frame(Text, bad))
+      closedWith(c, code)
+    finally c.close()
+
+  test("an fs2 pipe answers each message in order, across async boundaries; its stream ending closes with 1000"):
+    val upper = pipe("upper")(_.evalMap(m => IO.sleep(2.millis).as(m.toUpperCase)).take(5))
+    withIOServer(upper) { t =>
+      val c = openWebSocket(t, "upper")
+      try
+        for i <- 1 to 5 do c.send(frame(Text, s"message $i"))
+        for i <- 1 to 5 do assertEquals(readFrame(c).text, s"MESSAGE $i")
+        closedWith(c, 1000)
+        c.send(frame(Close, closePayload(1000, "")))
+        assert(c.closedByServer(2000))
+      finally c.close()
+    }
+
+  test("an fs2 pipe that drops its input still has pings answered; one that fails closes with 1011"):
+    val first = pipe("first")(in => in.head.map(m => s"first: $m") ++ Stream.never[IO])
+    val failing =
+      pipe("failing")(_.evalMap(m => if m == "boom" then IO.raiseError(IllegalStateException(m)) else IO.pure(m)))
+    withIOServer(first, failing) { t =>
+      val c = openWebSocket(t, "first")
+      try
+        c.send(frame(Text, "one"))
+        assertEquals(readFrame(c).text, "first: one")
+        c.send(frame(Text, "dropped"))
+        c.send(frame(Ping, "still there?"))
+        val pong = readFrame(c)
+        assertEquals((pong.opcode, pong.text), (Pong, "still there?"))
+      finally c.close()
+      answersThenCloses(t, "failing", "fine" -> "fine", "boom", 1011)
+    }
+
+  test("a client gone interrupts an fs2 pipe and runs its finalizers; messages it can't decode close with 1007"):
+    val finalized = AtomicBoolean(false)
+    val held = pipe("held")(in => in.onFinalize(IO(finalized.set(true))))
+    val numbers = endpoint.get
+      .in("ws" / "numbers")
+      .out(fs2WebSocketBody[IO, Int, Int](using summon, numberCodec, numberCodec))
+      .serverLogicSuccess[IO](_ => IO.pure(_.map(_ * 2)))
+    withIOServer(held, numbers) { t =>
+      val c = openWebSocket(t, "held")
+      c.send(frame(Text, "hello"))
+      assertEquals(readFrame(c).text, "hello")
+      c.close()
+      eventually(finalized.get, "the pipe's finalizer ran once its client went away")
+      answersThenCloses(t, "numbers", "21" -> "42", "twenty", 1007)
+    }
+
+  private val numberCodec: WebSocketCodec[Int] = WebSocketCodec.text(
+    Codec.Mapped(
+      Codec.byteArray,
+      (b: Array[Byte]) =>
+        new String(b, java.nio.charset.StandardCharsets.UTF_8).toIntOption match
+          case Some(n) => DecodeResult.Value(n)
+          case None => DecodeResult.Mismatch("a number")
+      ,
+      (n: Int) => n.toString.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+      summon[Schema[Int]],
+      rapier.model.MediaType.TextPlainUtf8
+    )
+  )

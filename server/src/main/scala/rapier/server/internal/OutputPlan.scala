@@ -5,7 +5,7 @@ import rapier.codec.SingleValue
 import rapier.model.{CookieValueWithMeta, HeaderNames, MediaRange, Tokens}
 import rapier.server.ServerResponse
 
-import rapier.server.spi.{ResponseStream, StreamWriter, WebSocketUpgrade}
+import rapier.server.spi.{ResponseStream, StreamWriter, WebSocketRunner, WebSocketUpgrade}
 
 import java.nio.ByteBuffer
 import java.nio.charset.StandardCharsets
@@ -63,6 +63,7 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
   val startsStreams: Boolean = writers.exists {
     case b: OutputPlan.Body => b.startsStream
     case n: OutputPlan.NegotiatedBody => n.variants.exists(_.startsStream)
+    case w: OutputPlan.WebSocket => w.runner != null
     case m: OutputPlan.Mapped => m.inner.startsStreams
     case o: OutputPlan.OneOf => o.variants.exists(_.plan.startsStreams)
     case _ => false
@@ -94,11 +95,22 @@ private[server] object OutputPlan:
         val values = Array.tabulate[Any](width)(j => Tuples.element(value, arity, offset + j))
         Tuples.combine(values, 0, width)
 
-  /** A 101 to a WebSocket: the logic's pipe, which the backend runs once the 101 is written. */
+  /**
+   * A 101 to a WebSocket: the relay of the logic's pipe, which the backend starts once the 101 is written. An effect
+   * module's pipe ([[WebSocketRunner]]) is made ready in the endpoint's effect first, as a stream body is.
+   */
   final class WebSocket(offset: Int, val output: EndpointOutput.WebSocketBody[?, ?, ?]) extends Writer(offset, 1):
+    val runner: WebSocketRunner[Any] | Null = output.kind match
+      case WebSocketKind.Publishers => null
+      case runner: WebSocketRunner[?] => runner.asInstanceOf[WebSocketRunner[Any]]
+      case other => throw IllegalArgumentException(s"a WebSocket whose logic is a ${other.name} can't be run here")
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       r.setStatus(101)
-      r.setWebSocket(WebSocketUpgrade(output, v))
+      if runner == null then r.setWebSocket(WebSocketUpgrade(output, PublisherRelay(output, v)))
+      else
+        val started = runner.nn.relay(output, v)
+        r.setWebSocket(WebSocketUpgrade(output, started.relay))
+        r.streamStart = started.start
 
   final class FixedStatus(code: Int) extends Writer(0, 0):
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit = r.setStatus(code)
@@ -224,9 +236,7 @@ private[server] object OutputPlan:
   private def writer(output: EndpointOutput[?], offset: Int, blocking: Executor): Option[Writer] = output match
     case EndpointOutput.FixedStatusCode(code, _) => Some(FixedStatus(code.code))
     case EndpointOutput.StatusCodeValue(_) => Some(StatusValue(offset))
-    case ws: EndpointOutput.WebSocketBody[?, ?, ?] if ws.kind == WebSocketKind.Publishers => Some(WebSocket(offset, ws))
-    case ws: EndpointOutput.WebSocketBody[?, ?, ?] =>
-      throw IllegalArgumentException(s"a WebSocket whose logic is a ${ws.kind.name} can't be run by this interpreter")
+    case ws: EndpointOutput.WebSocketBody[?, ?, ?] => Some(WebSocket(offset, ws))
     case EndpointIO.FixedHeader(name, value, _) => Some(FixedHeader(name, value))
     case EndpointIO.Header(name, codec, _) =>
       Some(HeaderValue(offset, name, codec.asInstanceOf[Codec[List[String], Any]]))

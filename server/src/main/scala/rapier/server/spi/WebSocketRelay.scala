@@ -1,146 +1,34 @@
 package rapier.server.spi
 
-import org.slf4j.LoggerFactory
-import rapier.flow.Demand
-import rapier.{DecodeResult, WebSocketCodec}
-
-import java.util.concurrent.Flow
-import scala.util.control.NonFatal
+import java.nio.charset.StandardCharsets
 
 /**
- * Runs a [[rapier.WebSocketKind.Publishers]] pipe on a backend's [[WebSocketChannel]]: the client's messages go to
- * the logic as a publisher that asks the connection for one message per unit of its subscriber's demand, and the
- * logic's publisher is asked for one message at a time, the next once the last is written. Nothing stands between the
- * two: a pipe that returns its argument (an echo) has the connection's messages written as they are read, one at a
- * time. The backend calls `start`, `received`, `written` and `ended` on the connection's event loop.
+ * The logic's side of a WebSocket, as a backend drives it once the 101 is written: it runs the logic's pipe — a
+ * [[rapier.WebSocketKind.Publishers]] pair, or an effect module's own ([[WebSocketRunner]]) — on the backend's
+ * [[WebSocketChannel]]. The backend calls each method on the connection's event loop.
  */
-final class WebSocketRelay(upgrade: WebSocketUpgrade, channel: WebSocketChannel, loop: EventLoop):
-  private val in = upgrade.output.in.asInstanceOf[WebSocketCodec[Any]]
-  private val out = upgrade.output.out.asInstanceOf[WebSocketCodec[Any]]
+trait WebSocketRelay:
+  /** The 101 is written: the pipe runs on `channel`, whose methods are called on `loop`. */
+  def start(channel: WebSocketChannel, loop: EventLoop): Unit
 
-  // Touched on the loop only
-  private var subscriber: Flow.Subscriber[? >: Any] | Null = null
-  private var demand = 0L
-  private var asked = false
-  private var inboundDone = false
-  private var outbound: Flow.Subscription | Null = null
-  private var closed = false
+  /** A whole message from the client, asked for by the channel's `requestMessage`. */
+  def received(bytes: Array[Byte], text: Boolean): Unit
 
-  /** Runs the logic's pipe, and subscribes to what it returns. */
-  def start(): Unit =
-    val pipe = upgrade.pipe.asInstanceOf[Flow.Publisher[Any] => Flow.Publisher[Any]]
-    try pipe(Inbound).subscribe(Outbound)
-    catch
-      case NonFatal(e) =>
-        WebSocketRelay.log.error("A WebSocket's pipe failed", e)
-        close(1011, "The server failed.")
+  /** The last message sent is written: the connection can take the next. */
+  def written(): Unit
 
-  /** A whole message from the client, asked for by `requestMessage`. */
-  def received(bytes: Array[Byte], text: Boolean): Unit =
-    asked = false
-    if !closed then
-      if subscriber == null || inboundDone then askIfWanted()
-      else if text != in.text then
-        close(1003, s"This WebSocket takes ${in.kind} messages.")
-      else
-        in.decode(bytes) match
-          case DecodeResult.Value(v) =>
-            demand -= 1
-            subscriber.nn.onNext(v)
-            askIfWanted()
-          case failure: DecodeResult.Failure =>
-            close(1007, WebSocketRelay.reason(s"The message ${failure.describe}"))
-
-  /** The last message sent is written: the logic's publisher is asked for the next. */
-  def written(): Unit = if !closed && outbound != null then outbound.nn.request(1)
-
-  /** The connection ended (closed by either side, or broken): the streams on both sides end with it. */
-  def ended(): Unit =
-    closed = true
-    endInbound()
-    val s = outbound
-    outbound = null
-    if s != null then s.nn.cancel()
-
-  private def close(code: Int, reason: String): Unit =
-    if !closed then
-      closed = true
-      channel.close(code, reason)
-      ended()
-
-  private def endInbound(): Unit =
-    if !inboundDone then
-      inboundDone = true
-      if subscriber != null then subscriber.nn.onComplete()
-
-  // A message is asked for while the subscriber wants one; or, once no one reads them, to keep control frames coming
-  private def askIfWanted(): Unit =
-    if !asked && !closed && (demand > 0 || inboundDone) then
-      asked = true
-      channel.requestMessage()
-
-  private def onLoop(task: Runnable): Unit = if loop.inLoop then task.run() else loop.execute(task)
-
-  /** The client's messages: one subscriber, as many messages as it asks for. */
-  private object Inbound extends Flow.Publisher[Any]:
-    def subscribe(s: Flow.Subscriber[? >: Any]): Unit = onLoop { () =>
-      if subscriber != null then Demand.refuse(s, "a WebSocket's messages are read by one subscriber")
-      else
-        subscriber = s
-        s.onSubscribe(InboundSubscription)
-        if inboundDone then s.onComplete()
-    }
-
-  private object InboundSubscription extends Flow.Subscription:
-    def request(n: Long): Unit = onLoop { () =>
-      if n <= 0 then
-        if !inboundDone then
-          inboundDone = true
-          subscriber.nn.onError(IllegalArgumentException(s"a subscriber asked for $n messages (Reactive Streams §3.9)"))
-        close(1011, "The server failed.")
-      else
-        demand = Demand.plus(demand, n)
-        askIfWanted()
-    }
-    def cancel(): Unit = onLoop { () =>
-      // No one reads the messages any more: they are still read (and dropped), so that control frames come through
-      inboundDone = true
-      askIfWanted()
-    }
-
-  /** The server's messages: asked for one at a time, each sent before the next is asked for. */
-  private object Outbound extends Flow.Subscriber[Any]:
-    def onSubscribe(s: Flow.Subscription): Unit = onLoop { () =>
-      if closed then s.cancel()
-      else
-        outbound = s
-        s.request(1)
-    }
-    def onNext(message: Any): Unit =
-      val bytes =
-        try out.encode(message)
-        catch
-          case NonFatal(e) =>
-            WebSocketRelay.log.error("A WebSocket message could not be encoded", e)
-            null
-      onLoop { () =>
-        if bytes == null then close(1011, "The server failed.")
-        else if !closed then channel.send(bytes, out.text)
-      }
-    def onError(t: Throwable): Unit = onLoop { () =>
-      if !closed then WebSocketRelay.log.error("A WebSocket's stream of messages failed", t)
-      close(1011, "The server failed.")
-    }
-    def onComplete(): Unit = onLoop(() => close(1000, ""))
+  /**
+   * The connection ended — closed by either side, broken, or never upgraded at all (the response abandoned before it
+   * was written): the streams on both sides end with it.
+   */
+  def ended(): Unit
 
 object WebSocketRelay:
-  private val log = LoggerFactory.getLogger(classOf[WebSocketRelay])
-
   /** A close reason within the 123 bytes a close frame has room for. */
   def reason(text: String): String =
-    val bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+    val bytes = text.getBytes(StandardCharsets.UTF_8)
     if bytes.length <= 123 then text
     else
       var end = 120
       while end > 0 && (bytes(end) & 0xc0) == 0x80 do end -= 1
-      new String(bytes, 0, end, java.nio.charset.StandardCharsets.UTF_8) + "..."
+      new String(bytes, 0, end, StandardCharsets.UTF_8) + "..."

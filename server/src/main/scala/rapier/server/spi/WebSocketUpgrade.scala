@@ -4,7 +4,9 @@ import rapier.EndpointOutput
 
 /**
  * The answer that upgrades a request to a WebSocket (on a [[rapier.server.ServerResponse]] of status 101, with its
- * handshake headers): the endpoint's WebSocket output and the pipe its logic returned, which a backend runs once the
- * 101 is written — for [[rapier.WebSocketKind.Publishers]], with a [[WebSocketRelay]].
+ * handshake headers): the endpoint's WebSocket output and the [[WebSocketRelay]] that runs the logic's pipe, which a
+ * backend starts once the 101 is written.
  */
-final class WebSocketUpgrade(val output: EndpointOutput.WebSocketBody[?, ?, ?], val pipe: Any)
+final class WebSocketUpgrade(val output: EndpointOutput.WebSocketBody[?, ?, ?], val relay: WebSocketRelay):
+  /** The 101 won't be written (its client is gone): the pipe ends without having run. */
+  def abandon(): Unit = relay.ended()

@@ -7,7 +7,7 @@ import rapier.server.ServerEndpoint
 import rapier.testkit.*
 
 /** The shared server test kit on Netty with `IO` logic: every kit endpoint's logic runs as `IO`. */
-class NettyCatsServerTests extends ServerTests:
+class NettyCatsServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettyCatsTestServer
 
 /** What `IO` logic and fs2 bodies must do on Netty. */

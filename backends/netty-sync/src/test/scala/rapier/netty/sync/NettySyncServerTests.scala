@@ -19,7 +19,7 @@ private object Jdk:
     )
 
 /** The shared server test kit on Netty in direct style: every kit endpoint's logic blocks on a virtual thread. */
-class NettySyncServerTests extends ServerTests:
+class NettySyncServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettySyncTestServer(VirtualThreadStart.OnCarrier)
   override def cannotRun: Option[String] = Jdk.cannotRun
 

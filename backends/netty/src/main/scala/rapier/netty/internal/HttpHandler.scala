@@ -355,8 +355,10 @@ private[netty] class HttpHandler[F[_]](
     inFlight -= 1
     nextToWrite += 1
     if idle != null then idle.stop()
-    ctx.writeAndFlush(NettyResponses.of(r, keepAlive = true, head = false, version))
-    NettyWebSocket.upgrade(ctx, r.webSocket.nn)
+    if !ctx.channel.isActive then r.abandon()
+    else
+      ctx.writeAndFlush(NettyResponses.of(r, keepAlive = true, head = false, version))
+      NettyWebSocket.upgrade(ctx, r.webSocket.nn)
 
   private def sendHttp(
       r: ServerResponse,
@@ -469,7 +471,7 @@ private[netty] class HttpHandler[F[_]](
       stopping.foreach(_.cancel())
     if writer != null then writer.nn.stop()
     if waiting != null then
-      waiting.nn.values.forEach(ready => if ready.response.stream != null then ready.response.stream.nn.abandon())
+      waiting.nn.values.forEach(_.response.abandon())
     ctx.fireChannelInactive()
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =

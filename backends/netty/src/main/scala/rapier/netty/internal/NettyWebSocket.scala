@@ -5,7 +5,7 @@ import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelIn
 import io.netty.handler.codec.TooLongFrameException
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
-import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
+import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketUpgrade}
 
 import java.util.concurrent.TimeUnit
 
@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit
  * A WebSocket connection, once upgraded: Netty's frame decoder and encoder beneath (masking, control frames, the
  * payload limit, reserved bits and opcodes refused with 1002), its UTF-8 check of text messages (1007) and its
  * aggregator joining fragments into messages (1009 past the limit); this handler answers pings, keeps the close
- * handshake and the idle timeout, and hands whole messages to the [[WebSocketRelay]] as it asks for them. The
+ * handshake and the idle timeout, and hands whole messages to the upgrade's relay as it asks for them. The
  * connection is read only while a message is wanted (or the close is awaited): the client's messages wait in its
  * socket, not here.
  */
@@ -22,7 +22,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       WebSocketChannel,
       EventLoop:
   private var ctx: ChannelHandlerContext = null
-  private var relay: WebSocketRelay = null
+  private val relay = upgrade.relay
   // Messages read before they were asked for (one read may hold several frames)
   private val ready = java.util.ArrayDeque[DataFrame]()
   private var wanted = false
@@ -39,9 +39,8 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
     if timeout.isFinite && timeout.toNanos > 0 then
       idle = IdleWatch(ctx, timeout.toNanos, () => true, () => closing(1001, "The connection was idle too long."))
       idle.start()
-    relay = WebSocketRelay(upgrade, this, this)
     gate = WriteGate(ctx, () => relay.written(), () => ctx.close())
-    relay.start()
+    relay.start(this, this)
 
   def inLoop: Boolean = ctx.executor.inEventLoop
   def execute(task: Runnable): Unit = ctx.executor.execute(task)

@@ -7,7 +7,7 @@ import rapier.testkit.*
 import rapier.vertx.{VertxServerTests, VertxTestServer}
 
 /** The shared server test kit on Vert.x with `IO` logic: every kit endpoint's logic runs as `IO`. */
-class VertxCatsServerTests extends ServerTests:
+class VertxCatsServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = VertxCatsTestServer
 
   override def unsupported: Map[String, String] = VertxServerTests.unsupported

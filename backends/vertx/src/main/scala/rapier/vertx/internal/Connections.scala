@@ -71,6 +71,14 @@ private[vertx] final class Connections(max: Int = Int.MaxValue, decoder: Http1Se
       val forget: ChannelFutureListener = _ => refused.remove(connection)
       channel.nn.closeFuture.addListener(forget)
 
+  private val webSockets = ConcurrentHashMap.newKeySet[VertxWebSocket]()
+
+  def opened(webSocket: VertxWebSocket): Unit = webSockets.add(webSocket)
+  def closed(webSocket: VertxWebSocket): Unit = webSockets.remove(webSocket)
+
+  /** The server is stopping: each open WebSocket closes with 1001 before Vert.x closes the connections. */
+  def closeWebSockets(): Unit = webSockets.forEach(_.goingAway())
+
   def isRefused(connection: HttpConnection): Boolean = !refused.isEmpty && refused.contains(connection)
 
   /** How many refused connections are still open. */

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory
 import rapier.nettyhttp.InvalidRequest
 import rapier.server.spi.{ConnectionBody, EventLoop, Refusals, RequestBodyException, RequestSyntax}
 import rapier.server.spi.{ResponseRules, ResponseStream, Runner, Running}
-import rapier.model.StatusCode
+import rapier.model.{HeaderNames, StatusCode}
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
 
@@ -46,6 +46,9 @@ private[vertx] final class RequestHandler[F[_]](
     request.decoderResult.cause match
       case invalid: InvalidRequest => refuse(request, invalid.problem)
       case _ => HttpServerRequest.DEFAULT_INVALID_REQUEST_HANDLER.handle(request)
+
+  /** The largest WebSocket message an endpoint takes: Vert.x's frame and message limits must let it through. */
+  def maxWebSocketMessageSize: Int = interpreter.maxWebSocketMessageSize
 
   // Routing at the head tells whether the endpoint streams its body: done only when some endpoint does.
   private val routesAtHead = interpreter.streamsBodies
@@ -103,8 +106,10 @@ private[vertx] final class RequestHandler[F[_]](
         refuse(request, Refusals.bodyTooLarge(limit))
       else if RequestSyntax.unsupportedExpectation(expect, http10) then refuse(request, Refusals.UnsupportedExpectation)
       else if length <= 0 && !chunked then
-        // A route before a mount may have paused the request: its end must still come through.
-        if context != null then request.resume()
+        // A route before a mount may have paused the request: its end must still come through. An upgrade's end is
+        // held instead, for Vert.x's handshake to take once the logic has answered ([[upgradeTo]]).
+        if upgrading(request) then request.pause()
+        else if context != null then request.resume()
         dispatch(request, view, chain, routed, null)
       else if context != null && context.body.available then
         readBefore(request, view, chain, routed, context.body.buffer)
@@ -334,7 +339,9 @@ private[vertx] final class RequestHandler[F[_]](
       body: VertxBody | Null = null
   ): Unit =
     val response = request.response
-    if !response.ended && !response.closed then
+    if r.webSocket != null then upgradeTo(request, r)
+    else if !response.ended && !response.closed then
+      if upgrading(request) then request.resume()
       val closing = close || connections.draining || (body != null && !body.nn.keepsConnection)
       val streamed = r.stream
       val bodyless = request.method == HttpMethod.HEAD || !ResponseRules.hasContentLength(r.status)
@@ -361,6 +368,32 @@ private[vertx] final class RequestHandler[F[_]](
         case other =>
           other.nn.abandon()
           finish(request, response.end(), close, body)
+
+  /** Whether a request may be a WebSocket's upgrade, its end then held until its answer is known. */
+  private def upgrading(request: HttpServerRequest): Boolean =
+    servesWebSockets && request.headers.contains(HeaderNames.Upgrade)
+
+  private val servesWebSockets = interpreter.servesWebSockets
+
+  /**
+   * A WebSocket's 101: Vert.x's handshake writes it, with the endpoint's headers beside its own, and the socket is
+   * then the channel of the upgrade's relay ([[VertxWebSocket]]). A connection gone by then abandons the relay.
+   */
+  private def upgradeTo(request: HttpServerRequest, r: ServerResponse): Unit =
+    val upgrade = r.webSocket.nn
+    val response = request.response
+    if response.ended || response.closed then upgrade.abandon()
+    else
+      val headers = response.headers
+      var i = 0
+      while i < r.headerCount do
+        if !VertxWebSocket.isHandshakeHeader(r.headerName(i)) then headers.add(r.headerName(i), r.headerValue(i))
+        i += 1
+      val context = Vertx.currentContext
+      request.toWebSocket().onComplete { result =>
+        if result.succeeded then VertxWebSocket(result.result, upgrade, context, connections).begin()
+        else upgrade.abandon()
+      }
 
   /** The status and headers; `length` (≥ 0) as Content-Length where the status allows a body. */
   private def head(response: HttpServerResponse, r: ServerResponse, length: Long, closing: Boolean): Unit =

@@ -1,0 +1,186 @@
+package rapier.vertx.internal
+
+import io.netty.buffer.Unpooled
+import io.vertx.core.http.impl.websocket.WebSocketFrameImpl
+import io.vertx.core.http.{ServerWebSocket, WebSocketFrame, WebSocketFrameType}
+import io.vertx.core.{AsyncResult, Context, Handler, Vertx}
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException
+import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
+
+import java.nio.ByteBuffer
+import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
+
+/**
+ * A WebSocket on Vert.x, once upgraded: Vert.x's `ServerWebSocket` keeps the frames (Netty's decoder beneath refuses
+ * what RFC 6455 forbids with 1002), answers pings and echoes the client's close; this channel, fed frame by frame
+ * (`frameHandler`, the socket paused and fetched one frame at a time), joins fragments into messages under the
+ * endpoint's own limit (1009 past it), checks a text message's UTF-8 (1007), keeps the endpoint's idle timeout
+ * (1001), and hands whole messages to the upgrade's relay as it asks for them. A frame Netty's decoder refuses closes
+ * it with the decoder's code (1002, 1009); the server's stop with 1001.
+ */
+private[vertx] final class VertxWebSocket(
+    socket: ServerWebSocket,
+    upgrade: WebSocketUpgrade,
+    context: Context,
+    connections: Connections
+) extends WebSocketChannel,
+      EventLoop,
+      Handler[WebSocketFrame]:
+  private val relay = upgrade.relay
+  private val limit = upgrade.output.maxMessageSize
+  private val idleNanos =
+    val t = upgrade.output.idleTimeout
+    if t.isFinite && t.toNanos > 0 then t.toNanos else 0L
+
+  // Touched on the context only
+  private var parts: java.util.ArrayList[Array[Byte]] | Null = null
+  private var size = 0
+  private var partsText = false
+  private var wanted = false
+  private var closeSent = false
+  private var lastActive = System.nanoTime()
+  private var idleTimer = -1L
+
+  // After a write: the next message once the write queue has room. One object for both of Vert.x's callbacks.
+  private val afterWrite: Handler[AnyRef] =
+    case result: AsyncResult[?] if result.failed => ()
+    case _ =>
+      if !closeSent then
+        if socket.writeQueueFull then socket.drainHandler(afterWrite.asInstanceOf[Handler[Void]])
+        else relay.written()
+
+  def inLoop: Boolean = Vertx.currentContext == context
+  def execute(task: Runnable): Unit = context.runOnContext(_ => task.run())
+
+  /** Takes the socket over and starts the relay. */
+  def begin(): Unit =
+    socket.pause()
+    socket.frameHandler(this)
+    socket.closeHandler(_ => ended())
+    socket.exceptionHandler {
+      // A frame Netty's decoder refused: closed with the decoder's code before Vert.x closes the connection
+      case broken: CorruptedWebSocketFrameException =>
+        close(broken.closeStatus.code, WebSocketRelay.reason(broken.getMessage))
+        relay.ended()
+      case _ => ()
+    }
+    connections.opened(this)
+    if idleNanos > 0 then watchIdle(idleNanos)
+    relay.start(this, this)
+
+  def handle(frame: WebSocketFrame): Unit =
+    lastActive = System.nanoTime()
+    frame.`type` match
+      case WebSocketFrameType.TEXT => part(frame, text = true)
+      case WebSocketFrameType.BINARY => part(frame, text = false)
+      case WebSocketFrameType.CONTINUATION => part(frame, partsText)
+      case _ => () // pings answered, the close echoed, by Vert.x
+
+  private def part(frame: WebSocketFrame, text: Boolean): Unit =
+    if !closeSent then
+      val bytes = frame.binaryData.getBytes
+      if size.toLong + bytes.length > limit then
+        parts = null
+        close(1009, s"A message is longer than this WebSocket's limit of $limit bytes.")
+        relay.ended()
+      else
+        if parts == null then
+          parts = java.util.ArrayList(1)
+          partsText = text
+        parts.nn.add(bytes)
+        size += bytes.length
+        if frame.isFinal then whole()
+        else socket.fetch(1) // the rest of the message, still wanted
+
+  private def whole(): Unit =
+    val message = joined()
+    parts = null
+    size = 0
+    if partsText && !VertxWebSocket.isUtf8(message) then
+      close(1007, "A text message is not valid UTF-8.")
+      relay.ended()
+    else
+      wanted = false
+      relay.received(message, partsText)
+
+  private def joined(): Array[Byte] =
+    val all = parts.nn
+    if all.size == 1 then all.get(0)
+    else
+      val message = new Array[Byte](size)
+      var at = 0
+      all.forEach { p =>
+        System.arraycopy(p, 0, message, at, p.length)
+        at += p.length
+      }
+      message
+
+  def requestMessage(): Unit =
+    if !wanted then
+      wanted = true
+      socket.fetch(1)
+
+  def send(bytes: Array[Byte], text: Boolean): Unit =
+    if !closeSent then
+      lastActive = System.nanoTime()
+      val kind = if text then WebSocketFrameType.TEXT else WebSocketFrameType.BINARY
+      socket
+        .writeFrame(WebSocketFrameImpl(kind, Unpooled.wrappedBuffer(bytes), true))
+        .onComplete(afterWrite.asInstanceOf[Handler[AsyncResult[Void]]])
+
+  def close(code: Int, reason: String): Unit =
+    if !closeSent then
+      closeSent = true
+      // Vert.x waits for the client's close, then closes the connection (or after its closing timeout)
+      socket.close(code.toShort, reason)
+      // The client's close must come through, whatever the relay still wants
+      socket.resume()
+
+  private def ended(): Unit =
+    closeSent = true
+    // Frames Vert.x still holds for a paused socket are let go only as they are delivered
+    socket.resume()
+    connections.closed(this)
+    if idleTimer >= 0 then context.owner.cancelTimer(idleTimer)
+    relay.ended()
+
+  /** The server is stopping: closed with 1001, on the socket's context. */
+  def goingAway(): Unit = execute { () =>
+    close(1001, "The server is shutting down.")
+    relay.ended()
+  }
+
+  private def watchIdle(nanos: Long): Unit =
+    idleTimer = context.owner.setTimer(math.max(1L, nanos / 1000000L), _ => checkIdle())
+
+  private def checkIdle(): Unit =
+    idleTimer = -1L
+    if !closeSent then
+      val left = lastActive + idleNanos - System.nanoTime()
+      if left <= 0 then
+        close(1001, "The connection was idle too long.")
+        relay.ended()
+      else watchIdle(left)
+
+private[vertx] object VertxWebSocket:
+  /** Whether `bytes` is well-formed UTF-8. */
+  def isUtf8(bytes: Array[Byte]): Boolean =
+    var ascii = true
+    var i = 0
+    while ascii && i < bytes.length do
+      if bytes(i) < 0 then ascii = false
+      i += 1
+    ascii || {
+      val decoder = StandardCharsets.UTF_8.newDecoder
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT)
+      try
+        decoder.decode(ByteBuffer.wrap(bytes))
+        true
+      catch case _: CharacterCodingException => false
+    }
+
+  /** Handshake headers that Vert.x writes itself on the 101. */
+  def isHandshakeHeader(name: String): Boolean =
+    name.equalsIgnoreCase("Upgrade") || name.equalsIgnoreCase("Connection") ||
+      name.equalsIgnoreCase("Sec-WebSocket-Accept")

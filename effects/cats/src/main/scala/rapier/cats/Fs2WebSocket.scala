@@ -1,0 +1,169 @@
+package rapier.cats
+
+import cats.effect.Async
+import fs2.{Pipe, Stream}
+import org.slf4j.LoggerFactory
+import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay, WebSocketRunner}
+import rapier.{DecodeResult, EndpointOutput, WebSocketCodec}
+
+import java.util.concurrent.atomic.AtomicReference
+import scala.util.control.NonFatal
+
+/**
+ * WebSockets whose logic is an fs2 `Pipe[F, In, Out]`: the client's messages in, the server's out. The pipe runs as a
+ * fiber of its own, started in the endpoint's effect; its input stream asks the connection for one message each time
+ * it is pulled, and each message it emits is written before the next is pulled. Nothing stands between the frames and
+ * the pipe: no queue, no Reactive Streams, no stage per message.
+ *
+ * The pipe's stream ending closes the WebSocket normally (1000), failing closes it with 1011, and the connection
+ * ending (either side's close, a broken connection, the server stopping) interrupts it, its finalizers run. A pipe
+ * that drops its input (`_ => Stream(...)` after a first pull, `take(n)`) has the client's later messages read and
+ * dropped, so that its pings and its close are still answered; until the pipe first pulls its input, the connection is
+ * not read at all.
+ */
+final class Fs2WebSocket[F[_]](using F: Async[F]) extends WebSocketRunner[Pipe[F, Any, Any]]:
+  def name: String = "fs2.Pipe[F, In, Out]"
+
+  def relay(output: EndpointOutput.WebSocketBody[?, ?, ?], pipe: Pipe[F, Any, Any]): WebSocketRunner.Started =
+    val relay = Fs2WebSocket.Relay[F](output, pipe)
+    WebSocketRunner.Started(relay, F.void(F.start(relay.run)))
+
+  /** Typed by its messages. */
+  def typed[In, Out]: WebSocketRunner[Pipe[F, In, Out]] = this.asInstanceOf[WebSocketRunner[Pipe[F, In, Out]]]
+
+private object Fs2WebSocket:
+  private val log = LoggerFactory.getLogger(classOf[Fs2WebSocket[?]])
+
+  /**
+   * Waits for `register`'s callback; cancelable, the callback then ignored (`async_` is not: a fiber interrupted while
+   * it waits would wait on).
+   */
+  private def waitFor[F[_], A](register: (Either[Throwable, A] => Unit) => Unit)(using F: Async[F]): F[A] =
+    F.async(cb => F.delay { register(cb); Some(F.unit) })
+
+  /** A signal set once, from the loop, that fibers may wait for: the callbacks waiting, or `Fired` once it was. */
+  private final class Once:
+    private val state = AtomicReference[AnyRef](Nil)
+    def fire(): Unit = state.getAndSet(Fired) match
+      case waiting: List[?] => waiting.foreach(_.asInstanceOf[Either[Throwable, Unit] => Unit](Right(())))
+      case _ => ()
+    def await[F[_]: Async]: F[Unit] = waitFor[F, Unit] { cb =>
+      @annotation.tailrec
+      def add(): Unit = state.get match
+        case waiting: List[?] => if !state.compareAndSet(waiting, cb :: waiting) then add()
+        case _ => cb(Right(()))
+      add()
+    }
+  private object Fired
+
+  /**
+   * One WebSocket's pipe on its connection. The fiber registers a callback, then asks the loop; the loop answers it
+   * (`received`, `written`, `ended`): one callback of each kind waits at a time, as the pipe pulls one message and
+   * writes one at a time.
+   */
+  final class Relay[F[_]](output: EndpointOutput.WebSocketBody[?, ?, ?], pipe: Pipe[F, Any, Any])(using F: Async[F])
+      extends WebSocketRelay:
+    private val in = output.in.asInstanceOf[WebSocketCodec[Any]]
+    private val out = output.out.asInstanceOf[WebSocketCodec[Any]]
+
+    private val attached = Once()
+    private val over = Once()
+    // Set by `start`, before `attached` fires
+    @volatile private var channel: WebSocketChannel = null
+    @volatile private var loop: EventLoop = null
+    // Touched on the loop only
+    private var closed = false
+    private var inputDropped = false
+    private var asked = false
+    // The pipe's pull and write waiting for the loop
+    private val pulling = AtomicReference[(Either[Throwable, Option[Any]] => Unit) | Null](null)
+    private val writing = AtomicReference[(Either[Throwable, Unit] => Unit) | Null](null)
+
+    /** The fiber: waits for the 101 (or the end, if it never comes), runs the pipe, then closes as it ended. */
+    def run: F[Unit] = F.flatMap(F.race(attached.await[F], over.await[F])) {
+      case Left(_) =>
+        val messages = Stream.repeatEval(next).unNoneTerminate.onFinalize(F.delay(onLoop(() => dropInput())(())))
+        val sent = pipe(messages).foreach(send).interruptWhen(F.map(over.await[F])(Right(_)))
+        F.flatMap(F.attempt(sent.compile.drain)) {
+          case Right(_) => closing(1000, "")
+          case Left(e) =>
+            F.flatMap(F.delay(log.error("A WebSocket's stream of messages failed", e)))(_ =>
+              closing(1011, "The server failed.")
+            )
+        }
+      case Right(_) => F.unit
+    }
+
+    def start(channel: WebSocketChannel, loop: EventLoop): Unit =
+      this.channel = channel
+      this.loop = loop
+      attached.fire()
+
+    def received(bytes: Array[Byte], text: Boolean): Unit =
+      asked = false
+      if !closed then
+        val pull = pulling.getAndSet(null)
+        if pull == null then askIfWanted() // read for no one: dropped
+        else if text != in.text then
+          pull(Right(None))
+          close(1003, s"This WebSocket takes ${in.kind} messages.")
+        else
+          in.decode(bytes) match
+            case DecodeResult.Value(v) => pull(Right(Some(v)))
+            case failure: DecodeResult.Failure =>
+              pull(Right(None))
+              close(1007, WebSocketRelay.reason(s"The message ${failure.describe}"))
+
+    def written(): Unit =
+      val w = writing.getAndSet(null)
+      if w != null then w(Right(()))
+
+    def ended(): Unit =
+      closed = true
+      val pull = pulling.getAndSet(null)
+      if pull != null then pull(Right(None))
+      written()
+      over.fire()
+
+    /** The pipe's next message: asked of the connection, answered by `received` (none once the connection ended). */
+    private val next: F[Option[Any]] = waitFor[F, Option[Any]] { cb =>
+      pulling.set(cb)
+      onLoop(() =>
+        if closed then
+          val pull = pulling.getAndSet(null)
+          if pull != null then pull(Right(None))
+        else askIfWanted()
+      )(cb(Right(None)))
+    }
+
+    /** Writes a message of the pipe's, and waits until the connection can take the next. */
+    private def send(message: Any): F[Unit] =
+      F.flatMap(F.delay(out.encode(message))) { bytes =>
+        waitFor[F, Unit] { cb =>
+          writing.set(cb)
+          onLoop(() => if closed then written() else channel.send(bytes, out.text))(cb(Right(())))
+        }
+      }
+
+    private def dropInput(): Unit =
+      inputDropped = true
+      askIfWanted()
+
+    // The connection is read while the pipe waits for a message, or, once its input is dropped, to keep control
+    // frames coming
+    private def askIfWanted(): Unit =
+      if !asked && !closed && (pulling.get != null || inputDropped) then
+        asked = true
+        channel.requestMessage()
+
+    private def close(code: Int, reason: String): Unit =
+      if !closed then
+        channel.close(code, reason)
+        ended()
+
+    /** Runs `task` on the loop; `stopped` if the loop has stopped (the connection with it). */
+    private def onLoop(task: Runnable)(stopped: => Unit): Unit =
+      try if loop.inLoop then task.run() else loop.execute(task)
+      catch case NonFatal(_) => stopped
+
+    private def closing(code: Int, reason: String): F[Unit] = F.delay(onLoop(() => close(code, reason))(()))
