@@ -232,3 +232,24 @@ def webSocketBody[In, Out](using
   java.util.concurrent.Flow.Publisher[In] => java.util.concurrent.Flow.Publisher[Out]
 ] =
   EndpointOutput.WebSocketBody(WebSocketKind.publishers[In, Out], in, out)
+
+/**
+ * A `text/event-stream` response (Server-Sent Events): the logic's `Flow.Publisher` of [[ServerSentEvent]]s, each
+ * written as it comes, one asked for at a time as the connection takes them; while no event has gone out for
+ * `keepAlive`, a comment line keeps the connection from being closed as idle. Sent with `Cache-Control: no-cache`,
+ * chunked; the publisher completing ends the response, failing cuts it. An output only: events are written, not read.
+ */
+def sseBody(
+    keepAlive: scala.concurrent.duration.FiniteDuration = scala.concurrent.duration.Duration(15, "s")
+): EndpointOutput[Flow.Publisher[ServerSentEvent]] =
+  require(keepAlive.toNanos > 0, "keepAlive must be positive")
+  val body = EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Publisher), eventStreamCodec)
+  EndpointOutput.Mapped(
+    EndpointIO.FixedHeader(HeaderNames.CacheControl, "no-cache").and(body),
+    (_: Flow.Publisher[ByteBuffer]) => DecodeResult.Mismatch("events that a server writes, not reads"),
+    (events: Flow.Publisher[ServerSentEvent]) => rapier.flow.EventStream(events, keepAlive)
+  )
+
+/** Bytes as they are, described as `text/event-stream`. */
+private val eventStreamCodec: Codec[Flow.Publisher[ByteBuffer], Flow.Publisher[ByteBuffer]] =
+  Codec.id(Schema.binary[Flow.Publisher[ByteBuffer]], MediaType.TextEventStream)

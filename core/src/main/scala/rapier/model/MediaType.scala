@@ -50,6 +50,7 @@ object MediaType:
   val TextPlainUtf8: MediaType = TextPlain.charset("UTF-8")
   val TextHtml: MediaType = MediaType("text", "html")
   val TextCsv: MediaType = MediaType("text", "csv")
+  val TextEventStream: MediaType = MediaType("text", "event-stream")
   val ApplicationJson: MediaType = MediaType("application", "json")
   val ApplicationOctetStream: MediaType = MediaType("application", "octet-stream")
   val ApplicationXWwwFormUrlencoded: MediaType = MediaType("application", "x-www-form-urlencoded")

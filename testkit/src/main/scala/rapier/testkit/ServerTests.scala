@@ -22,4 +22,5 @@ abstract class ServerTests
       NegotiationTests,
       MultipartTests,
       StreamTests,
-      ResponseStreamTests
+      ResponseStreamTests,
+      SseTests

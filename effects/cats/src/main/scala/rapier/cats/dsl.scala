@@ -1,8 +1,13 @@
 package rapier.cats
 
 import cats.effect.Async
-import fs2.{Pipe, Stream}
-import rapier.{Codec, EndpointIO, EndpointOutput, RawBodyType, WebSocketCodec}
+import fs2.{Chunk, Pipe, Stream}
+import rapier.model.{HeaderNames, MediaType}
+import rapier.{Codec, DecodeResult, EndpointIO, EndpointOutput, RawBodyType, Schema, ServerSentEvent, WebSocketCodec}
+
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
+import scala.concurrent.duration.FiniteDuration
 
 /**
  * The body as an fs2 `Stream[F, Byte]`, `application/octet-stream`: a request's is read from the connection as the
@@ -23,3 +28,38 @@ def fs2WebSocketBody[F[_], In, Out](using
     out: WebSocketCodec[Out]
 ): EndpointOutput.WebSocketBody[In, Out, Pipe[F, In, Out]] =
   EndpointOutput.WebSocketBody(Fs2WebSocket[F]().typed[In, Out], in, out)
+
+/**
+ * A `text/event-stream` response (Server-Sent Events) from an fs2 `Stream[F, ServerSentEvent]`: each event written as
+ * the stream emits it, as the connection takes it; while no event has gone out for `keepAlive`, a comment line keeps
+ * the connection from being closed as idle. Sent with `Cache-Control: no-cache`; the stream ending ends the response,
+ * failing cuts it. An output only: events are written, not read.
+ */
+def fs2SseBody[F[_]](
+    keepAlive: FiniteDuration = FiniteDuration(15, TimeUnit.SECONDS)
+)(using F: Async[F]): EndpointOutput[Stream[F, ServerSentEvent]] =
+  require(keepAlive.toNanos > 0, "keepAlive must be positive")
+  val body = EndpointIO.Body(
+    RawBodyType.StreamBody(Fs2Body[F]()),
+    Codec.id(Schema.binary[Stream[F, Byte]], MediaType.TextEventStream)
+  )
+  EndpointOutput.Mapped(
+    EndpointIO.FixedHeader(HeaderNames.CacheControl, "no-cache").and(body),
+    (_: Stream[F, Byte]) => DecodeResult.Mismatch("events that a server writes, not reads"),
+    (events: Stream[F, ServerSentEvent]) => eventStream(events, keepAlive)
+  )
+
+/** The events' bytes, with a comment at each tick of `keepAlive` after which no event went out. */
+private def eventStream[F[_]](events: Stream[F, ServerSentEvent], keepAlive: FiniteDuration)(using
+    F: Async[F]
+): Stream[F, Byte] =
+  Stream.eval(F.delay(AtomicBoolean(false))).flatMap { sent =>
+    val encoded = events.map { e =>
+      sent.set(true)
+      Chunk.array(e.encode)
+    }
+    val comments = Stream
+      .fixedRate[F](keepAlive)
+      .evalMapFilter(_ => F.delay(Option.when(!sent.getAndSet(false))(Chunk.array(ServerSentEvent.KeepAlive))))
+    encoded.mergeHaltL(comments).unchunks
+  }

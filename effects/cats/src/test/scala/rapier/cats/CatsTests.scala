@@ -235,3 +235,23 @@ abstract class CatsTests extends ServerTestSupport:
       rapier.model.MediaType.TextPlainUtf8
     )
   )
+
+  test("Server-Sent Events from an fs2 stream, with keep-alive comments while it is idle"):
+    val events = endpoint.get
+      .in("sse")
+      .out(fs2SseBody[IO](keepAlive = 100.millis))
+      .serverLogicSuccess[IO](_ =>
+        IO.pure(
+          Stream(ServerSentEvent.data("first")) ++ Stream.sleep_[IO](350.millis) ++
+            Stream(ServerSentEvent(data = Some("second"), id = Some("2")))
+        )
+      )
+    withIOServer(events) { t =>
+      val r = t.get("/sse")
+      assertEquals(r.header("Content-Type"), Some("text/event-stream"))
+      assertEquals(r.header("Cache-Control"), Some("no-cache"))
+      val first = r.body.indexOf("data: first\n\n")
+      val comment = r.body.indexOf(":\n\n", first + 1)
+      val second = r.body.indexOf("id: 2\ndata: second\n\n")
+      assert(first == 0 && comment > first && second > comment, r.body)
+    }

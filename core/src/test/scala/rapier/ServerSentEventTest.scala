@@ -1,0 +1,21 @@
+package rapier
+
+import java.nio.charset.StandardCharsets
+
+class ServerSentEventTest extends munit.FunSuite:
+  private def text(e: ServerSentEvent) = new String(e.encode, StandardCharsets.UTF_8)
+
+  test("data is split at every kind of line break, each line a data field of its own"):
+    assertEquals(text(ServerSentEvent.data("a\r\nb\rc\nd")), "data: a\ndata: b\ndata: c\ndata: d\n\n")
+    assertEquals(text(ServerSentEvent.data("end\n")), "data: end\ndata: \n\n")
+
+  test("fields are written in order, and an event of no field is a blank line"):
+    val e = ServerSentEvent(data = Some("x"), event = Some("tick"), id = Some("42"), retry = Some(1000))
+    assertEquals(text(e), "event: tick\nid: 42\nretry: 1000\ndata: x\n\n")
+    assertEquals(text(ServerSentEvent()), "\n")
+
+  test("a line break in an event type or id, a NUL in an id, a negative retry are refused"):
+    intercept[IllegalArgumentException](ServerSentEvent(event = Some("a\nb")))
+    intercept[IllegalArgumentException](ServerSentEvent(id = Some("a\rb")))
+    intercept[IllegalArgumentException](ServerSentEvent(id = Some("a\u0000b")))
+    intercept[IllegalArgumentException](ServerSentEvent(retry = Some(-1)))
