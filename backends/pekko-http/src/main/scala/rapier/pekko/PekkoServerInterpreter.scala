@@ -8,6 +8,7 @@ import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyn
 import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
 
 import java.util.concurrent.atomic.AtomicLong
+import scala.concurrent.duration.DurationLong
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.{Failure, Success, Try}
 
@@ -108,10 +109,17 @@ final class PekkoServerInterpreter(
       answered.transformWith { outcome =>
         val refused = body.refusal
         if refused != null then refuse(view, refused.nn)
+        else if !Bodies.hasBody(entity) || body.readWhole then
+          Responses.of(view, Completion.responseOf(outcome), closes = false)
         else
-          // A body not read to its end when the logic answers: the connection closes after the response, and says so
+          // A body not read to its end when the logic answers: what is left is read and dropped first, for a while,
+          // as the other backends linger; if it can't be, the connection closes after the response, and says so
           // (pekko-http would close it anyway, without a word, once the entity's stream is cancelled)
-          Responses.of(view, Completion.responseOf(outcome), closes = Bodies.hasBody(entity) && !body.readWhole)
+          body
+            .drain(Refusals.LingerMillis.millis)
+            .flatMap(whole => Responses.of(view, Completion.responseOf(outcome), closes = !whole))(using
+              ExecutionContext.parasitic
+            )
       }(using ExecutionContext.parasitic)
 
   /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */

@@ -179,6 +179,32 @@ private[pekko] object Bodies:
         case _ => ()
       e
 
+    /**
+     * Reads what is left of a body the logic began reading and did not finish, and drops it, for at most `within`:
+     * whether it was read to its end. A client still sending when pekko-http closes the connection would have it
+     * reset under it, and could lose the response. A body never pulled (whose client may await `100 Continue`),
+     * taken as a stream, refused, or with a pull still waiting, is left as it is: false.
+     */
+    def drain(within: FiniteDuration): Future[Boolean] =
+      val q = queue
+      if finished then Future.successful(true)
+      else if q == null || failed != null || waiting.get != null then Future.successful(false)
+      else
+        val done = scala.concurrent.Promise[Boolean]()
+        val timer = mat.scheduleOnce(within, () => if done.trySuccess(false) then cancel())
+        def next(): Unit = q.nn.pull().onComplete {
+          case Success(Some(_)) => if !done.isCompleted then next()
+          case Success(None) =>
+            finished = true
+            timer.cancel()
+            done.trySuccess(true)
+          case Failure(_) =>
+            timer.cancel()
+            done.trySuccess(false)
+        }(using ExecutionContext.parasitic)
+        next()
+        done.future
+
     def cancel(): Unit =
       val q = queue
       if q != null then q.nn.cancel()
