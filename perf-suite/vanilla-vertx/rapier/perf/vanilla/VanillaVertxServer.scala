@@ -5,9 +5,10 @@ import io.vertx.core.http.{HttpMethod, HttpServerOptions, HttpServerRequest}
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.handler.BodyHandler
 import io.vertx.ext.web.{Router, RoutingContext}
-import rapier.perf.common.{PerfApi, ServerConfig}
+import rapier.perf.common.{PerfApi, ServerConfig, Ticks}
 
 import java.nio.charset.StandardCharsets
+import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * The suite's endpoints written directly on Vert.x, as a Vert.x user would. With one route: a plain request handler,
@@ -44,6 +45,26 @@ object VanillaVertxServer:
   private def sendFile(request: HttpServerRequest): Unit =
     request.response.putHeader("Content-Type", "application/octet-stream").sendFile(PerfApi.file.toString)
 
+  /**
+   * `/ws/echo` and `/ws/ts` with Vert.x's own WebSocket API: each text message written back, or answered on the next
+   * tick of [[Ticks]] with the time then, taken on the clock's thread and written on the socket's context.
+   */
+  private def webSocket(request: HttpServerRequest, ticked: Boolean): Unit =
+    request.toWebSocket().onSuccess { ws =>
+      if !ticked then ws.textMessageHandler(m => ws.writeTextMessage(m))
+      else
+        val context = Vertx.currentContext
+        val waiting = AtomicInteger()
+        val tick: Runnable = () =>
+          val n = waiting.getAndSet(0)
+          if n > 0 then
+            val stamp = Ticks.stamp()
+            context.runOnContext(_ => for _ <- 1 to n do ws.writeTextMessage(stamp))
+        Ticks.add(tick)
+        ws.textMessageHandler(_ => waiting.incrementAndGet())
+        ws.closeHandler(_ => Ticks.remove(tick))
+    }
+
   /** One route of each kind, in a hash map on the first path segment. */
   final class PlainHandler extends Handler[HttpServerRequest]:
     private val Text = 0
@@ -51,12 +72,14 @@ object VanillaVertxServer:
     private val Json = 2
     private val Stream = 3
     private val File = 4
+    private val WebSocket = 5
     private val kinds = java.util.HashMap[String, Integer]()
     kinds.put("path0", Text)
     kinds.put("pathBytes0", Bytes)
     kinds.put("pathJson0", Json)
     kinds.put("pathStream0", Stream)
     kinds.put("pathFile0", File)
+    kinds.put("ws", WebSocket)
 
     def handle(request: HttpServerRequest): Unit =
       val path = request.path
@@ -70,6 +93,8 @@ object VanillaVertxServer:
           case Some(id) => text(request, 200, PerfApi.ok(id))
           case None => text(request, 400, "bad id")
       else if kind == File && method == HttpMethod.GET && second < 0 then sendFile(request)
+      else if kind == WebSocket && method == HttpMethod.GET && (path == "/ws/echo" || path == "/ws/ts") then
+        webSocket(request, ticked = path == "/ws/ts")
       else if second >= 0 || method != HttpMethod.POST then text(request, 404, "not found")
       else if kind == Stream then stream(request)
       else
