@@ -4,7 +4,7 @@ import cats.effect.Async
 import fs2.{Pipe, Stream}
 import org.slf4j.LoggerFactory
 import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay, WebSocketRunner}
-import rapier.{DecodeResult, EndpointOutput, WebSocketCodec}
+import rapier.{EndpointOutput, WebSocketCodec}
 
 import java.util.concurrent.atomic.AtomicReference
 import scala.util.control.NonFatal
@@ -104,15 +104,9 @@ private object Fs2WebSocket:
       if !closed then
         val pull = pulling.getAndSet(null)
         if pull == null then askIfWanted() // read for no one: dropped
-        else if text != in.text then
-          pull(Right(None))
-          close(1003, s"This WebSocket takes ${in.kind} messages.")
         else
-          in.decode(bytes) match
-            case DecodeResult.Value(v) => pull(Right(Some(v)))
-            case failure: DecodeResult.Failure =>
-              pull(Right(None))
-              close(1007, WebSocketRelay.reason(s"The message ${failure.describe}"))
+          val message = WebSocketRelay.decode(in, bytes, text, closeWith)
+          pull(Right(if message == null then None else Some(message.value)))
 
     def written(): Unit =
       val w = writing.getAndSet(null)
@@ -120,20 +114,19 @@ private object Fs2WebSocket:
 
     def ended(): Unit =
       closed = true
-      val pull = pulling.getAndSet(null)
-      if pull != null then pull(Right(None))
+      endPull()
       written()
       over.fire()
+
+    /** The pull waiting, if any, gets the end of the messages. */
+    private def endPull(): Unit =
+      val pull = pulling.getAndSet(null)
+      if pull != null then pull(Right(None))
 
     /** The pipe's next message: asked of the connection, answered by `received` (none once the connection ended). */
     private val next: F[Option[Any]] = waitFor[F, Option[Any]] { cb =>
       pulling.set(cb)
-      onLoop(() =>
-        if closed then
-          val pull = pulling.getAndSet(null)
-          if pull != null then pull(Right(None))
-        else askIfWanted()
-      )(cb(Right(None)))
+      onLoop(() => if closed then endPull() else askIfWanted())(cb(Right(None)))
     }
 
     /** Writes a message of the pipe's, and waits until the connection can take the next. */
@@ -155,6 +148,8 @@ private object Fs2WebSocket:
       if !asked && !closed && (pulling.get != null || inputDropped) then
         asked = true
         channel.requestMessage()
+
+    private val closeWith: (Int, String) => Unit = close
 
     private def close(code: Int, reason: String): Unit =
       if !closed then

@@ -3,7 +3,7 @@ package rapier.server.internal
 import org.slf4j.LoggerFactory
 import rapier.flow.Demand
 import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay}
-import rapier.{DecodeResult, EndpointOutput, WebSocketCodec}
+import rapier.{EndpointOutput, WebSocketCodec}
 
 import java.util.concurrent.Flow
 import scala.util.control.NonFatal
@@ -45,16 +45,12 @@ private[server] final class PublisherRelay(output: EndpointOutput.WebSocketBody[
     asked = false
     if !closed then
       if subscriber == null || inboundDone then askIfWanted()
-      else if text != in.text then
-        close(1003, s"This WebSocket takes ${in.kind} messages.")
       else
-        in.decode(bytes) match
-          case DecodeResult.Value(v) =>
-            demand -= 1
-            subscriber.nn.onNext(v)
-            askIfWanted()
-          case failure: DecodeResult.Failure =>
-            close(1007, WebSocketRelay.reason(s"The message ${failure.describe}"))
+        val message = WebSocketRelay.decode(in, bytes, text, closeWith)
+        if message != null then
+          demand -= 1
+          subscriber.nn.onNext(message.value)
+          askIfWanted()
 
   def written(): Unit = if !closed && outbound != null then outbound.nn.request(1)
 
@@ -64,6 +60,8 @@ private[server] final class PublisherRelay(output: EndpointOutput.WebSocketBody[
     val s = outbound
     outbound = null
     if s != null then s.nn.cancel()
+
+  private val closeWith: (Int, String) => Unit = close
 
   private def close(code: Int, reason: String): Unit =
     if !closed then

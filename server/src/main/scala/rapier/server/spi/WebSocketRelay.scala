@@ -1,5 +1,7 @@
 package rapier.server.spi
 
+import rapier.{DecodeResult, WebSocketCodec}
+
 import java.nio.charset.StandardCharsets
 
 /**
@@ -24,6 +26,26 @@ trait WebSocketRelay:
   def ended(): Unit
 
 object WebSocketRelay:
+  /**
+   * A whole message as `codec` reads it; or null once `close` has been called with why it can't be read: 1003 for a
+   * text message where binary ones are taken or the reverse, 1007 for one the codec can't read (the reason says why).
+   */
+  def decode(
+      codec: WebSocketCodec[Any],
+      bytes: Array[Byte],
+      text: Boolean,
+      close: (Int, String) => Unit
+  ): DecodeResult.Value[Any] | Null =
+    if text != codec.text then
+      close(1003, s"This WebSocket takes ${codec.kind} messages.")
+      null
+    else
+      codec.decode(bytes) match
+        case value: DecodeResult.Value[Any] @unchecked => value
+        case failure: DecodeResult.Failure =>
+          close(1007, reason(s"The message ${failure.describe}"))
+          null
+
   /** A close reason within the 123 bytes a close frame has room for. */
   def reason(text: String): String =
     val bytes = text.getBytes(StandardCharsets.UTF_8)
