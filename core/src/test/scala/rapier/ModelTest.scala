@@ -71,3 +71,12 @@ class ModelTest extends munit.FunSuite:
     assertEquals(Tokens.printable("a\r\nb\u0000"), "a\\u000d\\u000ab\\u0000")
     assert(!Tokens.isFieldValue("a\nb"))
     assert(Tokens.isFieldValue("a\tb"))
+
+  test("Text.isUtf8 tells well-formed UTF-8 from bytes that are not"):
+    import rapier.model.Text
+    assert(Text.isUtf8("plain ascii".getBytes("UTF-8")))
+    assert(Text.isUtf8("héllo ✓ 𝄞".getBytes("UTF-8")))
+    assert(Text.isUtf8(Array.emptyByteArray))
+    assert(!Text.isUtf8(Array[Byte](0x68, 0xc3.toByte, 0x28)), "a broken two-byte sequence")
+    assert(!Text.isUtf8(Array[Byte](0xed.toByte, 0xa0.toByte, 0x80.toByte)), "a surrogate")
+    assert(!Text.isUtf8(Array[Byte](0x61, 0xe2.toByte, 0x9c.toByte)), "cut short")

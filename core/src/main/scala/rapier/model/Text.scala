@@ -28,6 +28,12 @@ object Text:
       if lenient.indexOf('\uFFFD') < 0 then lenient else strict(bytes, charset)
     else strict(bytes, charset)
 
+  /** Whether `bytes` are well-formed UTF-8: ASCII, as most text is, is told without decoding it. */
+  def isUtf8(bytes: Array[Byte]): Boolean =
+    var i = 0
+    while i < bytes.length && bytes(i) >= 0 do i += 1
+    i == bytes.length || strict(bytes, StandardCharsets.UTF_8) != null
+
   private def strict(bytes: Array[Byte], charset: Charset): String | Null =
     val decoder = charset
       .newDecoder()

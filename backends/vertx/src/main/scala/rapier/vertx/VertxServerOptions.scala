@@ -28,9 +28,9 @@ final case class VertxServerOptions(backend: BackendOptions = BackendOptions.def
       .setDecoderInitialBufferSize(o.getDecoderInitialBufferSize)
 
   /**
-   * Vert.x's options for an HTTP/1.1 server with these limits, without WebSocket compression. h2c (HTTP/2 without TLS) is off: Rapier serves
-   * HTTP/1.1, and without it Vert.x sets a connection up on accept rather than after its first bytes, so the connection
-   * limit and Rapier's strict decoder apply from the first request.
+   * Vert.x's options for an HTTP/1.1 server with these limits, without WebSocket compression. h2c (HTTP/2 without
+   * TLS) is off: Rapier serves HTTP/1.1, and without it Vert.x sets a connection up on accept rather than after its
+   * first bytes, so the connection limit and Rapier's strict decoder apply from the first request.
    */
   def httpServerOptions: HttpServerOptions =
     val o = HttpServerOptions()

@@ -5,10 +5,8 @@ import io.vertx.core.http.impl.websocket.WebSocketFrameImpl
 import io.vertx.core.http.{ServerWebSocket, WebSocketFrame, WebSocketFrameType}
 import io.vertx.core.{AsyncResult, Context, Handler, Vertx}
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException
+import rapier.model.{HeaderNames, Text}
 import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
-
-import java.nio.ByteBuffer
-import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 
 /**
  * A WebSocket on Vert.x, once upgraded: Vert.x's `ServerWebSocket` keeps the frames (Netty's decoder beneath refuses
@@ -60,8 +58,7 @@ private[vertx] final class VertxWebSocket(
     socket.exceptionHandler {
       // A frame Netty's decoder refused: closed with the decoder's code before Vert.x closes the connection
       case broken: CorruptedWebSocketFrameException =>
-        close(broken.closeStatus.code, WebSocketRelay.reason(broken.getMessage))
-        relay.ended()
+        closing(broken.closeStatus.code, WebSocketRelay.reason(broken.getMessage))
       case _ => ()
     }
     connections.opened(this)
@@ -81,8 +78,7 @@ private[vertx] final class VertxWebSocket(
       val bytes = frame.binaryData.getBytes
       if size.toLong + bytes.length > limit then
         parts = null
-        close(1009, s"A message is longer than this WebSocket's limit of $limit bytes.")
-        relay.ended()
+        closing(1009, s"A message is longer than this WebSocket's limit of $limit bytes.")
       else
         if parts == null then
           parts = java.util.ArrayList(1)
@@ -96,9 +92,7 @@ private[vertx] final class VertxWebSocket(
     val message = joined()
     parts = null
     size = 0
-    if partsText && !VertxWebSocket.isUtf8(message) then
-      close(1007, "A text message is not valid UTF-8.")
-      relay.ended()
+    if partsText && !Text.isUtf8(message) then closing(1007, "A text message is not valid UTF-8.")
     else
       wanted = false
       relay.received(message, partsText)
@@ -145,10 +139,12 @@ private[vertx] final class VertxWebSocket(
     relay.ended()
 
   /** The server is stopping: closed with 1001, on the socket's context. */
-  def goingAway(): Unit = execute { () =>
-    close(1001, "The server is shutting down.")
+  def goingAway(): Unit = execute(() => closing(1001, "The server is shutting down."))
+
+  /** A close of the channel's own (not the relay's): the relay hears of it. */
+  private def closing(code: Int, reason: String): Unit =
+    close(code, reason)
     relay.ended()
-  }
 
   private def watchIdle(nanos: Long): Unit =
     idleTimer = context.owner.setTimer(math.max(1L, nanos / 1000000L), _ => checkIdle())
@@ -157,30 +153,11 @@ private[vertx] final class VertxWebSocket(
     idleTimer = -1L
     if !closeSent then
       val left = lastActive + idleNanos - System.nanoTime()
-      if left <= 0 then
-        close(1001, "The connection was idle too long.")
-        relay.ended()
+      if left <= 0 then closing(1001, "The connection was idle too long.")
       else watchIdle(left)
 
 private[vertx] object VertxWebSocket:
-  /** Whether `bytes` is well-formed UTF-8. */
-  def isUtf8(bytes: Array[Byte]): Boolean =
-    var ascii = true
-    var i = 0
-    while ascii && i < bytes.length do
-      if bytes(i) < 0 then ascii = false
-      i += 1
-    ascii || {
-      val decoder = StandardCharsets.UTF_8.newDecoder
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT)
-      try
-        decoder.decode(ByteBuffer.wrap(bytes))
-        true
-      catch case _: CharacterCodingException => false
-    }
-
   /** Handshake headers that Vert.x writes itself on the 101. */
   def isHandshakeHeader(name: String): Boolean =
-    name.equalsIgnoreCase("Upgrade") || name.equalsIgnoreCase("Connection") ||
+    name.equalsIgnoreCase(HeaderNames.Upgrade) || name.equalsIgnoreCase(HeaderNames.Connection) ||
       name.equalsIgnoreCase("Sec-WebSocket-Accept")
