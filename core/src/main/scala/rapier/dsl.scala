@@ -243,13 +243,16 @@ def sseBody(
     keepAlive: scala.concurrent.duration.FiniteDuration = scala.concurrent.duration.Duration(15, "s")
 ): EndpointOutput[Flow.Publisher[ServerSentEvent]] =
   require(keepAlive.toNanos > 0, "keepAlive must be positive")
-  val body = EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Publisher), eventStreamCodec)
+  eventStreamOutput(StreamKind.Publisher, rapier.flow.EventStream(_, keepAlive))
+
+/**
+ * A `text/event-stream` output of events `E`, written as the bytes `encode` makes of them, a body of stream kind
+ * `kind`, with `Cache-Control: no-cache`: what every stream library's Server-Sent Events output is.
+ */
+private[rapier] def eventStreamOutput[E, B](kind: StreamKind[B], encode: E => B): EndpointOutput[E] =
+  val body = EndpointIO.Body(RawBodyType.StreamBody(kind), Codec.id(Schema.binary[B], MediaType.TextEventStream))
   EndpointOutput.Mapped(
     EndpointIO.FixedHeader(HeaderNames.CacheControl, "no-cache").and(body),
-    (_: Flow.Publisher[ByteBuffer]) => DecodeResult.Mismatch("events that a server writes, not reads"),
-    (events: Flow.Publisher[ServerSentEvent]) => rapier.flow.EventStream(events, keepAlive)
+    (_: B) => DecodeResult.Mismatch("events that a server writes, not reads"),
+    encode
   )
-
-/** Bytes as they are, described as `text/event-stream`. */
-private val eventStreamCodec: Codec[Flow.Publisher[ByteBuffer], Flow.Publisher[ByteBuffer]] =
-  Codec.id(Schema.binary[Flow.Publisher[ByteBuffer]], MediaType.TextEventStream)

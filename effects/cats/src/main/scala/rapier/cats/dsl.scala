@@ -2,8 +2,7 @@ package rapier.cats
 
 import cats.effect.Async
 import fs2.{Chunk, Pipe, Stream}
-import rapier.model.{HeaderNames, MediaType}
-import rapier.{Codec, DecodeResult, EndpointIO, EndpointOutput, RawBodyType, Schema, ServerSentEvent, WebSocketCodec}
+import rapier.{Codec, EndpointIO, EndpointOutput, RawBodyType, ServerSentEvent, WebSocketCodec}
 
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
@@ -39,15 +38,7 @@ def fs2SseBody[F[_]](
     keepAlive: FiniteDuration = FiniteDuration(15, TimeUnit.SECONDS)
 )(using F: Async[F]): EndpointOutput[Stream[F, ServerSentEvent]] =
   require(keepAlive.toNanos > 0, "keepAlive must be positive")
-  val body = EndpointIO.Body(
-    RawBodyType.StreamBody(Fs2Body[F]()),
-    Codec.id(Schema.binary[Stream[F, Byte]], MediaType.TextEventStream)
-  )
-  EndpointOutput.Mapped(
-    EndpointIO.FixedHeader(HeaderNames.CacheControl, "no-cache").and(body),
-    (_: Stream[F, Byte]) => DecodeResult.Mismatch("events that a server writes, not reads"),
-    (events: Stream[F, ServerSentEvent]) => eventStream(events, keepAlive)
-  )
+  rapier.eventStreamOutput(Fs2Body[F](), eventStream(_, keepAlive))
 
 /** The events' bytes, with a comment at each tick of `keepAlive` after which no event went out. */
 private def eventStream[F[_]](events: Stream[F, ServerSentEvent], keepAlive: FiniteDuration)(using
