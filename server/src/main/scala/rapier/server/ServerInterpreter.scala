@@ -66,8 +66,7 @@ final class ServerInterpreter[F[_]](
 
   /** The largest message a WebSocket endpoint takes (0 without one): for a backend whose limit is the server's. */
   val maxWebSocketMessageSize: Int =
-    compiled.iterator.map(c => if c.output.webSocket == null then 0 else c.output.webSocket.nn.maxMessageSize).maxOption
-      .getOrElse(0)
+    compiled.flatMap(c => Option(c.output.webSocket)).map(_.nn.maxMessageSize).maxOption.getOrElse(0)
 
   /**
    * This interpreter, for a backend that can't upgrade a connection to a WebSocket yet.

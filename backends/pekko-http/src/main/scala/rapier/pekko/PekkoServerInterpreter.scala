@@ -109,17 +109,16 @@ final class PekkoServerInterpreter(
       answered.transformWith { outcome =>
         val refused = body.refusal
         if refused != null then refuse(view, refused.nn)
-        else if !Bodies.hasBody(entity) || body.readWhole then
-          Responses.of(view, Completion.responseOf(outcome), closes = false)
         else
-          // A body not read to its end when the logic answers: what is left is read and dropped first, for a while,
-          // as the other backends linger; if it can't be, the connection closes after the response, and says so
-          // (pekko-http would close it anyway, without a word, once the entity's stream is cancelled)
-          body
-            .drain(Refusals.LingerMillis.millis)
-            .flatMap(whole => Responses.of(view, Completion.responseOf(outcome), closes = !whole))(using
-              ExecutionContext.parasitic
-            )
+          val response = Completion.responseOf(outcome)
+          if !Bodies.hasBody(entity) || body.readWhole then Responses.of(view, response, closes = false)
+          else
+            // A body not read to its end when the logic answers: what is left is read and dropped first, for a while,
+            // as the other backends linger; if it can't be, the connection closes after the response, and says so
+            // (pekko-http would close it anyway, without a word, once the entity's stream is cancelled)
+            body
+              .drain(Refusals.LingerMillis.millis)
+              .flatMap(whole => Responses.of(view, response, closes = !whole))(using ExecutionContext.parasitic)
       }(using ExecutionContext.parasitic)
 
   /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */
