@@ -19,3 +19,21 @@ class ServerSentEventTest extends munit.FunSuite:
     intercept[IllegalArgumentException](ServerSentEvent(id = Some("a\rb")))
     intercept[IllegalArgumentException](ServerSentEvent(id = Some("a\u0000b")))
     intercept[IllegalArgumentException](ServerSentEvent(retry = Some(-1)))
+
+  test("an event stream asked for no chunks fails its subscriber and cancels the events (Reactive Streams §3.9)"):
+    val cancelled = java.util.concurrent.CountDownLatch(1)
+    val events: java.util.concurrent.Flow.Publisher[ServerSentEvent] = s =>
+      s.onSubscribe(new java.util.concurrent.Flow.Subscription:
+        def request(n: Long): Unit = ()
+        def cancel(): Unit = cancelled.countDown())
+    val failure = java.util.concurrent.CompletableFuture[Throwable]()
+    rapier.flow
+      .EventStream(events, scala.concurrent.duration.Duration(1, "s"))
+      .subscribe(new java.util.concurrent.Flow.Subscriber[java.nio.ByteBuffer]:
+        def onSubscribe(s: java.util.concurrent.Flow.Subscription): Unit = s.request(0)
+        def onNext(b: java.nio.ByteBuffer): Unit = failure.complete(AssertionError("a chunk"))
+        def onError(t: Throwable): Unit = failure.complete(t)
+        def onComplete(): Unit = failure.complete(AssertionError("completed")))
+    val told = failure.get(5, java.util.concurrent.TimeUnit.SECONDS)
+    assert(told.isInstanceOf[IllegalArgumentException] && told.getMessage.contains("§3.9"), told.toString)
+    assert(cancelled.await(5, java.util.concurrent.TimeUnit.SECONDS), "the events were cancelled")

@@ -10,6 +10,10 @@ private[rapier] object Demand:
     var current = demand.get
     while !demand.compareAndSet(current, plus(current, n)) do current = demand.get
 
+  /** Why a request of `n`, not positive, is an error the subscriber is told of (Reactive Streams §3.9). */
+  def nonPositive(n: Long, what: String): String =
+    s"a subscriber must request a positive number of $what, not $n (Reactive Streams §3.9)"
+
   /** `current + n` (`n` positive), capped at `Long.MaxValue`: for demand kept by one thread. */
   def plus(current: Long, n: Long): Long = if current + n < 0 then Long.MaxValue else current + n
 

@@ -37,18 +37,22 @@ private[rapier] final class EventStream(events: Flow.Publisher[ServerSentEvent],
     private val sentSinceTick = AtomicBoolean(false)
     @volatile private var ended: Throwable | Null = null // the upstream's end: EventStream.Completed, or its failure
     @volatile private var done = false
+    @volatile private var refused: Throwable | Null = null // a request that is not positive, told in the loop
     @volatile private var timer: ScheduledFuture[?] | Null = null
 
     def request(n: Long): Unit =
       if n <= 0 then
-        cancel()
-        downstream.onError(IllegalArgumentException(s"a subscriber asked for $n chunks (Reactive Streams §3.9)"))
-      else
-        Demand.add(demand, n)
-        drain()
+        refused = IllegalArgumentException(Demand.nonPositive(n, "chunks"))
+        stop()
+      else Demand.add(demand, n)
+      drain()
 
     def cancel(): Unit =
       done = true
+      stop()
+
+    // The events and the keep-alive stopped
+    private def stop(): Unit =
       stopTimer()
       val up = upstream.getAndSet(EventStream.Cancelled)
       if up != null && (up ne EventStream.Cancelled) then up.nn.cancel()
@@ -81,7 +85,10 @@ private[rapier] final class EventStream(events: Flow.Publisher[ServerSentEvent],
         drain()
 
     protected def step(): Unit =
-      if !done then
+      if !done && refused != null then
+        done = true
+        downstream.onError(refused.nn)
+      else if !done then
         while demand.get > 0 && !ready.isEmpty do
           val next = ready.poll()
           Demand.take(demand)

@@ -49,8 +49,7 @@ private final class BodySubscription(source: BodySource, subscriber: Flow.Subscr
 
   def request(n: Long): Unit =
     if n <= 0 then
-      // Reactive Streams §3.9: a non-positive request is an error, signalled to the subscriber.
-      failure = IllegalArgumentException(s"a subscriber must request a positive number of chunks, not $n")
+      failure = IllegalArgumentException(Demand.nonPositive(n, "chunks"))
       release()
     else
       Demand.add(demand, n)

@@ -97,7 +97,7 @@ private[server] final class PublisherRelay(output: EndpointOutput.WebSocketBody[
       if n <= 0 then
         if !inboundDone then
           inboundDone = true
-          subscriber.nn.onError(IllegalArgumentException(s"a subscriber asked for $n messages (Reactive Streams §3.9)"))
+          subscriber.nn.onError(IllegalArgumentException(Demand.nonPositive(n, "messages")))
         close(1011, "The server failed.")
       else
         demand = Demand.plus(demand, n)

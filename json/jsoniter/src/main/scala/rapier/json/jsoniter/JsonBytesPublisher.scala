@@ -43,7 +43,7 @@ private final class JsonBytesSubscription[T](
 
   def request(n: Long): Unit =
     if n <= 0 then
-      failure = IllegalArgumentException(s"a subscriber must request a positive number of chunks, not $n")
+      failure = IllegalArgumentException(Demand.nonPositive(n, "chunks"))
       cancelUpstream()
     else
       Demand.add(demand, n)

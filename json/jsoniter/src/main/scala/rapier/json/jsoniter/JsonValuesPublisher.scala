@@ -74,7 +74,7 @@ private final class JsonValuesSubscription[T](
 
   // Flow.Subscription, for the values' subscriber.
   def request(n: Long): Unit =
-    if n <= 0 then fail(s"a subscriber must request a positive number of values, not $n", client = false)
+    if n <= 0 then fail(Demand.nonPositive(n, "values"), client = false)
     else
       Demand.add(demand, n)
     drain()
