@@ -384,6 +384,15 @@ trait StreamTests extends ServerTestSupport:
       val r = t.post("/stream/blocking", body.take(100))
       // A backend whose logic runs off the connection's thread reads it fine; one whose logic runs on it refuses.
       assert(r.status == 500 || r.body == expected(body.take(100)), s"${r.status} ${r.body}")
+      // The same with the body sent well after the head: nothing of it has come when the logic reads
+      val c = t.raw()
+      try
+        c.send("POST /stream/blocking HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+        Thread.sleep(200)
+        c.send(body.take(100))
+        val late = c.readResponse()
+        assert(late.status == 500 || late.body == expected(body.take(100)), s"${late.status} ${late.body}")
+      finally c.close()
     }
 
   test("logic that throws while it reads a streamed body is a 500; nothing is held, the server serves on"):

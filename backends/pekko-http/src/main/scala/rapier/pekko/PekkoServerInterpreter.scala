@@ -105,7 +105,7 @@ final class PekkoServerInterpreter(
     else
       val body = Bodies.EntitySource(entity, limit, options.bodyReadTimeout)
       view.source = body
-      val answered = Completion.attempt(interpreter.serve(view, chain))
+      val answered = body.dispatching(Completion.attempt(interpreter.serve(view, chain)))
       answered.transformWith { outcome =>
         val refused = body.refusal
         if refused != null then refuse(view, refused.nn)

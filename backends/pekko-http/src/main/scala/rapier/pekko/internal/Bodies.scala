@@ -102,6 +102,19 @@ private[pekko] object Bodies:
     @volatile private var finished = false
     // The pull waiting for the client, answered once: by its chunk, or by the deadline
     private val waiting = AtomicReference[BodyReceiver | Null](null)
+    // The thread running the connection's stream while it hands the request to the endpoint, or null
+    @volatile private var dispatcher: Thread | Null = null
+
+    /**
+     * Runs `dispatch` (the endpoint taking the request) noting that the calling thread runs the connection's stream:
+     * the stream that answers this source's pulls, which a blocking read there would wait for forever.
+     */
+    def dispatching[A](dispatch: => A): A =
+      dispatcher = Thread.currentThread
+      try dispatch
+      finally dispatcher = null
+
+    override def answersOnThisThread: Boolean = dispatcher eq Thread.currentThread
 
     def declaredLength: Long = entity.contentLengthOption.getOrElse(-1L)
 
