@@ -48,7 +48,7 @@ object VertxServer:
       Monad[F],
       Runner[F]
   ): Binding =
-    val connections = Connections(options.maxConnections, options.http1Config)
+    val connections = Connections(options.maxConnections, options.http1Config, accepts = true)
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val handler = VertxServerInterpreter(options).handler(endpoints, connections)
     val owned = vertx.isEmpty

@@ -4,18 +4,22 @@ import io.netty.channel.{Channel, ChannelFutureListener}
 import io.vertx.core.Handler
 import io.vertx.core.http.{Http1ServerConfig, HttpConnection}
 import io.vertx.core.http.impl.http1.VertxHttpRequestDecoder
-import io.vertx.core.net.impl.ConnectionBase
+import io.netty.util.{AttributeKey, ReferenceCountUtil}
+import io.vertx.core.net.impl.{ConnectionBase, VertxConnection}
 
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * The open connections of a server, counted against the limit; the ones closing after a refusal; and whether the
- * server is shutting down. As the server's connection handler, it also puts Rapier's [[StrictRequestDecoder]] in
- * place of Vert.x's in each connection's pipeline, when given the decoder's configuration.
+ * server is shutting down. As the server's connection handler (`accepts`), it also puts Rapier's
+ * [[StrictRequestDecoder]] in place of Vert.x's in each connection's pipeline, when given the decoder's configuration.
  */
-private[vertx] final class Connections(max: Int = Int.MaxValue, decoder: Http1ServerConfig | Null = null)
-    extends Handler[HttpConnection]:
+private[vertx] final class Connections(
+    max: Int = Int.MaxValue,
+    decoder: Http1ServerConfig | Null = null,
+    accepts: Boolean = false
+) extends Handler[HttpConnection]:
   private val open = AtomicInteger()
   private val refused = ConcurrentHashMap.newKeySet[HttpConnection]()
 
@@ -40,7 +44,18 @@ private[vertx] final class Connections(max: Int = Int.MaxValue, decoder: Http1Se
       Connections.close(connection)
     else
       connection.closeHandler(_ => open.decrementAndGet())
+      Connections.releaseParkedOnClose(connection)
       if decoder != null then strict(connection)
+
+  /**
+   * A request's connection, seen by a handler on an application's own server (as its request handler, or mounted on
+   * its router), which sees no connection open: its parked messages are released when it closes, once per connection.
+   */
+  def serving(connection: HttpConnection): Unit =
+    if !accepts then
+      val channel = Connections.channel(connection)
+      if channel != null && channel.nn.attr(Connections.Watched).setIfAbsent(java.lang.Boolean.TRUE) == null then
+        Connections.releaseParkedOnClose(connection)
 
   /**
    * Replaces Vert.x's request decoder with the strict one. Vert.x calls the connection handler as it sets the
@@ -92,6 +107,40 @@ private[vertx] object Connections:
   def channel(connection: HttpConnection): Channel | Null = connection match
     case c: ConnectionBase => c.channel
     case _ => null
+
+  /** Set on a channel whose parked messages are released when it closes. */
+  private val Watched = AttributeKey.valueOf[java.lang.Boolean]("rapier.vertx.releasesParked")
+
+  // Where a Vert.x connection parks what it reads while paused, or null if this Vert.x keeps it elsewhere
+  private val parked: java.lang.reflect.Field | Null =
+    try
+      val field = classOf[VertxConnection].getDeclaredField("pending")
+      field.setAccessible(true)
+      if classOf[java.util.Deque[?]].isAssignableFrom(field.getType) then field else null
+    catch case _: ReflectiveOperationException | _: RuntimeException => null
+
+  /**
+   * Releases, once `connection` has closed, what it read while paused and never handed on. Vert.x (5.2) parks the
+   * messages a paused connection reads (a pipelined request's body, read while the response before it is written; a
+   * body read past what a paused request queues) and drops the queue unreleased when the connection closes: their
+   * buffers, from Netty's pool, would never return to it. The release runs on the channel's event loop after the
+   * channel's close has been handled there (its last reads with it), the only thread Vert.x touches the queue from.
+   */
+  private def releaseParkedOnClose(connection: HttpConnection): Unit =
+    val field = parked
+    val ch = channel(connection)
+    if field != null && ch != null && connection.isInstanceOf[VertxConnection] then
+      val release: ChannelFutureListener = _ =>
+        ch.nn.eventLoop.execute { () =>
+          field.nn.get(connection) match
+            case queue: java.util.Deque[?] =>
+              var message = queue.poll()
+              while message != null do
+                ReferenceCountUtil.release(message)
+                message = queue.poll()
+            case _ => ()
+        }
+      ch.nn.closeFuture.addListener(release)
 
   /** Closes at once, not after the requests Vert.x may still hold for it. */
   def close(connection: HttpConnection): Unit =

@@ -55,6 +55,7 @@ private[vertx] final class RequestHandler[F[_]](
 
   /** A request of the server's own: every one is served, by an endpoint or with a rejection (404, 405). */
   def handle(request: HttpServerRequest): Unit =
+    connections.serving(request.connection)
     if connections.isRefused(request.connection) then Connections.close(request.connection)
     else
       val view = VertxRequest(request)
@@ -70,6 +71,7 @@ private[vertx] final class RequestHandler[F[_]](
     val request = context.request
     val view = VertxRequest(request)
     val endpoint = interpreter.routeOrNull(view)
+    connections.serving(request.connection)
     if endpoint == null then context.next()
     else if connections.isRefused(request.connection) then Connections.close(request.connection)
     else serve(request, view, endpoint, routed = true, context)
