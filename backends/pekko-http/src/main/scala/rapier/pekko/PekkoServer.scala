@@ -104,6 +104,10 @@ object PekkoServer:
      */
     protected def shutdown(): Unit =
       val timeout = options.shutdownTimeout
+      // No new connection first; then the WebSockets are closed with a close of their own, which pekko-http's
+      // termination would not send
+      Await.ready(binding.unbind(), timeout)
+      Await.ready(interpreter.closeWebSockets(), timeout)
       try Await.ready(binding.terminate(timeout), timeout + 5.seconds)
       finally
         if owned then

@@ -3,7 +3,7 @@ package rapier.pekko
 import org.apache.pekko.http.scaladsl.model.{HttpEntity, HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.server.{Route, RouteResult}
 import org.apache.pekko.stream.Materializer
-import rapier.pekko.internal.{Bodies, HeadCheck, PekkoRequest, Responses}
+import rapier.pekko.internal.{Bodies, HeadCheck, PekkoRequest, PekkoWebSocket, Responses}
 import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax}
 import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
 
@@ -32,8 +32,9 @@ final class PekkoServerInterpreter(
     endpoints: List[ServerEndpoint[Future]],
     options: PekkoServerOptions = PekkoServerOptions.default
 ):
-  private val interpreter = ServerInterpreter(endpoints, options.serverOptions).withoutWebSockets("pekko-http")
+  private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
   private val held = AtomicLong()
+  private val webSockets = PekkoWebSocket.Open()
 
   /** The requests an endpoint routes; the others are rejected with no rejection, so the next route is tried. */
   val route: Route = ctx =>
@@ -51,6 +52,13 @@ final class PekkoServerInterpreter(
   /** Bytes of request bodies read whole and held until their requests are answered. */
   def bodyBytesHeld: Long = held.get
 
+  /**
+   * Closes the open WebSockets, as a server stops: with 1011, the only code besides 1000 pekko-http closes with (for
+   * the 1001 the other backends send). Done once each has handed its close to pekko-http; call it before the binding's
+   * `terminate`, which ends upgraded connections without a close of their own.
+   */
+  def closeWebSockets(): Future[Unit] = webSockets.closeAll()
+
   private def serve(view: PekkoRequest, chain: EndpointChain[Future] | Null)(using Materializer): Future[HttpResponse] =
     val refused = HeadCheck.problem(view, options.maxHeaderSize)
     if refused != null then refuse(view, refused.nn)
@@ -62,9 +70,13 @@ final class PekkoServerInterpreter(
   private def answer(view: PekkoRequest, answered: => Future[ServerResponse], closes: Boolean): Future[HttpResponse] =
     val result = Completion.attempt(answered)
     val now = Completion.nowOrNull(result)
-    if now != null then Responses.of(view, now.nn, closes)
-    else
-      result.transformWith(t => Responses.of(view, Completion.responseOf(t), closes))(using ExecutionContext.parasitic)
+    if now != null then respond(view, now.nn, closes)
+    else result.transformWith(t => respond(view, Completion.responseOf(t), closes))(using ExecutionContext.parasitic)
+
+  /** pekko-http's response to `r`: a WebSocket's 101 (the WebSocket counted open), or any other. */
+  private def respond(view: PekkoRequest, r: ServerResponse, closes: Boolean): Future[HttpResponse] =
+    if r.webSocket != null then Future.successful(Responses.webSocket(view, r, webSockets))
+    else Responses.of(view, r, closes)
 
   /**
    * The body read whole, within `maxBodySize` and `bodyReadTimeout`, then the logic; a body that can't be read is

@@ -6,7 +6,7 @@ import rapier.testkit.*
 import scala.concurrent.Future
 
 /** The shared server test kit, on Rapier's standalone pekko-http server. */
-class PekkoServerTests extends ServerTests:
+class PekkoServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = PekkoTestServer
 
   override def unsupported: Map[String, String] = PekkoServerTests.unsupported
@@ -20,7 +20,16 @@ object PekkoServerTests:
   private val ownAnswer = "pekko-http's parser answers it itself, with its own status"
   private val repaired = "pekko-http's parser accepts it and hands over a request that shows no trace of it"
 
+  private val closesWith1011 =
+    "pekko-http closes a WebSocket with 1000 or 1011 only: a close of Rapier's with another code goes out as 1011"
+
   val unsupported: Map[String, String] = Map(
+    "bad messages close the WebSocket with their code: invalid UTF-8 1007, binary for text 1003, too long 1009" ->
+      closesWith1011,
+    "a WebSocket idle for its timeout is closed with 1001" -> closesWith1011,
+    "JSON messages are read and written by their codec; one that doesn't parse closes with 1007 saying where" ->
+      closesWith1011,
+    "stopping the server closes its WebSockets with 1001" -> closesWith1011,
     "a malformed query string is a 400 for endpoints that read the query" ->
       "pekko-http parses the target's percent-encoding itself and answers a malformed one with its own 400",
     "HTTP/1.0 closes unless asked to keep alive" ->

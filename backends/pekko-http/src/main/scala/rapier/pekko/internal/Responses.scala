@@ -2,6 +2,7 @@ package rapier.pekko.internal
 
 import org.apache.pekko.http.scaladsl.model.headers.{Connection, RawHeader}
 import org.apache.pekko.http.scaladsl.model.{
+  AttributeKeys,
   ContentType,
   ContentTypes,
   HttpEntity,
@@ -12,7 +13,7 @@ import org.apache.pekko.http.scaladsl.model.{
   StatusCode,
   StatusCodes
 }
-import org.apache.pekko.stream.scaladsl.{FileIO, Source}
+import org.apache.pekko.stream.scaladsl.{FileIO, Flow, Source}
 import org.apache.pekko.util.ByteString
 import rapier.model.StatusCode as RapierStatus
 import rapier.pekko.PekkoSourceBody
@@ -42,25 +43,50 @@ private[pekko] object Responses:
 
   /** The response now when its body is in memory (or a file), else once a stream's first chunk is in. */
   def of(view: PekkoRequest, r: ServerResponse, closes: Boolean): Future[HttpResponse] =
-    r.stream match
-      case chunks: ResponseStream.Chunks if !skipsBody(view, r) && chunks.length != 0 =>
-        PekkoSourceBody.takeSource(chunks.source) match
-          case own: Source[ByteString, Any] @unchecked =>
-            Future.successful(response(r, closes, streamed(contentTypeOf(r), chunks.length, own)))
-          case null =>
-            Pulls.next(chunks.source).transform {
-              case scala.util.Success(head) =>
-                val body = head match
-                  case Some(chunk) => Source.single(chunk).concat(Pulls.source(chunks.source))
-                  case None =>
-                    chunks.source.cancel()
-                    Source.empty
-                scala.util.Success(response(r, closes, streamed(contentTypeOf(r), chunks.length, body)))
-              case scala.util.Failure(_) =>
-                chunks.source.cancel()
-                scala.util.Success(response(InternalServerError, closes, strict(InternalServerError)))
-            }(using ExecutionContext.parasitic)
-      case _ => Future.successful(now(view, r, closes))
+    if r.webSocket != null then Future.successful(webSocket(view, r, null))
+    else
+      r.stream match
+        case chunks: ResponseStream.Chunks if !skipsBody(view, r) && chunks.length != 0 =>
+          PekkoSourceBody.takeSource(chunks.source) match
+            case own: Source[ByteString, Any] @unchecked =>
+              Future.successful(response(r, closes, streamed(contentTypeOf(r), chunks.length, own)))
+            case null =>
+              Pulls.next(chunks.source).transform {
+                case scala.util.Success(head) =>
+                  val body = head match
+                    case Some(chunk) => Source.single(chunk).concat(Pulls.source(chunks.source))
+                    case None =>
+                      chunks.source.cancel()
+                      Source.empty
+                  scala.util.Success(response(r, closes, streamed(contentTypeOf(r), chunks.length, body)))
+                case scala.util.Failure(_) =>
+                  chunks.source.cancel()
+                  scala.util.Success(response(InternalServerError, closes, strict(InternalServerError)))
+              }(using ExecutionContext.parasitic)
+        case _ => Future.successful(now(view, r, closes))
+
+  /**
+   * A WebSocket's 101, as pekko-http's handshake writes it, with the endpoint's other headers beside its own; the
+   * connection is then the [[PekkoWebSocket]]'s. A request pekko-http does not take for an upgrade (it checks the
+   * handshake as Rapier does: this is for the case it doesn't) is a 400, its relay let go. The WebSocket is counted in
+   * `open` while it is.
+   */
+  def webSocket(view: PekkoRequest, r: ServerResponse, open: PekkoWebSocket.Open | Null): HttpResponse =
+    val upgrade = r.webSocket.nn
+    view.request.attribute(AttributeKeys.webSocketUpgrade) match
+      case Some(handshake) =>
+        val protocol = r.header(Responses.Protocol)
+        val switching = handshake.handleMessages(Flow.fromGraph(PekkoWebSocket(upgrade, open)), protocol)
+        val others = List.newBuilder[HttpHeader]
+        var i = 0
+        while i < r.headerCount do
+          if !Responses.isHandshakeHeader(r.headerName(i)) then others += header(r.headerName(i), r.headerValue(i))
+          i += 1
+        switching.withHeaders(switching.headers ++ others.result())
+      case None =>
+        upgrade.abandon()
+        val refused = ServerResponse.text(RapierStatus.BadRequest, "The WebSocket upgrade could not be made.")
+        response(refused, closes = true, strict(refused))
 
   /** A response whose body is in memory, a file, or not sent (HEAD, a status without content). */
   def now(view: PekkoRequest, r: ServerResponse, closes: Boolean): HttpResponse =
@@ -140,6 +166,13 @@ private[pekko] object Responses:
           val parsed = ContentType.parse(value).getOrElse(ContentTypes.NoContentType)
           if contentTypes.size < 256 then contentTypes.put(value, parsed)
           parsed
+
+  private val Protocol = "Sec-WebSocket-Protocol"
+
+  /** Handshake headers that pekko-http writes itself on the 101. */
+  private def isHandshakeHeader(name: String): Boolean =
+    name.equalsIgnoreCase("Upgrade") || name.equalsIgnoreCase("Connection") ||
+      name.equalsIgnoreCase("Sec-WebSocket-Accept") || name.equalsIgnoreCase(Protocol)
 
   /** At most `length` bytes of a file's: the part a response sends. */
   private def upTo(length: Long) =
