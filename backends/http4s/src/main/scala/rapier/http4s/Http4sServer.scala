@@ -47,13 +47,14 @@ final case class Http4sServer[F[_]](
       .default[F]
       .withHost(host)
       .withPort(port)
-      .withHttpApp(interpreter.app)
+      .withHttpWebSocketApp(interpreter.app(_))
       // Ember bounds the whole head, request line included; Rapier checks the line (414) and the fields (431) apart
       .withMaxHeaderSize(options.maxInitialLineLength + options.maxHeaderSize)
       .withIdleTimeout(Http4sServer.finite(options.idleTimeout))
       .withRequestHeaderReceiveTimeout(Http4sServer.finite(options.headerReadTimeout))
       .withShutdownTimeout(options.shutdownTimeout)
       .withMaxConnections(options.maxConnections)
+      .withMaxWebSocketMessageSize(Http4sServer.frameLimit(interpreter.maxWebSocketMessageSize))
     // Released without waiting past the shutdown timeout for what it still runs: Ember's release, which waits for the
     // requests in progress, can't be cancelled, and a request's logic may never complete.
     CatsRunner.dispatcher[F](options.shutdownTimeout).flatMap { dispatcher =>
@@ -64,6 +65,14 @@ final case class Http4sServer[F[_]](
     }
 
 object Http4sServer:
+  /**
+   * Ember's frame limit, the server's: twice the largest message an endpoint takes (64 KiB at least), so that a frame
+   * past an endpoint's own limit reaches it and is closed with 1009; Ember drops a connection whose frame is past its
+   * own, without a close, holding a frame whole as it reads it.
+   */
+  private def frameLimit(largestMessage: Int): Int =
+    math.min(Int.MaxValue.toLong, math.max(64L * 1024, 2L * largestMessage)).toInt
+
   /** A running Ember server; `stop()` releases it, gracefully within the shutdown timeout. */
   final class Binding private[http4s] (
       val address: InetSocketAddress,
@@ -71,7 +80,10 @@ object Http4sServer:
       release: () => Unit
   ) extends rapier.server.Binding:
     def bodyBytesHeld: Long = interpreter.bodyBytesHeld
-    protected def shutdown(): Unit = release()
+    protected def shutdown(): Unit =
+      // Closed first, with a close of their own: Ember's release waits for their connections to end
+      interpreter.closeWebSockets()
+      release()
 
   /**
    * Runs Ember's release, which waits for the requests in progress; past the shutdown timeout and a grace of 2 s, the

@@ -2,9 +2,11 @@ package rapier.http4s
 
 import cats.data.{Kleisli, OptionT}
 import cats.effect.Async
-import org.http4s.{HttpApp, HttpRoutes, HttpVersion, Request, Response}
+import org.http4s.server.websocket.WebSocketBuilder2
+import org.http4s.{Header, Headers, HttpApp, HttpRoutes, HttpVersion, Request, Response}
+import org.typelevel.ci.CIString
 import rapier.cats.catsMonad
-import rapier.http4s.internal.{Bodies, HeadCheck, Http4sRequest, Responses}
+import rapier.http4s.internal.{Bodies, HeadCheck, Http4sRequest, Http4sWebSocket, Responses}
 import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax}
 import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
 
@@ -33,22 +35,64 @@ final class Http4sServerInterpreter[F[_]](
     endpoints: List[ServerEndpoint[F]],
     options: Http4sServerOptions = Http4sServerOptions.default
 )(using F: Async[F]):
-  private val interpreter = ServerInterpreter(endpoints, options.serverOptions).withoutWebSockets("http4s")
+  private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
   private val held = AtomicLong()
   private val responses = Responses[F]()
   private val fromClient = Bodies.clientsDoing(options.bodyReadTimeout)
+  private val webSockets = Http4sWebSocket.Open()
 
-  /** The requests an endpoint routes; the others fall through, their bodies unread. */
-  val routes: HttpRoutes[F] = Kleisli { (request: Request[F]) =>
+  /**
+   * The requests an endpoint routes; the others fall through, their bodies unread.
+   * @throws IllegalStateException
+   *   if an endpoint is a WebSocket, which needs the server's `WebSocketBuilder2`: see `routes(webSockets)`
+   */
+  def routes: HttpRoutes[F] = routesWith(withoutWebSockets("routes"))
+
+  /**
+   * The requests an endpoint routes, WebSockets upgraded with the server's `webSockets` (Ember's
+   * `withHttpWebSocketApp(wsb => ...)` gives it); the others fall through, their bodies unread.
+   */
+  def routes(webSockets: WebSocketBuilder2[F]): HttpRoutes[F] = routesWith(webSockets)
+
+  /**
+   * Every request, answered: those no endpoint takes with Rapier's rejection (404, 405, 400).
+   * @throws IllegalStateException
+   *   if an endpoint is a WebSocket, which needs the server's `WebSocketBuilder2`: see `app(webSockets)`
+   */
+  def app: HttpApp[F] = appWith(withoutWebSockets("app"))
+
+  /** Every request, answered, WebSockets upgraded with the server's `webSockets`. */
+  def app(webSockets: WebSocketBuilder2[F]): HttpApp[F] = appWith(webSockets)
+
+  /** The largest message a WebSocket endpoint takes (0 without one): Ember's frame limit must let it through. */
+  def maxWebSocketMessageSize: Int = interpreter.maxWebSocketMessageSize
+
+  /**
+   * Closes the open WebSockets with 1001, as a server stops: call it before Ember's release, which waits for their
+   * connections to end.
+   */
+  def closeWebSockets(): Unit = webSockets.closeAll()
+
+  private def withoutWebSockets(what: String): Null =
+    if interpreter.servesWebSockets then
+      throw IllegalStateException(
+        s"Some endpoint is a WebSocket, which needs the server's WebSocketBuilder2: use $what(webSockets) in " +
+          s"EmberServerBuilder's withHttpWebSocketApp(webSockets => ...)"
+      )
+    null
+
+  private def routesWith(builder: WebSocketBuilder2[F] | Null): HttpRoutes[F] = Kleisli { (request: Request[F]) =>
     val view = Http4sRequest(request)
     interpreter.routeOrNull(view) match
       case null => OptionT.none[F, Response[F]]
-      case chain: EndpointChain[F] => OptionT.liftF(serve(view, chain))
+      case chain: EndpointChain[F] =>
+        view.webSockets = builder
+        OptionT.liftF(serve(view, chain))
   }
 
-  /** Every request, answered: those no endpoint takes with Rapier's rejection (404, 405, 400). */
-  val app: HttpApp[F] = Kleisli { (request: Request[F]) =>
+  private def appWith(builder: WebSocketBuilder2[F] | Null): HttpApp[F] = Kleisli { (request: Request[F]) =>
     val view = Http4sRequest(request)
+    view.webSockets = builder
     serve(view, interpreter.routeOrNull(view))
   }
 
@@ -68,7 +112,26 @@ final class Http4sServerInterpreter[F[_]](
 
   /** The response to `answered`, or a bare 500 if the interpreter failed to produce one. */
   private def answer(view: Http4sRequest[F], answered: F[ServerResponse], closes: Boolean): F[Response[F]] =
-    F.flatMap(orServerError(answered))(responses.of(view, _, closes))
+    F.flatMap(orServerError(answered)) { r =>
+      if r.webSocket != null then upgrade(view, r) else responses.of(view, r, closes)
+    }
+
+  /**
+   * A WebSocket's 101, as Ember writes it (with the endpoint's other headers beside its own); the connection is then
+   * the [[Http4sWebSocket]]'s.
+   */
+  private def upgrade(view: Http4sRequest[F], r: ServerResponse): F[Response[F]] =
+    val builder = view.webSockets.nn
+    val others = List.newBuilder[Header.Raw]
+    var i = 0
+    while i < r.headerCount do
+      if !Http4sWebSocket.isHandshakeHeader(r.headerName(i)) then
+        others += Header.Raw(CIString(r.headerName(i)), r.headerValue(i))
+      i += 1
+    F.flatMap(F.executionContext) { context =>
+      val socket = Http4sWebSocket[F](r.webSocket.nn, context, webSockets)
+      builder.withHeaders(Headers(others.result())).build(socket.send, socket.receive)
+    }
 
   /** `answered`, or a bare 500 (its cause logged) if the interpreter failed to produce a response. */
   private def orServerError(answered: F[ServerResponse]): F[ServerResponse] =

@@ -11,7 +11,10 @@ import rapier.server.*
 
 import java.util.concurrent.atomic.AtomicBoolean
 
-/** Rapier's endpoints as http4s routes, mounted beside an application's own: called directly, with no server. */
+/**
+ * Rapier's endpoints as http4s routes, mounted beside an application's own: called directly, with no server; WebSockets
+ * on an Ember server of the application's.
+ */
 class Http4sRoutesTests extends munit.FunSuite:
   private given IORuntime = IORuntime.global
 
@@ -73,6 +76,37 @@ class Http4sRoutesTests extends munit.FunSuite:
       Uri.unsafeFromString("/echo")
     ).withBodyStream(body)).unsafeRunSync()
     assertEquals(echoed.body.compile.count.unsafeRunSync(), 1000L)
+
+  test("WebSocket endpoints need the server's WebSocketBuilder2: routes(webSockets) upgrades, routes refuses at once"):
+    val shout = endpoint.get.in("shout").out(webSocketBody[String, String]).serverLogicSuccess[IO] { _ =>
+      IO.pure(WebSocketPipe.map[String, String](_.toUpperCase))
+    }
+    val interpreter = Http4sServerInterpreter[IO](List(shout, hello))
+    val refused = intercept[IllegalStateException](interpreter.routes)
+    assert(refused.getMessage.contains("routes(webSockets)"), refused.getMessage)
+    intercept[IllegalStateException](interpreter.app)
+    val ember = org.http4s.ember.server.EmberServerBuilder
+      .default[IO]
+      .withPort(com.comcast.ip4s.Port.fromInt(0).get)
+      .withHttpWebSocketApp(webSockets =>
+        (interpreter.routes(webSockets) <+> ApplicationRoutes(AtomicBoolean())).orNotFound
+      )
+      .build
+    ember.use { server =>
+      IO.blocking {
+        import rapier.testkit.WebSocketTests.*
+        val c = rapier.testkit.RawHttp(server.address.getPort)
+        try
+          assertEquals(c.send(handshake("/shout")).readResponse(head = true).status, 101)
+          c.send(frame(Text, "hi"))
+          assertEquals(readFrame(c).text, "HI")
+        finally c.close()
+        assertEquals(
+          rapier.testkit.RawHttp.exchange(server.address.getPort, "GET /mine HTTP/1.1\r\nHost: x\r\n\r\n").body,
+          "mine"
+        )
+      }
+    }.unsafeRunSync()
 
 /** An application's own routes, written with http4s's DSL. */
 private object ApplicationRoutes:

@@ -6,7 +6,7 @@ import rapier.server.ServerEndpoint
 import rapier.testkit.*
 
 /** The shared server test kit on Rapier's standalone Ember server, every kit endpoint's logic run as `IO`. */
-class Http4sServerTests extends ServerTests:
+class Http4sServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = Http4sTestServer
 
   override def unsupported: Map[String, String] = Http4sServerTests.unsupported
@@ -20,18 +20,8 @@ class Http4sCatsTests extends CatsTests:
   override def unsupported: Map[String, String] = Map(
     "a client that goes away cancels its request's fiber" ->
       ("Ember reads nothing from a connection while its " +
-        "request's logic runs, so it sees the client leave only when it writes the response"),
-    "an fs2 pipe answers each message in order, across async boundaries; its stream ending closes with 1000" ->
-      Http4sCatsTests.noWebSockets,
-    "an fs2 pipe that drops its input still has pings answered; one that fails closes with 1011" ->
-      Http4sCatsTests.noWebSockets,
-    "a client gone interrupts an fs2 pipe and runs its finalizers; messages it can't decode close with 1007" ->
-      Http4sCatsTests.noWebSockets
+        "request's logic runs, so it sees the client leave only when it writes the response")
   )
-
-object Http4sCatsTests:
-  private val noWebSockets =
-    "WebSockets are not served on http4s yet: the backend refuses a WebSocket endpoint at start, naming it"
 
 /** What Ember decides before Rapier sees a request, or after Rapier has answered it, which the kit tests otherwise, and why. */
 object Http4sServerTests:
@@ -43,6 +33,9 @@ object Http4sServerTests:
     "until it ends or the shutdown timeout passes; Rapier can't reach Ember's connections to close the idle ones"
 
   val unsupported: Map[String, String] = Map(
+    "protocol errors close the WebSocket with 1002" ->
+      ("Ember's frame decoder reads an unmasked frame from a client as any other, and ends the connection without a " +
+        "close frame on one it refuses"),
     "a malformed query string is a 400 for endpoints that read the query" ->
       "Ember parses the target's percent-encoding itself and answers a malformed one with its own 400",
     "an expectation of 100-continue gets 100 Continue, unless the body is too large" -> noInterim,

@@ -16,6 +16,8 @@ private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends
   var source: BodySource | Null = null
   // Drains what of the request's body no one read, after the response (see Responses); null when nothing can be left
   var drain: F[Unit] | Null = null
+  // The server's builder of WebSocket responses, where it has one
+  var webSockets: org.http4s.server.websocket.WebSocketBuilder2[F] | Null = null
   private var target: String | Null = null
 
   val method: Method = Http4sRequest.methodOf(request.method)

@@ -1,0 +1,255 @@
+package rapier.http4s.internal
+
+import cats.effect.Async
+import fs2.{Pipe, Pull, Stream}
+import org.http4s.websocket.WebSocketFrame
+import rapier.model.Text
+import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketUpgrade}
+import scodec.bits.ByteVector
+
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.{ConcurrentHashMap, ConcurrentLinkedQueue, ScheduledFuture, ScheduledThreadPoolExecutor}
+import java.util.concurrent.TimeUnit
+import scala.concurrent.ExecutionContext
+import scala.util.control.NonFatal
+
+/**
+ * A WebSocket on http4s's Ember, once upgraded: the `send` stream and `receive` pipe given to Ember's
+ * `WebSocketBuilder2`. Ember keeps the frames, answers pings and the client's close; this channel pulls a frame from
+ * Ember only while the relay wants a message, joins fragments into messages under the endpoint's limit (1009 past
+ * it), checks a text message's UTF-8 (1007), keeps the endpoint's idle timeout (1001) and writes the relay's messages
+ * one at a time, the relay hearing `written` when Ember asks for the next.
+ *
+ * Its state is touched on its own loop: the tasks of one WebSocket run one at a time, in order, on the effect's
+ * execution context.
+ */
+private[http4s] final class Http4sWebSocket[F[_]](
+    upgrade: WebSocketUpgrade,
+    context: ExecutionContext,
+    open: Http4sWebSocket.Open
+)(using F: Async[F])
+    extends WebSocketChannel,
+      EventLoop:
+  private val relay = upgrade.relay
+  private val limit = upgrade.output.maxMessageSize
+  private val idleNanos =
+    val t = upgrade.output.idleTimeout
+    if t.isFinite && t.toNanos > 0 then t.toNanos else 0L
+
+  // The loop: tasks in order, one at a time
+  private val tasks = ConcurrentLinkedQueue[Runnable]()
+  private val queued = AtomicInteger()
+  @volatile private var running: Thread | Null = null
+
+  // Touched on the loop only
+  private var started = false
+  private var ended = false
+  private var closeSent = false
+  private var wanted = false
+  private var outbox = List.empty[WebSocketFrame]
+  private var inFlight = false
+  private var parts: java.util.ArrayList[Array[Byte]] | Null = null
+  private var size = 0
+  private var partsText = false
+  private var lastActive = System.nanoTime()
+  private var idleTimer: ScheduledFuture[?] | Null = null
+  // Ember's pull of the next frame to write, and the reader's wait for a message to be wanted
+  private var writer: (Either[Throwable, Option[WebSocketFrame]] => Unit) | Null = null
+  private var reader: (Either[Throwable, Unit] => Unit) | Null = null
+
+  def inLoop: Boolean = running eq Thread.currentThread
+
+  def execute(task: Runnable): Unit =
+    tasks.add(task)
+    if queued.getAndIncrement() == 0 then context.execute(() => drain())
+
+  private def drain(): Unit =
+    var more = true
+    var n = 0
+    running = Thread.currentThread
+    try
+      while more && n < 64 do
+        try tasks.poll().run()
+        catch case NonFatal(e) => context.reportFailure(e)
+        n += 1
+        more = queued.decrementAndGet() > 0
+    finally running = null
+    // Still the loop's turn (no `execute` has started another): the rest after others have run
+    if more then context.execute(() => drain())
+
+  /** Waits for `register`'s callback, which the loop calls; cancelable, the callback then ignored. */
+  private def onLoopWait[A](register: (Either[Throwable, A] => Unit) => Unit): F[A] =
+    F.async(cb => F.delay { execute(() => register(cb)); Some(F.unit) })
+
+  /** What Ember writes: the relay's messages, one at a time, then the close, then nothing. */
+  val send: Stream[F, WebSocketFrame] =
+    Stream
+      .repeatEval(onLoopWait[Option[WebSocketFrame]] { cb =>
+        begin()
+        writer = cb
+        if inFlight then
+          inFlight = false
+          if !closeSent then relay.written()
+        flush()
+      })
+      .unNoneTerminate
+      .onFinalize(F.delay(execute(() => end())))
+
+  /** What Ember reads: a frame pulled only while a message is wanted (or the client's close awaited after ours). */
+  val receive: Pipe[F, WebSocketFrame, Unit] = frames =>
+    def next(rest: Stream[F, WebSocketFrame]): Pull[F, Unit, Unit] =
+      Pull.eval(onLoopWait[Unit] { cb =>
+        begin()
+        if wanted || closeSent then cb(Right(())) else reader = cb
+      }) >> rest.pull.uncons1.flatMap {
+        case Some((frame, more)) => Pull.eval(F.delay(execute(() => received(frame)))) >> next(more)
+        case None => Pull.done
+      }
+    next(frames).stream.onFinalize(F.delay(execute(() => end())))
+
+  /** Ember runs the streams once the 101 is written: the relay starts with the first of them. */
+  private def begin(): Unit =
+    if !started then
+      started = true
+      open.add(this)
+      if idleNanos > 0 then watchIdle(idleNanos)
+      relay.start(this, this)
+
+  private def received(frame: WebSocketFrame): Unit =
+    lastActive = System.nanoTime()
+    if !closeSent then
+      frame match
+        case f: WebSocketFrame.Text => part(f.data, text = true, f.last)
+        case f: WebSocketFrame.Binary => part(f.data, text = false, f.last)
+        case f: WebSocketFrame.Continuation => part(f.data, partsText, f.last)
+        case _ => () // pings answered, the close handled, by Ember
+
+  private def part(data: ByteVector, text: Boolean, last: Boolean): Unit =
+    if size.toLong + data.size > limit then
+      parts = null
+      closing(1009, s"A message is longer than this WebSocket's limit of $limit bytes.")
+    else
+      if parts == null then
+        parts = java.util.ArrayList(1)
+        partsText = text
+      parts.nn.add(data.toArrayUnsafe)
+      size += data.size.toInt
+      if last then whole()
+
+  private def whole(): Unit =
+    val all = parts.nn
+    val message =
+      if all.size == 1 then all.get(0)
+      else
+        val joined = new Array[Byte](size)
+        var at = 0
+        all.forEach { p =>
+          System.arraycopy(p, 0, joined, at, p.length)
+          at += p.length
+        }
+        joined
+    parts = null
+    size = 0
+    if partsText && !Text.isUtf8(message) then closing(1007, "A text message is not valid UTF-8.")
+    else
+      wanted = false
+      relay.received(message, partsText)
+
+  def requestMessage(): Unit =
+    if !wanted then
+      wanted = true
+      wake()
+
+  /** The reader waiting for a message to be wanted goes on. */
+  private def wake(): Unit =
+    val r = reader
+    if r != null then
+      reader = null
+      r(Right(()))
+
+  def send(bytes: Array[Byte], text: Boolean): Unit =
+    if !closeSent then
+      lastActive = System.nanoTime()
+      val payload = ByteVector.view(bytes)
+      outbox = outbox :+ (if text then WebSocketFrame.Text(payload, true) else WebSocketFrame.Binary(payload, true))
+      flush()
+
+  def close(code: Int, reason: String): Unit =
+    if !closeSent then
+      closeSent = true
+      val frame = WebSocketFrame.Close(code, reason).getOrElse(WebSocketFrame.Close())
+      outbox = outbox :+ frame
+      flush()
+      // The client's close must come through, whatever the relay still wants
+      wake()
+
+  /** Ember's pull waiting, if any, gets the next frame to write; none once the close is written. */
+  private def flush(): Unit =
+    val w = writer
+    if w != null then
+      outbox match
+        case frame :: rest =>
+          writer = null
+          outbox = rest
+          inFlight = !frame.isInstanceOf[WebSocketFrame.Close]
+          w(Right(Some(frame)))
+        case Nil =>
+          if closeSent || ended then
+            writer = null
+            w(Right(None))
+
+  /** A close of the channel's own (not the relay's): the relay hears of it. */
+  private def closing(code: Int, reason: String): Unit =
+    close(code, reason)
+    relay.ended()
+
+  /** The server is stopping: closed with 1001, on the loop. */
+  def goingAway(): Unit = execute(() => if !closeSent then closing(1001, "The server is shutting down."))
+
+  /** The connection ended: the streams on both sides end with it. */
+  private def end(): Unit =
+    if !ended then
+      ended = true
+      closeSent = true
+      open.remove(this)
+      if idleTimer != null then idleTimer.nn.cancel(false)
+      flush()
+      wake()
+      relay.ended()
+
+  private def watchIdle(nanos: Long): Unit =
+    idleTimer =
+      Http4sWebSocket.timers.schedule((() => execute(() => checkIdle())): Runnable, nanos, TimeUnit.NANOSECONDS)
+
+  private def checkIdle(): Unit =
+    idleTimer = null
+    if !closeSent then
+      val left = lastActive + idleNanos - System.nanoTime()
+      if left <= 0 then closing(1001, "The connection was idle too long.")
+      else watchIdle(left)
+
+private[http4s] object Http4sWebSocket:
+  /** The idle timeouts of every WebSocket: one daemon thread that only hands each check to its WebSocket's loop. */
+  private lazy val timers: ScheduledThreadPoolExecutor =
+    val pool = ScheduledThreadPoolExecutor(
+      1,
+      r =>
+        val t = Thread(r, "rapier-http4s-websocket-timer")
+        t.setDaemon(true)
+        t
+    )
+    pool.setRemoveOnCancelPolicy(true)
+    pool
+
+  /** Handshake headers that Ember writes itself on the 101. */
+  def isHandshakeHeader(name: String): Boolean =
+    name.equalsIgnoreCase("Upgrade") || name.equalsIgnoreCase("Connection") ||
+      name.equalsIgnoreCase("Sec-WebSocket-Accept")
+
+  /** The open WebSockets of a server, closed with 1001 when it stops. */
+  final class Open:
+    private val sockets = ConcurrentHashMap.newKeySet[Http4sWebSocket[?]]()
+    def add(socket: Http4sWebSocket[?]): Unit = sockets.add(socket)
+    def remove(socket: Http4sWebSocket[?]): Unit = sockets.remove(socket)
+    def closeAll(): Unit = sockets.forEach(_.goingAway())
+    def isEmpty: Boolean = sockets.isEmpty
