@@ -4,7 +4,7 @@ import rapier.ServerSentEvent
 
 import java.nio.ByteBuffer
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong, AtomicReference}
-import java.util.concurrent.{ConcurrentLinkedQueue, Flow, ScheduledFuture, ScheduledThreadPoolExecutor, TimeUnit}
+import java.util.concurrent.{ConcurrentLinkedQueue, Flow, ScheduledFuture, TimeUnit}
 import scala.concurrent.duration.FiniteDuration
 
 /**
@@ -116,13 +116,4 @@ private[rapier] object EventStream:
     def cancel(): Unit = ()
 
   /** One daemon thread for every stream's keep-alive ticks: a tick only queues a comment. */
-  private val ticks =
-    val pool = ScheduledThreadPoolExecutor(
-      1,
-      r =>
-        val t = Thread(r, "rapier-sse-keepalive")
-        t.setDaemon(true)
-        t
-    )
-    pool.setRemoveOnCancelPolicy(true)
-    pool
+  private val ticks = DaemonScheduler("rapier-sse-keepalive")

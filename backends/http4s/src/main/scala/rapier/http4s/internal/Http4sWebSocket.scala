@@ -3,12 +3,12 @@ package rapier.http4s.internal
 import cats.effect.Async
 import fs2.{Pipe, Pull, Stream}
 import org.http4s.websocket.WebSocketFrame
-import rapier.model.Text
-import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketUpgrade}
+import rapier.flow.DaemonScheduler
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketUpgrade}
 import scodec.bits.ByteVector
 
 import java.util.concurrent.atomic.AtomicInteger
-import java.util.concurrent.{ConcurrentHashMap, ConcurrentLinkedQueue, ScheduledFuture, ScheduledThreadPoolExecutor}
+import java.util.concurrent.{ConcurrentHashMap, ConcurrentLinkedQueue, ScheduledFuture}
 import java.util.concurrent.TimeUnit
 import scala.concurrent.ExecutionContext
 import scala.util.control.NonFatal
@@ -48,9 +48,7 @@ private[http4s] final class Http4sWebSocket[F[_]](
   private var wanted = false
   private var outbox = List.empty[WebSocketFrame]
   private var inFlight = false
-  private var parts: java.util.ArrayList[Array[Byte]] | Null = null
-  private var size = 0
-  private var partsText = false
+  private val message = MessageJoiner(limit, whole, closing)
   private var lastActive = System.nanoTime()
   private var idleTimer: ScheduledFuture[?] | Null = null
   // Ember's pull of the next frame to write, and the reader's wait for a message to be wanted
@@ -119,41 +117,14 @@ private[http4s] final class Http4sWebSocket[F[_]](
     lastActive = System.nanoTime()
     if !closeSent then
       frame match
-        case f: WebSocketFrame.Text => part(f.data, text = true, f.last)
-        case f: WebSocketFrame.Binary => part(f.data, text = false, f.last)
-        case f: WebSocketFrame.Continuation => part(f.data, partsText, f.last)
+        case f: WebSocketFrame.Text => message.add(f.data.toArrayUnsafe, text = true, f.last)
+        case f: WebSocketFrame.Binary => message.add(f.data.toArrayUnsafe, text = false, f.last)
+        case f: WebSocketFrame.Continuation => message.add(f.data.toArrayUnsafe, message.text, f.last)
         case _ => () // pings answered, the close handled, by Ember
 
-  private def part(data: ByteVector, text: Boolean, last: Boolean): Unit =
-    if size.toLong + data.size > limit then
-      parts = null
-      closing(1009, s"A message is longer than this WebSocket's limit of $limit bytes.")
-    else
-      if parts == null then
-        parts = java.util.ArrayList(1)
-        partsText = text
-      parts.nn.add(data.toArrayUnsafe)
-      size += data.size.toInt
-      if last then whole()
-
-  private def whole(): Unit =
-    val all = parts.nn
-    val message =
-      if all.size == 1 then all.get(0)
-      else
-        val joined = new Array[Byte](size)
-        var at = 0
-        all.forEach { p =>
-          System.arraycopy(p, 0, joined, at, p.length)
-          at += p.length
-        }
-        joined
-    parts = null
-    size = 0
-    if partsText && !Text.isUtf8(message) then closing(1007, "A text message is not valid UTF-8.")
-    else
-      wanted = false
-      relay.received(message, partsText)
+  private def whole(bytes: Array[Byte], text: Boolean): Unit =
+    wanted = false
+    relay.received(bytes, text)
 
   def requestMessage(): Unit =
     if !wanted then
@@ -230,16 +201,7 @@ private[http4s] final class Http4sWebSocket[F[_]](
 
 private[http4s] object Http4sWebSocket:
   /** The idle timeouts of every WebSocket: one daemon thread that only hands each check to its WebSocket's loop. */
-  private lazy val timers: ScheduledThreadPoolExecutor =
-    val pool = ScheduledThreadPoolExecutor(
-      1,
-      r =>
-        val t = Thread(r, "rapier-http4s-websocket-timer")
-        t.setDaemon(true)
-        t
-    )
-    pool.setRemoveOnCancelPolicy(true)
-    pool
+  private lazy val timers = DaemonScheduler("rapier-http4s-websocket-timer")
 
   /** Handshake headers that Ember writes itself on the 101. */
   def isHandshakeHeader(name: String): Boolean =

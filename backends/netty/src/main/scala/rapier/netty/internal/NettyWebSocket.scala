@@ -5,7 +5,7 @@ import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelIn
 import io.netty.handler.codec.TooLongFrameException
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
-import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketUpgrade}
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketUpgrade}
 
 import java.util.concurrent.TimeUnit
 
@@ -122,7 +122,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       // Netty's decoder has sent its close (1002, 1007, 1009) and closes the connection
       case _: CorruptedWebSocketFrameException => closeSent = true
       case _: TooLongFrameException =>
-        close(1009, s"A message is longer than this WebSocket's limit of ${upgrade.output.maxMessageSize} bytes.")
+        close(1009, MessageJoiner.tooLong(upgrade.output.maxMessageSize))
       case _ => ctx.close()
     relay.ended()
 

@@ -5,7 +5,7 @@ import org.apache.pekko.stream.scaladsl.{Sink, Source}
 import org.apache.pekko.stream.stage.{GraphStage, InHandler, OutHandler, TimerGraphStageLogic}
 import org.apache.pekko.stream.{Attributes, FlowShape, Inlet, Outlet}
 import org.apache.pekko.util.ByteString
-import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketUpgrade}
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketUpgrade}
 
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.ConcurrentHashMap
@@ -111,7 +111,7 @@ private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: Pekko
           .onComplete(result => joined.invoke((result, text)))(using ExecutionContext.parasitic)
 
       private def tooLong(): Unit =
-        closing(1009, s"A message is longer than this WebSocket's limit of $limit bytes.")
+        closing(1009, MessageJoiner.tooLong(limit))
 
       def requestMessage(): Unit =
         if !closed && !joining && !isClosed(in) && !hasBeenPulled(in) then pull(in)

@@ -5,8 +5,8 @@ import io.vertx.core.http.impl.websocket.WebSocketFrameImpl
 import io.vertx.core.http.{ServerWebSocket, WebSocketFrame, WebSocketFrameType}
 import io.vertx.core.{AsyncResult, Context, Handler, Vertx}
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException
-import rapier.model.{HeaderNames, Text}
-import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
+import rapier.model.HeaderNames
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
 
 /**
  * A WebSocket on Vert.x, once upgraded: Vert.x's `ServerWebSocket` keeps the frames (Netty's decoder beneath refuses
@@ -31,9 +31,7 @@ private[vertx] final class VertxWebSocket(
     if t.isFinite && t.toNanos > 0 then t.toNanos else 0L
 
   // Touched on the context only
-  private var parts: java.util.ArrayList[Array[Byte]] | Null = null
-  private var size = 0
-  private var partsText = false
+  private val message = MessageJoiner(limit, whole, closing)
   private var wanted = false
   private var closeSent = false
   private var lastActive = System.nanoTime()
@@ -70,44 +68,17 @@ private[vertx] final class VertxWebSocket(
     frame.`type` match
       case WebSocketFrameType.TEXT => part(frame, text = true)
       case WebSocketFrameType.BINARY => part(frame, text = false)
-      case WebSocketFrameType.CONTINUATION => part(frame, partsText)
+      case WebSocketFrameType.CONTINUATION => part(frame, message.text)
       case _ => () // pings answered, the close echoed, by Vert.x
 
   private def part(frame: WebSocketFrame, text: Boolean): Unit =
     if !closeSent then
-      val bytes = frame.binaryData.getBytes
-      if size.toLong + bytes.length > limit then
-        parts = null
-        closing(1009, s"A message is longer than this WebSocket's limit of $limit bytes.")
-      else
-        if parts == null then
-          parts = java.util.ArrayList(1)
-          partsText = text
-        parts.nn.add(bytes)
-        size += bytes.length
-        if frame.isFinal then whole()
-        else socket.fetch(1) // the rest of the message, still wanted
+      message.add(frame.binaryData.getBytes, text, frame.isFinal)
+      if !frame.isFinal && !closeSent then socket.fetch(1) // the rest of the message, still wanted
 
-  private def whole(): Unit =
-    val message = joined()
-    parts = null
-    size = 0
-    if partsText && !Text.isUtf8(message) then closing(1007, "A text message is not valid UTF-8.")
-    else
-      wanted = false
-      relay.received(message, partsText)
-
-  private def joined(): Array[Byte] =
-    val all = parts.nn
-    if all.size == 1 then all.get(0)
-    else
-      val message = new Array[Byte](size)
-      var at = 0
-      all.forEach { p =>
-        System.arraycopy(p, 0, message, at, p.length)
-        at += p.length
-      }
-      message
+  private def whole(bytes: Array[Byte], text: Boolean): Unit =
+    wanted = false
+    relay.received(bytes, text)
 
   def requestMessage(): Unit =
     if !wanted then
