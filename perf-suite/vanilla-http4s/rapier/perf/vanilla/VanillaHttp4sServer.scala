@@ -9,14 +9,17 @@ import org.http4s.dsl.io.*
 import org.http4s.ember.server.EmberServerBuilder
 import org.http4s.headers.`Content-Type`
 import org.http4s.server.Server
+import org.http4s.server.websocket.WebSocketBuilder2
+import org.http4s.websocket.WebSocketFrame
 import org.http4s.{HttpRoutes, MediaType, Request, Response, StaticFile}
-import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks}
 
 /**
  * The suite's endpoints written directly on http4s with its DSL, as an http4s user would, on Ember with its defaults:
  * each route number's six endpoints one `HttpRoutes.of`, and for 128 of them (the Multi variant) the 128 routes
  * combined with `<+>`, which http4s tries one after another, as the seeds' vanilla http4s server did. Bodies read with
- * `as[String]` and `as[Array[Byte]]`, a streamed one folded over its fs2 chunks, the file sent with `StaticFile`.
+ * `as[String]` and `as[Array[Byte]]`, a streamed one folded over its fs2 chunks, the file sent with `StaticFile`; the
+ * WebSocket study's two endpoints beside them.
  */
 final class VanillaHttp4sServer extends PerfServer:
   private var release: IO[Unit] | Null = null
@@ -25,7 +28,10 @@ final class VanillaHttp4sServer extends PerfServer:
   def start(config: ServerConfig): Int =
     sets = config.routes
     val routes = (0 until config.routes).map(VanillaHttp4sServer.routes).reduce(_ <+> _)
-    val (server, stop) = VanillaHttp4sServer.ember(routes, config).allocated.unsafeRunSync()(using IORuntime.global)
+    val (server, stop) = VanillaHttp4sServer
+      .ember(routes, config, VanillaHttp4sServer.webSockets)
+      .allocated
+      .unsafeRunSync()(using IORuntime.global)
     release = stop
     server.address.getPort
 
@@ -35,14 +41,35 @@ final class VanillaHttp4sServer extends PerfServer:
   def stop(): Unit = if release != null then release.nn.unsafeRunSync()(using IORuntime.global)
 
 object VanillaHttp4sServer:
-  /** Ember with its defaults, bound to every address on the suite's port: shared with the Tapir server on it. */
-  def ember(routes: HttpRoutes[IO], config: ServerConfig): Resource[IO, Server] =
+  /**
+   * Ember with its defaults, bound to every address on the suite's port, with WebSocket routes built with its builder
+   * beside `routes`: shared with the Tapir server on it.
+   */
+  def ember(
+      routes: HttpRoutes[IO],
+      config: ServerConfig,
+      webSockets: WebSocketBuilder2[IO] => HttpRoutes[IO] = _ => HttpRoutes.empty[IO]
+  ): Resource[IO, Server] =
     EmberServerBuilder
       .default[IO]
       .withHost(ipv4"0.0.0.0")
       .withPort(Port.fromInt(config.port).getOrElse(sys.error(s"not a port: ${config.port}")))
-      .withHttpApp(routes.orNotFound)
+      .withHttpWebSocketApp(builder => (routes <+> webSockets(builder)).orNotFound)
       .build
+
+  /**
+   * The WebSocket study's `/ws/echo` and `/ws/ts` with http4s's own API, `WebSocketBuilder2` and an fs2 pipe of
+   * frames: each text frame written back, or answered on the next tick of [[Ticks]] with the time then.
+   */
+  def webSockets(builder: WebSocketBuilder2[IO]): HttpRoutes[IO] = HttpRoutes.of[IO] {
+    case GET -> Root / "ws" / "echo" => builder.build(_.collect { case text: WebSocketFrame.Text => text })
+    case GET -> Root / "ws" / "ts" =>
+      builder.build(_.collect { case text: WebSocketFrame.Text => text }.evalMap(_ => nextTick))
+  }
+
+  /** The time at the next tick, as a text frame. */
+  val nextTick: IO[WebSocketFrame] =
+    IO.async_(answer => Ticks.onNext(stamp => answer(Right(WebSocketFrame.Text(stamp)))))
 
   private val json = `Content-Type`(MediaType.application.json)
 

@@ -4,10 +4,12 @@ import org.apache.pekko.actor.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.{ContentTypes, HttpEntity, StatusCodes}
 import org.apache.pekko.http.scaladsl.server.Directives.*
+import org.apache.pekko.http.scaladsl.model.ws.{Message, TextMessage}
 import org.apache.pekko.http.scaladsl.server.Route
-import rapier.perf.common.{PerfApi, PerfServer, ServerConfig}
+import org.apache.pekko.stream.scaladsl.Flow
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks}
 
-import scala.concurrent.Await
+import scala.concurrent.{Await, Promise}
 import scala.concurrent.duration.*
 
 /**
@@ -15,7 +17,8 @@ import scala.concurrent.duration.*
  * `newServerAt` and pekko-http's default settings: each route number's six routes concatenated, and for 128 of them
  * (the Multi variant) the 128 concatenated with `~`, which pekko-http tries one after another, as the seeds' vanilla
  * pekko-http server did. Bodies read with `entity(as[String])` and `entity(as[Array[Byte]])` (within the suite's
- * limit, `withSizeLimit`), a streamed one folded over its `dataBytes`, the file sent with `getFromFile`.
+ * limit, `withSizeLimit`), a streamed one folded over its `dataBytes`, the file sent with `getFromFile`; the WebSocket
+ * study's two endpoints beside them.
  */
 final class VanillaPekkoServer extends PerfServer:
   private var system: ActorSystem | Null = null
@@ -26,7 +29,7 @@ final class VanillaPekkoServer extends PerfServer:
     sets = config.routes
     given s: ActorSystem = ActorSystem("vanilla-pekko")
     system = s
-    val route = (0 until config.routes).map(VanillaPekkoServer.route).reduce(_ ~ _)
+    val route = (0 until config.routes).map(VanillaPekkoServer.route).reduce(_ ~ _) ~ VanillaPekkoServer.webSockets
     val bound = Await.result(Http().newServerAt("0.0.0.0", config.port).bind(route), 30.seconds)
     binding = bound
     bound.localAddress.getPort
@@ -39,6 +42,22 @@ final class VanillaPekkoServer extends PerfServer:
     if system != null then Await.ready(system.nn.terminate(), 10.seconds)
 
 object VanillaPekkoServer:
+  /**
+   * The WebSocket study's `/ws/echo` and `/ws/ts` with pekko-http's own API, `handleWebSocketMessages` and a `Flow` of
+   * messages: each text message written back, or answered on the next tick of [[Ticks]] with the time then.
+   */
+  val webSockets: Route =
+    concat(
+      path("ws" / "echo")(handleWebSocketMessages(Flow[Message].collect { case m: TextMessage.Strict => m })),
+      path("ws" / "ts") {
+        handleWebSocketMessages(Flow[Message].mapAsync(16) { _ =>
+          val answer = Promise[Message]()
+          Ticks.onNext(stamp => answer.success(TextMessage.Strict(stamp)))
+          answer.future
+        })
+      }
+    )
+
   def route(n: Int): Route =
     concat(
       path(s"path$n" / IntNumber)(id => get(complete(PerfApi.ok(id)))),

@@ -1,6 +1,6 @@
 package rapier.perf.common
 
-import java.util.concurrent.{ConcurrentHashMap, Executors, TimeUnit}
+import java.util.concurrent.{ConcurrentHashMap, ConcurrentLinkedQueue, Executors, TimeUnit}
 
 /**
  * The throttled stream of the WebSocket study: one clock that ticks every [[Ticks.Millis]] ms for the whole server,
@@ -10,6 +10,15 @@ object Ticks:
   val Millis = 100L
 
   private val listeners = ConcurrentHashMap.newKeySet[Runnable]()
+  // Answers due on the next tick, for servers that wait for it one message at a time (a future, an effect)
+  private val next = ConcurrentLinkedQueue[String => Unit]()
+  private val answerNext: Runnable = () =>
+    if !next.isEmpty then
+      val stamp = Ticks.stamp()
+      var answer = next.poll()
+      while answer != null do
+        answer(stamp)
+        answer = next.poll()
   private lazy val clock =
     val c = Executors.newSingleThreadScheduledExecutor { r =>
       val t = Thread(r, "ticks")
@@ -25,6 +34,11 @@ object Ticks:
     listeners.add(listener)
 
   def remove(listener: Runnable): Unit = listeners.remove(listener)
+
+  /** Calls `answer` once, on the next tick, with the time then. */
+  def onNext(answer: String => Unit): Unit =
+    add(answerNext)
+    next.add(answer)
 
   /** A timestamp as the study's messages carry it: `System.nanoTime`, which every JVM on this machine reads alike. */
   def stamp(): String = java.lang.Long.toString(System.nanoTime())

@@ -4,11 +4,11 @@ import cats.effect.unsafe.IORuntime
 import cats.effect.{IO, Resource}
 import io.vertx.core.{Vertx, VertxOptions}
 import rapier.*
-import rapier.cats.fs2Body
+import rapier.cats.{fs2Body, fs2WebSocketBody}
 import rapier.http4s.{Http4sServer, Http4sServerOptions}
 import rapier.json.jsoniter.jsonBody
 import rapier.netty.cats.NettyCatsServer
-import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
+import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig, Ticks}
 import rapier.perf.vanilla.PayloadCodecs.given
 import rapier.server.*
 import rapier.vertx.cats.VertxCatsServer
@@ -39,13 +39,26 @@ object RapierCatsServer:
     endpoint.get.in(s"pathFile$n").out(fileBody).serverLogicSuccess[IO](_ => IO.pure(PerfApi.file))
   )
 
+  /**
+   * The WebSocket study's two endpoints as fs2 pipes: each message written back, or answered on the next tick with the
+   * time then (the same clock as the vanilla twin's).
+   */
+  val webSockets: List[ServerEndpoint[IO]] = List(
+    endpoint.get.in("ws" / "echo").out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO] { _ =>
+      IO.pure(in => in)
+    },
+    endpoint.get.in("ws" / "ts").out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO] { _ =>
+      IO.pure(_.evalMap(_ => IO.async_[String](answer => Ticks.onNext(stamp => answer(Right(stamp))))))
+    }
+  )
+
   /** A server resource, used until `stop`. */
   abstract class Running extends PerfServer:
     private var release: IO[Unit] | Null = null
     protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[IO]]): Resource[IO, Binding]
 
     def start(config: ServerConfig): Int =
-      val endpoints = (0 until config.routes).toList.flatMap(RapierCatsServer.endpoints)
+      val endpoints = (0 until config.routes).toList.flatMap(RapierCatsServer.endpoints) ++ RapierCatsServer.webSockets
       val (binding, stop) = server(config, endpoints).allocated.unsafeRunSync()(using IORuntime.global)
       release = stop
       binding.port
