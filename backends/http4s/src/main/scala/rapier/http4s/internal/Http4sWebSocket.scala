@@ -20,8 +20,8 @@ import scala.util.control.NonFatal
  * it), checks a text message's UTF-8 (1007), keeps the endpoint's idle timeout (1001) and writes the relay's messages
  * one at a time, the relay hearing `written` when Ember asks for the next.
  *
- * Its state is touched on its own loop: the tasks of one WebSocket run one at a time, in order, on the effect's
- * execution context.
+ * Its state is touched on its own loop: the tasks of one WebSocket run one at a time, in order, each on the thread that
+ * asked for it when no other is running, so that a message crosses no thread of the loop's own.
  */
 private[http4s] final class Http4sWebSocket[F[_]](
     upgrade: WebSocketUpgrade,
@@ -57,13 +57,18 @@ private[http4s] final class Http4sWebSocket[F[_]](
 
   def inLoop: Boolean = running eq Thread.currentThread
 
+  /**
+   * Runs `task` on the loop: at once, on the calling thread, when the loop is idle (Ember's fibers, the logic's, a
+   * timer: none owns the WebSocket, and a task is short), else after the tasks before it, by the thread running them.
+   */
   def execute(task: Runnable): Unit =
     tasks.add(task)
-    if queued.getAndIncrement() == 0 then context.execute(() => drain())
+    if queued.getAndIncrement() == 0 then drain()
 
   private def drain(): Unit =
     var more = true
     var n = 0
+    val before = running
     running = Thread.currentThread
     try
       while more && n < 64 do
@@ -71,8 +76,8 @@ private[http4s] final class Http4sWebSocket[F[_]](
         catch case NonFatal(e) => context.reportFailure(e)
         n += 1
         more = queued.decrementAndGet() > 0
-    finally running = null
-    // Still the loop's turn (no `execute` has started another): the rest after others have run
+    finally running = before
+    // Still the loop's turn (no `execute` has started another): the rest on the effect's threads, after others
     if more then context.execute(() => drain())
 
   /** Waits for `register`'s callback, which the loop calls; cancelable, the callback then ignored. */
