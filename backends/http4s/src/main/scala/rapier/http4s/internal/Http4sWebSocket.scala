@@ -20,8 +20,8 @@ import scala.util.control.NonFatal
  * it), checks a text message's UTF-8 (1007), keeps the endpoint's idle timeout (1001) and writes the relay's messages
  * one at a time, the relay hearing `written` when Ember asks for the next.
  *
- * Its state is touched on its own loop: the tasks of one WebSocket run one at a time, in order, each on the thread that
- * asked for it when no other is running, so that a message crosses no thread of the loop's own.
+ * Its state is touched on its own loop: the tasks of one WebSocket run one at a time, in order, on the effect's
+ * execution context.
  */
 private[http4s] final class Http4sWebSocket[F[_]](
     upgrade: WebSocketUpgrade,
@@ -57,18 +57,13 @@ private[http4s] final class Http4sWebSocket[F[_]](
 
   def inLoop: Boolean = running eq Thread.currentThread
 
-  /**
-   * Runs `task` on the loop: at once, on the calling thread, when the loop is idle (Ember's fibers, the logic's, a
-   * timer: none owns the WebSocket, and a task is short), else after the tasks before it, by the thread running them.
-   */
   def execute(task: Runnable): Unit =
     tasks.add(task)
-    if queued.getAndIncrement() == 0 then drain()
+    if queued.getAndIncrement() == 0 then context.execute(() => drain())
 
   private def drain(): Unit =
     var more = true
     var n = 0
-    val before = running
     running = Thread.currentThread
     try
       while more && n < 64 do
@@ -76,8 +71,8 @@ private[http4s] final class Http4sWebSocket[F[_]](
         catch case NonFatal(e) => context.reportFailure(e)
         n += 1
         more = queued.decrementAndGet() > 0
-    finally running = before
-    // Still the loop's turn (no `execute` has started another): the rest on the effect's threads, after others
+    finally running = null
+    // Still the loop's turn (no `execute` has started another): the rest after others have run
     if more then context.execute(() => drain())
 
   /** Waits for `register`'s callback, which the loop calls; cancelable, the callback then ignored. */
