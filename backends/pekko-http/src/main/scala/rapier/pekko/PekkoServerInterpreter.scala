@@ -1,6 +1,6 @@
 package rapier.pekko
 
-import org.apache.pekko.http.scaladsl.model.{HttpEntity, HttpRequest, HttpResponse}
+import org.apache.pekko.http.scaladsl.model.{HttpEntity, HttpProtocols, HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.server.{Route, RouteResult}
 import org.apache.pekko.stream.Materializer
 import rapier.pekko.internal.{Bodies, HeadCheck, PekkoRequest, PekkoWebSocket, Responses}
@@ -128,8 +128,12 @@ final class PekkoServerInterpreter(
             // A body not read to its end when the logic answers: what is left is read and dropped first, for a while,
             // as the other backends linger; if it can't be, the connection closes after the response, and says so
             // (pekko-http would close it anyway, without a word, once the entity's stream is cancelled)
+            val awaitsContinue = RequestSyntax.expectsContinue(
+              view.headerOrNull("Expect"),
+              view.request.protocol == HttpProtocols.`HTTP/1.0`
+            )
             body
-              .drain(Refusals.LingerMillis.millis)
+              .drain(Refusals.LingerMillis.millis, unpulled = response.stream == null && !awaitsContinue)
               .flatMap(whole => Responses.of(view, response, closes = !whole))(using ExecutionContext.parasitic)
       }(using ExecutionContext.parasitic)
 

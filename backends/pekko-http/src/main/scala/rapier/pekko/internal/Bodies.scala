@@ -193,19 +193,23 @@ private[pekko] object Bodies:
       e
 
     /**
-     * Reads what is left of a body the logic began reading and did not finish, and drops it, for at most `within`:
-     * whether it was read to its end. A client still sending when pekko-http closes the connection would have it
-     * reset under it, and could lose the response. A body never pulled (whose client may await `100 Continue`),
-     * taken as a stream, refused, or with a pull still waiting, is left as it is: false.
+     * Reads what is left of a body the logic did not read to its end, and drops it, for at most `within`: whether it
+     * was read to its end. A client still sending when pekko-http closes the connection would have it reset under it,
+     * and could lose the response. A body never pulled is read too when `unpulled` says nothing will pull it: not
+     * when its client waits for `100 Continue` (pulling it would ask for the body no one wants), nor when the
+     * response is a stream, which may be the body's own. A body taken as a stream, refused, or with a pull still
+     * waiting, is left as it is: false.
      */
-    def drain(within: FiniteDuration): Future[Boolean] =
-      val q = queue
+    def drain(within: FiniteDuration, unpulled: Boolean): Future[Boolean] =
       if finished then Future.successful(true)
-      else if q == null || failed != null || waiting.get != null then Future.successful(false)
+      else if taken || failed != null || waiting.get != null || (queue == null && !unpulled) then
+        Future.successful(false)
       else
+        if queue == null then queue = entity.dataBytes.runWith(Sink.queue[ByteString](1))
+        val q = queue.nn
         val done = scala.concurrent.Promise[Boolean]()
         val timer = mat.scheduleOnce(within, () => if done.trySuccess(false) then cancel())
-        def next(): Unit = q.nn.pull().onComplete {
+        def next(): Unit = q.pull().onComplete {
           case Success(Some(_)) => if !done.isCompleted then next()
           case Success(None) =>
             finished = true
