@@ -7,7 +7,7 @@ import org.http4s.{Header, Headers, HttpApp, HttpRoutes, HttpVersion, Request, R
 import org.typelevel.ci.CIString
 import rapier.cats.catsMonad
 import rapier.http4s.internal.{Bodies, HeadCheck, Http4sRequest, Http4sWebSocket, Responses}
-import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax}
+import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax, WebSocketUpgrade}
 import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
 
 import java.util.concurrent.atomic.AtomicLong
@@ -125,7 +125,7 @@ final class Http4sServerInterpreter[F[_]](
     val others = List.newBuilder[Header.Raw]
     var i = 0
     while i < r.headerCount do
-      if !Http4sWebSocket.isHandshakeHeader(r.headerName(i)) then
+      if !WebSocketUpgrade.isHandshakeHeader(r.headerName(i)) then
         others += Header.Raw(CIString(r.headerName(i)), r.headerValue(i))
       i += 1
     F.flatMap(F.executionContext) { context =>

@@ -203,15 +203,9 @@ private[http4s] object Http4sWebSocket:
   /** The idle timeouts of every WebSocket: one daemon thread that only hands each check to its WebSocket's loop. */
   private lazy val timers = DaemonScheduler("rapier-http4s-websocket-timer")
 
-  /** Handshake headers that Ember writes itself on the 101. */
-  def isHandshakeHeader(name: String): Boolean =
-    name.equalsIgnoreCase("Upgrade") || name.equalsIgnoreCase("Connection") ||
-      name.equalsIgnoreCase("Sec-WebSocket-Accept")
-
   /** The open WebSockets of a server, closed with 1001 when it stops. */
   final class Open:
     private val sockets = ConcurrentHashMap.newKeySet[Http4sWebSocket[?]]()
     def add(socket: Http4sWebSocket[?]): Unit = sockets.add(socket)
     def remove(socket: Http4sWebSocket[?]): Unit = sockets.remove(socket)
     def closeAll(): Unit = sockets.forEach(_.goingAway())
-    def isEmpty: Boolean = sockets.isEmpty

@@ -18,7 +18,7 @@ import org.apache.pekko.util.ByteString
 import rapier.model.StatusCode as RapierStatus
 import rapier.pekko.PekkoSourceBody
 import rapier.server.ServerResponse
-import rapier.server.spi.{ResponseRules, ResponseStream}
+import rapier.server.spi.{ResponseRules, ResponseStream, WebSocketUpgrade}
 
 import java.nio.file.Files
 import java.util.concurrent.ConcurrentHashMap
@@ -80,7 +80,10 @@ private[pekko] object Responses:
         val others = List.newBuilder[HttpHeader]
         var i = 0
         while i < r.headerCount do
-          if !Responses.isHandshakeHeader(r.headerName(i)) then others += header(r.headerName(i), r.headerValue(i))
+          // The subprotocol is given to pekko-http's handshake, which writes it
+          val name = r.headerName(i)
+          if !WebSocketUpgrade.isHandshakeHeader(name) && !name.equalsIgnoreCase(Protocol) then
+            others += header(name, r.headerValue(i))
           i += 1
         switching.withHeaders(switching.headers ++ others.result())
       case None =>
@@ -168,11 +171,6 @@ private[pekko] object Responses:
           parsed
 
   private val Protocol = "Sec-WebSocket-Protocol"
-
-  /** Handshake headers that pekko-http writes itself on the 101. */
-  private def isHandshakeHeader(name: String): Boolean =
-    name.equalsIgnoreCase("Upgrade") || name.equalsIgnoreCase("Connection") ||
-      name.equalsIgnoreCase("Sec-WebSocket-Accept") || name.equalsIgnoreCase(Protocol)
 
   /** At most `length` bytes of a file's: the part a response sends. */
   private def upTo(length: Long) =

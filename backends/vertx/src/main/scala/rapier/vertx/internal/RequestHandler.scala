@@ -10,7 +10,7 @@ import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
 import rapier.nettyhttp.InvalidRequest
 import rapier.server.spi.{ConnectionBody, EventLoop, Refusals, RequestBodyException, RequestSyntax}
-import rapier.server.spi.{ResponseRules, ResponseStream, Runner, Running}
+import rapier.server.spi.{ResponseRules, ResponseStream, Runner, Running, WebSocketUpgrade}
 import rapier.model.{HeaderNames, StatusCode}
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
@@ -389,7 +389,7 @@ private[vertx] final class RequestHandler[F[_]](
       val headers = response.headers
       var i = 0
       while i < r.headerCount do
-        if !VertxWebSocket.isHandshakeHeader(r.headerName(i)) then headers.add(r.headerName(i), r.headerValue(i))
+        if !WebSocketUpgrade.isHandshakeHeader(r.headerName(i)) then headers.add(r.headerName(i), r.headerValue(i))
         i += 1
       val context = Vertx.currentContext
       request.toWebSocket().onComplete { result =>

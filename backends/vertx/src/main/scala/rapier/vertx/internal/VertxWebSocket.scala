@@ -5,7 +5,6 @@ import io.vertx.core.http.impl.websocket.WebSocketFrameImpl
 import io.vertx.core.http.{ServerWebSocket, WebSocketFrame, WebSocketFrameType}
 import io.vertx.core.{AsyncResult, Context, Handler, Vertx}
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException
-import rapier.model.HeaderNames
 import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
 
 /**
@@ -126,9 +125,3 @@ private[vertx] final class VertxWebSocket(
       val left = lastActive + idleNanos - System.nanoTime()
       if left <= 0 then closing(1001, "The connection was idle too long.")
       else watchIdle(left)
-
-private[vertx] object VertxWebSocket:
-  /** Handshake headers that Vert.x writes itself on the 101. */
-  def isHandshakeHeader(name: String): Boolean =
-    name.equalsIgnoreCase(HeaderNames.Upgrade) || name.equalsIgnoreCase(HeaderNames.Connection) ||
-      name.equalsIgnoreCase("Sec-WebSocket-Accept")
