@@ -130,7 +130,8 @@ final class Http4sServerInterpreter[F[_]](
       i += 1
     F.flatMap(F.executionContext) { context =>
       val socket = Http4sWebSocket[F](r.webSocket.nn, context, webSockets)
-      builder.withHeaders(Headers(others.result())).build(socket.send, socket.receive)
+      // Fragments come as they are: the socket joins them, within the endpoint's limit, its UTF-8 checked as they come
+      builder.withHeaders(Headers(others.result())).withDefragment(false).build(socket.send, socket.receive)
     }
 
   /** `answered`, or a bare 500 (its cause logged) if the interpreter failed to produce a response. */

@@ -36,6 +36,9 @@ object Http4sServerTests:
     "protocol errors close the WebSocket with 1002" ->
       ("Ember's frame decoder reads an unmasked frame from a client as any other, and ends the connection without a " +
         "close frame on one it refuses"),
+    "a close with a code RFC 6455 forbids, a one-byte payload or a reason that isn't UTF-8 is answered 1002" ->
+      ("Ember answers every close from a client with 1000 itself, and hands none to the application, whatever its " +
+        "code or payload"),
     "a malformed query string is a 400 for endpoints that read the query" ->
       "Ember parses the target's percent-encoding itself and answers a malformed one with its own 400",
     "an expectation of 100-continue gets 100 Continue, unless the body is too large" -> noInterim,

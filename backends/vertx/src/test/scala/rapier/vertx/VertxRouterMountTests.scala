@@ -61,8 +61,11 @@ object VertxRouterMountTestServer extends TestServer:
     val router = Router.router(vertx)
     router.route().handler(context => handler.route(context))
     router.route().handler(context => handler.handle(context.request))
-    // The application sets the WebSocket limits its endpoints need: Vert.x's are 64 KiB frames otherwise
-    val httpOptions = options.httpServerOptions.setMaxWebSocketFrameSize(1 << 20).setMaxWebSocketMessageSize(1 << 20)
+    // The application sets the WebSocket limits its endpoints need, as the README says: Vert.x's are 64 KiB frames
+    // otherwise
+    val limit = handler.maxWebSocketMessageSize
+    val httpOptions = options.httpServerOptions
+    if limit > 0 then httpOptions.setMaxWebSocketFrameSize(limit).setMaxWebSocketMessageSize(limit)
     val server = vertx.createHttpServer(httpOptions).requestHandler(router)
     server.listen().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
     new RunningServer:

@@ -5,15 +5,16 @@ import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelIn
 import io.netty.handler.codec.TooLongFrameException
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
-import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketUpgrade}
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
 
 import java.util.concurrent.TimeUnit
 
 /**
  * A WebSocket connection, once upgraded: Netty's frame decoder and encoder beneath (masking, control frames, the
- * payload limit, reserved bits and opcodes refused with 1002), its UTF-8 check of text messages (1007) and its
- * aggregator joining fragments into messages (1009 past the limit); this handler answers pings, keeps the close
- * handshake and the idle timeout, and hands whole messages to the upgrade's relay as it asks for them. The
+ * payload limit, reserved bits and opcodes, a close's code and reason), its UTF-8 check of text messages and its
+ * aggregator joining fragments into messages; this handler closes what they refuse with their code (1002, 1007,
+ * 1009), answers pings, keeps the close handshake and the idle timeout, and hands whole messages to the upgrade's
+ * relay as it asks for them. The
  * connection is read only while a message is wanted (or the close is awaited): the client's messages wait in its
  * socket, not here.
  */
@@ -119,8 +120,16 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
     cause match
-      // Netty's decoder has sent its close (1002, 1007, 1009) and closes the connection
-      case _: CorruptedWebSocketFrameException => closeSent = true
+      // Netty's decoder or UTF-8 check refused a frame and reads nothing more: closed at once with their code
+      case broken: CorruptedWebSocketFrameException =>
+        if closeSent || !ctx.channel.isActive then ctx.close()
+        else
+          closeSent = true
+          val code = broken.closeStatus.code
+          val reason =
+            if code == 1009 then MessageJoiner.tooLong(upgrade.output.maxMessageSize)
+            else WebSocketRelay.reason(broken.getMessage)
+          ctx.writeAndFlush(CloseWebSocketFrame(code, reason)).addListener(ChannelFutureListener.CLOSE)
       case _: TooLongFrameException =>
         close(1009, MessageJoiner.tooLong(upgrade.output.maxMessageSize))
       case _ => ctx.close()
@@ -142,13 +151,13 @@ private[netty] object NettyWebSocket:
       .expectMaskedFrames(true)
       .allowMaskMismatch(false)
       .allowExtensions(false)
-      .closeOnProtocolViolation(true)
+      // Refused frames are closed by the handler: Netty's decoder writes no close once the client's has come
+      .closeOnProtocolViolation(false)
       .build()
     val pipeline = ctx.pipeline
-    // The encoder before the decoder: the close frames the decoder and the UTF-8 check write are encoded too
     pipeline.addBefore("decoder", "ws-encoder", WebSocket13FrameEncoder(false))
     pipeline.replace("decoder", "ws-decoder", WebSocket13FrameDecoder(config))
-    pipeline.addAfter("ws-decoder", "ws-utf8", Utf8FrameValidator(true))
+    pipeline.addAfter("ws-decoder", "ws-utf8", Utf8FrameValidator(false))
     pipeline.addAfter("ws-utf8", "ws-messages", WebSocketFrameAggregator(limit))
     pipeline.remove("encoder")
     pipeline.replace(ctx.handler, "websocket", NettyWebSocket(upgrade))
