@@ -11,7 +11,7 @@ import org.http4s.headers.`Content-Type`
 import org.http4s.server.Server
 import org.http4s.server.websocket.WebSocketBuilder2
 import org.http4s.websocket.WebSocketFrame
-import org.http4s.{HttpRoutes, MediaType, Request, Response, StaticFile}
+import org.http4s.{HttpRoutes, MediaType, Request, Response, ServerSentEvent, StaticFile}
 import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks}
 
 /**
@@ -19,7 +19,7 @@ import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks}
  * each route number's six endpoints one `HttpRoutes.of`, and for 128 of them (the Multi variant) the 128 routes
  * combined with `<+>`, which http4s tries one after another, as the seeds' vanilla http4s server did. Bodies read with
  * `as[String]` and `as[Array[Byte]]`, a streamed one folded over its fs2 chunks, the file sent with `StaticFile`; the
- * WebSocket study's two endpoints beside them.
+ * WebSocket study's two endpoints and the events of the SSE study beside them.
  */
 final class VanillaHttp4sServer extends PerfServer:
   private var release: IO[Unit] | Null = null
@@ -27,7 +27,7 @@ final class VanillaHttp4sServer extends PerfServer:
 
   def start(config: ServerConfig): Int =
     sets = config.routes
-    val routes = (0 until config.routes).map(VanillaHttp4sServer.routes).reduce(_ <+> _)
+    val routes = (0 until config.routes).map(VanillaHttp4sServer.routes).reduce(_ <+> _) <+> VanillaHttp4sServer.events
     val (server, stop) = VanillaHttp4sServer
       .ember(routes, config, VanillaHttp4sServer.webSockets)
       .allocated
@@ -68,8 +68,18 @@ object VanillaHttp4sServer:
   }
 
   /** The time at the next tick, as a text frame. */
-  val nextTick: IO[WebSocketFrame] =
-    IO.async_(answer => Ticks.onNext(stamp => answer(Right(WebSocketFrame.Text(stamp)))))
+  val nextTick: IO[WebSocketFrame] = nextStamp.map(WebSocketFrame.Text(_))
+
+  /** The time at the next tick of [[Ticks]]. */
+  def nextStamp: IO[String] = IO.async_(answer => Ticks.onNext(stamp => answer(Right(stamp))))
+
+  /**
+   * `/sse/ts` with http4s's own server-sent events: an fs2 `Stream` of its `ServerSentEvent`s, an event at every tick
+   * of [[Ticks]] with the time then.
+   */
+  val events: HttpRoutes[IO] = HttpRoutes.of[IO] { case GET -> Root / "sse" / "ts" =>
+    Ok(fs2.Stream.repeatEval(nextStamp).map(stamp => ServerSentEvent(data = Some(stamp))))
+  }
 
   private val json = `Content-Type`(MediaType.application.json)
 

@@ -91,6 +91,9 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit = msg match
     case r: HttpRequest if r.method == HttpMethod.GET && Routes.firstSegment(r.uri) == "ws" => upgrade(ctx, r)
+    case r: HttpRequest if r.method == HttpMethod.GET && r.uri == "/sse/ts" =>
+      ReferenceCountUtil.release(r)
+      ctx.pipeline.replace(this, "events", VanillaEvents())
     case r: HttpRequest =>
       request = r
       val length = HttpUtil.getContentLength(r, 0L)
@@ -260,3 +263,34 @@ private final class VanillaTicked(handshaker: WebSocketServerHandshaker) extends
         for _ <- 1 to n do ctx.write(TextWebSocketFrame(stamp))
         ctx.flush()
       }
+
+/**
+ * `/sse/ts`: a chunked `text/event-stream` response with an event at every tick of [[Ticks]], its data the time then,
+ * taken on the clock's thread and written on the connection's. What the client sends after the request is dropped.
+ */
+private final class VanillaEvents extends ChannelInboundHandlerAdapter, Runnable:
+  private var ctx: ChannelHandlerContext = null
+
+  override def handlerAdded(ctx: ChannelHandlerContext): Unit =
+    this.ctx = ctx
+    val head = DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK)
+    head.headers
+      .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream")
+      .set(HttpHeaderNames.CACHE_CONTROL, "no-cache")
+      .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED)
+    ctx.writeAndFlush(head)
+    Ticks.add(this)
+
+  override def handlerRemoved(ctx: ChannelHandlerContext): Unit = Ticks.remove(this)
+  override def channelInactive(ctx: ChannelHandlerContext): Unit =
+    Ticks.remove(this)
+    ctx.fireChannelInactive()
+
+  override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit = ReferenceCountUtil.release(msg)
+  override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = ctx.close()
+
+  def run(): Unit =
+    val event = s"data: ${Ticks.stamp()}\n\n"
+    ctx.executor.execute { () =>
+      ctx.writeAndFlush(DefaultHttpContent(Unpooled.copiedBuffer(event, StandardCharsets.US_ASCII)))
+    }

@@ -6,7 +6,10 @@ import org.apache.pekko.http.scaladsl.model.{ContentTypes, HttpEntity, StatusCod
 import org.apache.pekko.http.scaladsl.server.Directives.*
 import org.apache.pekko.http.scaladsl.model.ws.{Message, TextMessage}
 import org.apache.pekko.http.scaladsl.server.Route
-import org.apache.pekko.stream.scaladsl.Flow
+import org.apache.pekko.http.scaladsl.marshalling.sse.EventStreamMarshalling.*
+import org.apache.pekko.http.scaladsl.model.sse.ServerSentEvent
+import org.apache.pekko.stream.QueueOfferResult
+import org.apache.pekko.stream.scaladsl.{Flow, Source}
 import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks}
 
 import scala.concurrent.{Await, Promise}
@@ -18,7 +21,7 @@ import scala.concurrent.duration.*
  * (the Multi variant) the 128 concatenated with `~`, which pekko-http tries one after another, as the seeds' vanilla
  * pekko-http server did. Bodies read with `entity(as[String])` and `entity(as[Array[Byte]])` (within the suite's
  * limit, `withSizeLimit`), a streamed one folded over its `dataBytes`, the file sent with `getFromFile`; the WebSocket
- * study's two endpoints beside them.
+ * study's two endpoints and the events of the SSE study beside them.
  */
 final class VanillaPekkoServer extends PerfServer:
   private var system: ActorSystem | Null = null
@@ -29,7 +32,8 @@ final class VanillaPekkoServer extends PerfServer:
     sets = config.routes
     given s: ActorSystem = ActorSystem("vanilla-pekko")
     system = s
-    val route = (0 until config.routes).map(VanillaPekkoServer.route).reduce(_ ~ _) ~ VanillaPekkoServer.webSockets
+    val route = (0 until config.routes).map(VanillaPekkoServer.route).reduce(_ ~ _) ~ VanillaPekkoServer.webSockets ~
+      VanillaPekkoServer.events
     val bound = Await.result(Http().newServerAt("0.0.0.0", config.port).bind(route), 30.seconds)
     binding = bound
     bound.localAddress.getPort
@@ -57,6 +61,23 @@ object VanillaPekkoServer:
         })
       }
     )
+
+  /**
+   * `/sse/ts` with pekko-http's own server-sent events: a `Source` of `ServerSentEvent`s, marshalled by its
+   * `EventStreamMarshalling`, fed from a queue at every tick of [[Ticks]] with the time then.
+   */
+  val events: Route =
+    path("sse" / "ts") {
+      get {
+        complete {
+          Source.queue[ServerSentEvent](16).mapMaterializedValue { queue =>
+            Ticks.add(new Runnable:
+              def run(): Unit =
+                if queue.offer(ServerSentEvent(Ticks.stamp())) == QueueOfferResult.QueueClosed then Ticks.remove(this))
+          }
+        }
+      }
+    }
 
   def route(n: Int): Route =
     concat(

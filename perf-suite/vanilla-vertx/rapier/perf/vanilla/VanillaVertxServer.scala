@@ -65,6 +65,21 @@ object VanillaVertxServer:
         ws.closeHandler(_ => Ticks.remove(tick))
     }
 
+  /**
+   * `/sse/ts`: a chunked `text/event-stream` response with an event at every tick of [[Ticks]], its data the time
+   * then, taken on the clock's thread and written on the connection's context.
+   */
+  private def events(request: HttpServerRequest): Unit =
+    val response = request.response
+    response.setChunked(true).putHeader("Content-Type", "text/event-stream").putHeader("Cache-Control", "no-cache")
+    response.write(Buffer.buffer()) // the head at once
+    val context = Vertx.currentContext
+    val tick: Runnable = () =>
+      val event = s"data: ${Ticks.stamp()}\n\n"
+      context.runOnContext(_ => if !response.closed then response.write(event))
+    Ticks.add(tick)
+    response.closeHandler(_ => Ticks.remove(tick))
+
   /** One route of each kind, in a hash map on the first path segment. */
   final class PlainHandler extends Handler[HttpServerRequest]:
     private val Text = 0
@@ -73,6 +88,7 @@ object VanillaVertxServer:
     private val Stream = 3
     private val File = 4
     private val WebSocket = 5
+    private val Events = 6
     private val kinds = java.util.HashMap[String, Integer]()
     kinds.put("path0", Text)
     kinds.put("pathBytes0", Bytes)
@@ -80,6 +96,7 @@ object VanillaVertxServer:
     kinds.put("pathStream0", Stream)
     kinds.put("pathFile0", File)
     kinds.put("ws", WebSocket)
+    kinds.put("sse", Events)
 
     def handle(request: HttpServerRequest): Unit =
       val path = request.path
@@ -95,6 +112,7 @@ object VanillaVertxServer:
       else if kind == File && method == HttpMethod.GET && second < 0 then sendFile(request)
       else if kind == WebSocket && method == HttpMethod.GET && (path == "/ws/echo" || path == "/ws/ts") then
         webSocket(request, ticked = path == "/ws/ts")
+      else if kind == Events && method == HttpMethod.GET && path == "/sse/ts" then events(request)
       else if second >= 0 || method != HttpMethod.POST then text(request, 404, "not found")
       else if kind == Stream then stream(request)
       else

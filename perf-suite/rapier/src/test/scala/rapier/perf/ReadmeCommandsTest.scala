@@ -73,6 +73,28 @@ class ReadmeCommandsTest extends munit.FunSuite:
     assert(readme.contains("| netty.future.Rapier | 1 | application |"), readme)
     assert("""\| netty.Vanilla \(A/A\) \| \d+\.\d\d \[""".r.findFirstIn(readme).isDefined, readme)
 
+  test("the SSE study runs on each backend's twin and Rapier: every user gets its events"):
+    assert(studies.exists(_._2.containsSlice(List("--path", "/sse/ts"))), "the README shows no SSE study")
+    val out = Files.createTempDirectory("sse-study")
+    val servers = List(
+      "netty.Vanilla",
+      "netty.future.Rapier",
+      "vertx.Vanilla",
+      "vertx.future.Rapier",
+      "pekko.Vanilla",
+      "pekko.future.Rapier",
+      "http4s.Vanilla",
+      "http4s.cats.Rapier"
+    )
+    val small =
+      ws.WsStudy.Options(servers, "/sse/ts", users = 3, requests = 4, warmupRequests = 2, rounds = 1, out = out)
+    assertEquals(ws.WsStudy.run(small, "test", Main.classpaths), 0)
+    val results = Files.readString(out.resolve("results.json"))
+    assertEquals("\"server\":".r.findAllMatchIn(results).size, servers.size + 1, results)
+    assertEquals(""""failures":0""".r.findAllMatchIn(results).size, servers.size + 1, results)
+    assertEquals(""""client":\{"count":12,""".r.findAllMatchIn(results).size, servers.size + 1, results)
+    assert(Files.readString(out.resolve("README.md")).startsWith("# SSE study: /sse/ts"))
+
   test("--list and --help run"):
     for (_, args) <- commands if args == List("--list") || args.contains("--help") do assertEquals(Main.run(args), 0)
 

@@ -4,7 +4,7 @@ import cats.effect.unsafe.IORuntime
 import cats.effect.{IO, Resource}
 import io.vertx.core.{Vertx, VertxOptions}
 import rapier.*
-import rapier.cats.{fs2Body, fs2WebSocketBody}
+import rapier.cats.{fs2Body, fs2SseBody, fs2WebSocketBody}
 import rapier.http4s.{Http4sServer, Http4sServerOptions}
 import rapier.json.jsoniter.jsonBody
 import rapier.netty.cats.NettyCatsServer
@@ -41,16 +41,23 @@ object RapierCatsServer:
 
   /**
    * The WebSocket study's two endpoints as fs2 pipes: each message written back, or answered on the next tick with the
-   * time then (the same clock as the vanilla twin's).
+   * time then (the same clock as the vanilla twin's); the SSE study's events beside them.
    */
   val webSockets: List[ServerEndpoint[IO]] = List(
     endpoint.get.in("ws" / "echo").out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO] { _ =>
       IO.pure(in => in)
     },
     endpoint.get.in("ws" / "ts").out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO] { _ =>
-      IO.pure(_.evalMap(_ => IO.async_[String](answer => Ticks.onNext(stamp => answer(Right(stamp))))))
+      IO.pure(_.evalMap(_ => nextStamp))
+    },
+    // The SSE study's events: one at every tick, with the time then, as the vanilla http4s twin's
+    endpoint.get.in("sse" / "ts").out(fs2SseBody[IO]()).serverLogicSuccess[IO] { _ =>
+      IO.pure(fs2.Stream.repeatEval(nextStamp).map(ServerSentEvent.data))
     }
   )
+
+  /** The time at the next tick of [[Ticks]]. */
+  private val nextStamp: IO[String] = IO.async_[String](answer => Ticks.onNext(stamp => answer(Right(stamp))))
 
   /** A server resource, used until `stop`. */
   abstract class Running extends PerfServer:

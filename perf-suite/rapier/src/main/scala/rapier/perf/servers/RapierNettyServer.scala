@@ -19,7 +19,7 @@ final class RapierNettyServer extends PerfServer:
 
   def start(config: ServerConfig): Int =
     val options = RapierNettyServer.options(config)
-    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ WebSocketLogic.endpoints
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ StudyLogic.endpoints
     val started = NettyServer(endpoints, options).start()
     binding = started
     started.port

@@ -17,7 +17,7 @@ final class RapierVertxServer extends PerfServer:
   def start(config: ServerConfig): Int =
     val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
     vertx = v
-    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ WebSocketLogic.endpoints
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ StudyLogic.endpoints
     val started = VertxServer(endpoints, RapierVertxServer.options(config)).withVertx(v).start()
     binding = started
     started.port

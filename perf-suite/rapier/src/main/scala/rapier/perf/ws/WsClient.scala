@@ -1,18 +1,11 @@
 package rapier.perf.ws
 
-import io.netty.bootstrap.Bootstrap
-import io.netty.channel.nio.NioIoHandler
-import io.netty.channel.socket.nio.NioSocketChannel
-import io.netty.channel.{Channel, ChannelHandlerContext, ChannelInitializer, ChannelOption, MultiThreadIoEventLoopGroup}
-import io.netty.channel.SimpleChannelInboundHandler
+import io.netty.channel.{ChannelHandlerContext, SimpleChannelInboundHandler}
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.handler.codec.http.{HttpClientCodec, HttpObjectAggregator}
-import org.HdrHistogram.Recorder
-import rapier.perf.common.Hiccups
 
 import java.net.URI
-import java.util.concurrent.atomic.AtomicLong
-import java.util.concurrent.{CountDownLatch, ThreadLocalRandom, TimeUnit}
+import java.util.concurrent.{ThreadLocalRandom, TimeUnit}
 
 /**
  * The WebSocket study's client (seed 000: users subscribe to a throttled stream; each sends requests at a steady
@@ -38,57 +31,25 @@ object WsClient:
     println(run(uri, users, requests, interval))
 
   def run(uri: URI, users: Int, requests: Int, intervalMillis: Long): String =
-    val recorder = Recorder(3)
-    val done = CountDownLatch(users)
-    val failures = AtomicLong()
     val echo = uri.getPath.endsWith("/echo")
-    val group = MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory())
-    try
-      val bootstrap = Bootstrap()
-        .group(group)
-        .channel(classOf[NioSocketChannel])
-        .option(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
-        .handler(new ChannelInitializer[Channel]:
-          override def initChannel(ch: Channel): Unit =
-            val config =
-              WebSocketClientProtocolConfig.newBuilder().webSocketUri(uri).handshakeTimeoutMillis(30000).build()
-            ch.pipeline.addLast(HttpClientCodec(), HttpObjectAggregator(8192), WebSocketClientProtocolHandler(config))
-            ch.pipeline.addLast(User(requests, intervalMillis, echo, recorder, done, failures)))
-      // Connect in batches, so that the listen backlog takes them all
-      for batch <- (0 until users).grouped(100) do
-        batch.foreach { _ =>
-          bootstrap.connect(uri.getHost, uri.getPort).addListener { (f: io.netty.channel.ChannelFuture) =>
-            if !f.isSuccess then
-              failures.incrementAndGet()
-              done.countDown()
-          }
-        }
-        Thread.sleep(20)
-      val deadline = requests * intervalMillis + 30000
-      val finished = done.await(deadline, TimeUnit.MILLISECONDS)
-      val h = recorder.getIntervalHistogram()
-      val body = Hiccups.json(h).drop(1).dropRight(1)
-      s"""{$body,"failures":${failures.get},"finished":$finished}"""
-    finally group.shutdownGracefully(0, 1, TimeUnit.SECONDS)
+    Clients.run(uri, users, requests * intervalMillis + 30000) { (ch, latencies) =>
+      val config = WebSocketClientProtocolConfig.newBuilder().webSocketUri(uri).handshakeTimeoutMillis(30000).build()
+      ch.pipeline.addLast(HttpClientCodec(), HttpObjectAggregator(8192), WebSocketClientProtocolHandler(config))
+      ch.pipeline.addLast(User(requests, intervalMillis, echo, latencies))
+    }
 
   /** One user: its messages on a timer of its connection's loop, its answers timed as they arrive. */
-  private final class User(
-      requests: Int,
-      intervalMillis: Long,
-      echo: Boolean,
-      recorder: Recorder,
-      done: CountDownLatch,
-      failures: AtomicLong
-  ) extends SimpleChannelInboundHandler[WebSocketFrame]:
+  private final class User(requests: Int, intervalMillis: Long, echo: Boolean, latencies: Clients.Latencies)
+      extends SimpleChannelInboundHandler[WebSocketFrame]:
     private var sent = 0
     private var received = 0
-    private var finished = false
 
     override def userEventTriggered(ctx: ChannelHandlerContext, event: Any): Unit =
       if event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE then
         val first = ThreadLocalRandom.current.nextLong(intervalMillis * 1000)
         ctx.executor.scheduleAtFixedRate(() => send(ctx), first, intervalMillis * 1000, TimeUnit.MICROSECONDS)
-      else if event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT then fail(ctx)
+      else if event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT then
+        latencies.fail(ctx)
       else ctx.fireUserEventTriggered(event)
 
     private def send(ctx: ChannelHandlerContext): Unit =
@@ -98,24 +59,12 @@ object WsClient:
 
     def channelRead0(ctx: ChannelHandlerContext, frame: WebSocketFrame): Unit = frame match
       case text: TextWebSocketFrame =>
-        val stamp = java.lang.Long.parseLong(text.text())
-        recorder.recordValue(math.max(0L, (System.nanoTime() - stamp) / 1000))
+        latencies.record(java.lang.Long.parseLong(text.text()))
         received += 1
-        if received == requests && !finished then
-          finished = true
-          done.countDown()
+        if received == requests && latencies.finish() then
           ctx.writeAndFlush(CloseWebSocketFrame(1000, "done"))
           ctx.executor.schedule((() => ctx.close()): Runnable, 1, TimeUnit.SECONDS)
       case _ => ()
 
-    override def channelInactive(ctx: ChannelHandlerContext): Unit =
-      if !finished then fail(ctx)
-
-    override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = fail(ctx)
-
-    private def fail(ctx: ChannelHandlerContext): Unit =
-      if !finished then
-        finished = true
-        failures.incrementAndGet()
-        done.countDown()
-      ctx.close()
+    override def channelInactive(ctx: ChannelHandlerContext): Unit = latencies.fail(ctx)
+    override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = latencies.fail(ctx)

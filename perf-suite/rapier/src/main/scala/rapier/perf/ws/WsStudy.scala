@@ -8,8 +8,9 @@ import scala.sys.process.*
 import scala.util.Try
 
 /**
- * The WebSocket study (seed 000), scaled to this machine: `./perf ws [options]`. Each server runs pinned to the server
- * CPU with its hiccup meter on; the client ([[WsClient]]) runs in a JVM of its own on the load CPU, and an idle JVM's
+ * The WebSocket study (seed 000), scaled to this machine: `./perf ws [options]`, and with `--path /sse/ts` the SSE
+ * study (users reading a server's events, one a tick). Each server runs pinned to the server CPU with its hiccup meter
+ * on; the client ([[WsClient]], [[SseClient]]) runs in a JVM of its own on the load CPU, and an idle JVM's
  * hiccup meter on the server CPU beside it: the latency percentiles of the application, of its JVM and of the OS
  * (the idle JVM), side by side. Servers are measured in turn, round after round (the order rotating), the twin twice
  * (A/A) for the noise.
@@ -24,12 +25,19 @@ object WsStudy:
       warmupRequests: Int = 100,
       rounds: Int = 3,
       out: Path = Path.of("target/perf/ws")
-  )
+  ):
+    /** The SSE study rather than the WebSocket one: the server's events, one a tick, no messages sent. */
+    def events: Boolean = path.startsWith("/sse/")
+
+    /** How far apart what is timed comes: the client's interval, or the server's tick. */
+    def pace: Long = if events then rapier.perf.common.Ticks.Millis else intervalMillis
 
   val usage: String =
-    """./perf ws [--servers a,b] [--path /ws/ts|/ws/echo] [-u USERS] [--requests N] [--interval-ms MS]
+    """./perf ws [--servers a,b] [--path /ws/ts|/ws/echo|/sse/ts] [-u USERS] [--requests N] [--interval-ms MS]
       |          [--warmup-requests N] [-r ROUNDS] [--out DIR]
       |  The WebSocket study: USERS clients each send N messages MS apart; latency from each answer's timestamp.
+      |  With --path /sse/ts, the SSE study: USERS clients each read N events, one per 100 ms tick of the server's,
+      |  latency from each event's timestamp (--interval-ms doesn't apply).
       |  Defaults: netty.Vanilla and netty.future.Rapier, /ws/ts, 500 users, 100 requests, 100 ms, 3 rounds.""".stripMargin
 
   def parse(args: List[String], o: Options = Options()): Either[String, Options] = args match
@@ -88,23 +96,17 @@ object WsStudy:
           started.collect { case (l, Left(why)) => System.err.println(s"perf ws: $l did not start: $why") }
           val live = started.collect { case (l, Right(p)) => l -> p }
           def client(p: ServerProcess, requests: Int): String =
-            val url = s"ws://127.0.0.1:${p.port}${o.path}"
-            (pin(loadCpus) ++ List(
-              "java",
-              "-Xmx1g",
-              "-cp",
-              rapierClasspath,
-              "rapier.perf.ws.WsClient",
-              url,
-              o.users.toString,
-              requests.toString,
-              o.intervalMillis.toString
-            )).!!.trim.linesIterator.toList.last
+            val main =
+              if o.events then List("rapier.perf.ws.SseClient", s"http://127.0.0.1:${p.port}${o.path}")
+              else List("rapier.perf.ws.WsClient", s"ws://127.0.0.1:${p.port}${o.path}")
+            val pace = if o.events then Nil else List(o.intervalMillis.toString)
+            (pin(loadCpus) ++ List("java", "-Xmx1g", "-cp", rapierClasspath) ++ main ++
+              List(o.users.toString, requests.toString) ++ pace).!!.trim.linesIterator.toList.last
           live.foreach { (l, p) =>
             System.err.println(s"perf ws: warming $l up (${o.warmupRequests} requests per user)")
             if o.warmupRequests > 0 then client(p, o.warmupRequests)
           }
-          val seconds = (o.requests * o.intervalMillis / 1000 + 5).toInt
+          val seconds = (o.requests * o.pace / 1000 + 5).toInt
           val results =
             for
               round <- 0 until o.rounds
@@ -153,15 +155,21 @@ object WsStudy:
     ).mkString
     val failures = results.map(m => s"${m.server} round ${m.round + 1}: ${field(m.client, "failures")} failed users")
     // The table's lines start with `|`: put in after the margin is stripped
+    val what =
+      if o.events then
+        s"""${o.users} users, each reading ${o.requests} events (one per ${o.pace} ms tick) after ${o.warmupRequests}
+           |warm-up events; latency in ms, from the timestamp each event carries to its arrival at the client.""".stripMargin
+      else
+        s"""${o.users} users, each sending ${o.requests} messages ${o.intervalMillis} ms apart after ${o.warmupRequests}
+           |warm-up messages; latency in ms, from the timestamp each answer carries to its arrival at the client.""".stripMargin
     val intro =
-      s"""# WebSocket study: ${o.path}
+      s"""# ${if o.events then "SSE" else "WebSocket"} study: ${o.path}
          |
          |Command: `$command`
          |
          |Machine: ${machine(serverCpus, loadCpus, pinned)}
          |
-         |${o.users} users, each sending ${o.requests} messages ${o.intervalMillis} ms apart after ${o.warmupRequests}
-         |warm-up messages; latency in ms, from the timestamp each answer carries to its arrival at the client.
+         |$what
          |Servers pinned to CPU ${serverCpus.mkString(",")}, the client to CPU ${loadCpus.mkString(",")}.
          |""".stripMargin
     val readme = s"$intro\n${ratios(results)}\n$header$table\n${failures.mkString("\n")}\n"

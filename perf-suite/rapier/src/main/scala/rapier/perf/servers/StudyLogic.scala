@@ -7,16 +7,35 @@ import rapier.server.*
 import java.util.concurrent.Flow
 import scala.concurrent.Future
 
-/** The WebSocket study's two endpoints, as Rapier's Future logic writes them. */
-object WebSocketLogic:
+/** The WebSocket study's two endpoints and the SSE study's events, as Rapier's Future logic writes them. */
+object StudyLogic:
   def endpoints: List[ServerEndpoint[Future]] = List(
     endpoint.get.in("ws" / "echo").out(webSocketBody[String, String]).serverLogicSuccess(_ =>
       Future.successful(in => in)
     ),
     endpoint.get.in("ws" / "ts").out(webSocketBody[String, String]).serverLogicSuccess(_ =>
       Future.successful(in => Ticked(in))
-    )
+    ),
+    endpoint.get.in("sse" / "ts").out(sseBody()).serverLogicSuccess(_ => Future.successful(TickEvents))
   )
+
+  /**
+   * `/sse/ts`: an event at every tick of [[Ticks]], its data the time then, taken on the clock's thread (as the
+   * vanilla twins do), sent as the connection asks for it; a tick finding no demand is skipped.
+   */
+  private object TickEvents extends Flow.Publisher[ServerSentEvent]:
+    def subscribe(out: Flow.Subscriber[? >: ServerSentEvent]): Unit =
+      val subscription = new Flow.Subscription with Runnable:
+        private val demand = java.util.concurrent.atomic.AtomicLong()
+        // On the clock's thread only
+        def run(): Unit =
+          if demand.get > 0 then
+            demand.decrementAndGet()
+            out.onNext(ServerSentEvent.data(Ticks.stamp()))
+        def request(n: Long): Unit = demand.getAndAccumulate(n, (a, b) => if a + b < 0 then Long.MaxValue else a + b)
+        def cancel(): Unit = Ticks.remove(this)
+      out.onSubscribe(subscription)
+      Ticks.add(subscription)
 
   /**
    * `/ws/ts`, the seed's throttled stream: each of the client's messages is answered on the next tick of [[Ticks]]

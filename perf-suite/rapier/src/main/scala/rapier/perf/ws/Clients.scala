@@ -1,0 +1,69 @@
+package rapier.perf.ws
+
+import io.netty.bootstrap.Bootstrap
+import io.netty.channel.nio.NioIoHandler
+import io.netty.channel.socket.nio.NioSocketChannel
+import io.netty.channel.{Channel, ChannelHandlerContext, ChannelInitializer, ChannelOption, MultiThreadIoEventLoopGroup}
+import org.HdrHistogram.Recorder
+import rapier.perf.common.Hiccups
+
+import java.net.URI
+import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.{CountDownLatch, TimeUnit}
+
+/**
+ * What the studies' clients share: many users on one Netty event loop, connected in batches, each timing what it
+ * receives from the `System.nanoTime` stamp it carries; one JSON line at the end, the latencies' percentiles to
+ * p99.9999 in milliseconds and how many users failed.
+ */
+private[ws] object Clients:
+  /** One user's record: its latencies, and its end, counted once, as finished or failed. */
+  final class Latencies(recorder: Recorder, done: CountDownLatch, failures: AtomicLong):
+    private var ended = false
+
+    /** The latency of what arrives now carrying `stamp`. */
+    def record(stamp: Long): Unit = recorder.recordValue(math.max(0L, (System.nanoTime() - stamp) / 1000))
+
+    /** The user is done; true the first time. */
+    def finish(): Boolean =
+      val first = !ended
+      if first then
+        ended = true
+        done.countDown()
+      first
+
+    /** The user failed unless it had finished; its connection closes. */
+    def fail(ctx: ChannelHandlerContext): Unit =
+      if !ended then
+        ended = true
+        failures.incrementAndGet()
+        done.countDown()
+      ctx.close()
+
+  /** Runs `users` users, each a channel `init` sets up; waits for them at most `deadlineMillis`. */
+  def run(uri: URI, users: Int, deadlineMillis: Long)(init: (Channel, Latencies) => Unit): String =
+    val recorder = Recorder(3)
+    val done = CountDownLatch(users)
+    val failures = AtomicLong()
+    val group = MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory())
+    try
+      val bootstrap = Bootstrap()
+        .group(group)
+        .channel(classOf[NioSocketChannel])
+        .option(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
+        .handler(new ChannelInitializer[Channel]:
+          override def initChannel(ch: Channel): Unit = init(ch, Latencies(recorder, done, failures)))
+      // Connect in batches, so that the listen backlog takes them all
+      for batch <- (0 until users).grouped(100) do
+        batch.foreach { _ =>
+          bootstrap.connect(uri.getHost, uri.getPort).addListener { (f: io.netty.channel.ChannelFuture) =>
+            if !f.isSuccess then
+              failures.incrementAndGet()
+              done.countDown()
+          }
+        }
+        Thread.sleep(20)
+      val finished = done.await(deadlineMillis, TimeUnit.MILLISECONDS)
+      val body = Hiccups.json(recorder.getIntervalHistogram()).drop(1).dropRight(1)
+      s"""{$body,"failures":${failures.get},"finished":$finished}"""
+    finally group.shutdownGracefully(0, 1, TimeUnit.SECONDS)
