@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets
  * {{{
  * java -cp ... rapier.perf.ws.SseClient URL USERS EVENTS
  * }}}
- * Each user opens the event stream and reads `EVENTS` events from it; each event's data is the `System.nanoTime` of
+ * Each user opens the event stream and reads `EVENTS` events from it after [[Clients.Settle]] unrecorded ones; each
+ * event's data is the `System.nanoTime` of
  * its sending, taken at the server's tick, which every JVM of this machine reads alike. Prints one JSON line: the
  * delivery latencies' percentiles to p99.9999 in milliseconds, and how many users failed.
  */
@@ -24,8 +25,9 @@ object SseClient:
     println(run(URI.create(args(0)), args(1).toInt, args(2).toInt))
 
   def run(uri: URI, users: Int, events: Int): String =
-    Clients.run(uri, users, events * Ticks.Millis + 30000) { (ch, latencies) =>
-      ch.pipeline.addLast(HttpClientCodec(), User(uri, events, latencies))
+    val read = events + Clients.Settle
+    Clients.run(uri, users, read * Ticks.Millis + 30000) { (ch, latencies) =>
+      ch.pipeline.addLast(HttpClientCodec(), User(uri, read, latencies))
     }
 
   /** One user: its request once connected, then the stream's `data:` lines timed as they arrive. */

@@ -15,7 +15,7 @@ import java.util.concurrent.{ThreadLocalRandom, TimeUnit}
  * java -cp ... rapier.perf.ws.WsClient URL USERS REQUESTS INTERVAL_MS
  * }}}
  * Each user connects, then sends `REQUESTS` messages `INTERVAL_MS` apart (starting at a random point of the first
- * interval, so that users spread over it) and reads as many answers. An answer carries the `System.nanoTime` of its
+ * interval, so that users spread over it) after [[Clients.Settle]] unrecorded ones, and reads as many answers. An answer carries the `System.nanoTime` of its
  * sending (`/ws/ts`: the server's, at the tick; `/ws/echo`: the client's own, echoed), which every JVM of this machine
  * reads alike. Prints one JSON line: the latencies' percentiles to p99.9999 in milliseconds, and what went wrong.
  */
@@ -32,10 +32,11 @@ object WsClient:
 
   def run(uri: URI, users: Int, requests: Int, intervalMillis: Long): String =
     val echo = uri.getPath.endsWith("/echo")
-    Clients.run(uri, users, requests * intervalMillis + 30000) { (ch, latencies) =>
+    val sent = requests + Clients.Settle
+    Clients.run(uri, users, sent * intervalMillis + 30000) { (ch, latencies) =>
       val config = WebSocketClientProtocolConfig.newBuilder().webSocketUri(uri).handshakeTimeoutMillis(30000).build()
       ch.pipeline.addLast(HttpClientCodec(), HttpObjectAggregator(8192), WebSocketClientProtocolHandler(config))
-      ch.pipeline.addLast(User(requests, intervalMillis, echo, latencies))
+      ch.pipeline.addLast(User(sent, intervalMillis, echo, latencies))
     }
 
   /** One user: its messages on a timer of its connection's loop, its answers timed as they arrive. */

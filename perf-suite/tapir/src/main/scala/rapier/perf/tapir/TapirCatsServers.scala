@@ -7,7 +7,10 @@ import io.vertx.core.http.{HttpServerOptions, HttpServerRequest}
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.Router
 import rapier.perf.common.{PerfServer, ServerConfig}
-import rapier.perf.vanilla.HttpServerPerfServer
+import rapier.perf.vanilla.{HttpServerPerfServer, VanillaHttp4sServer}
+import sttp.capabilities.WebSockets
+import sttp.capabilities.fs2.Fs2Streams
+import sttp.tapir.*
 import sttp.tapir.server.ServerEndpoint
 import sttp.tapir.server.netty.cats.{NettyCatsServer, NettyCatsServerOptions}
 import sttp.tapir.server.vertx.cats.{VertxCatsServerInterpreter, VertxCatsServerOptions}
@@ -17,6 +20,19 @@ object TapirCatsServer:
   def endpoints(n: Int): List[ServerEndpoint[Any, IO]] = TapirEndpoints(n, pure)
 
   private val pure: [A] => A => IO[A] = [A] => (a: A) => IO.pure(a)
+
+  /**
+   * The WebSocket study's two endpoints as Tapir writes them, fs2 pipes of text messages with Tapir's defaults: each
+   * message written back, or answered on the next tick with the time then (the twin's clock).
+   */
+  val webSockets: List[ServerEndpoint[Fs2Streams[IO] & WebSockets, IO]] =
+    def text = webSocketBody[String, CodecFormat.TextPlain, String, CodecFormat.TextPlain](Fs2Streams[IO])
+    List(
+      endpoint.get.in("ws" / "echo").out(text).serverLogicSuccess[IO](_ => IO.pure(in => in)),
+      endpoint.get.in("ws" / "ts").out(text).serverLogicSuccess[IO] { _ =>
+        IO.pure(_.evalMap(_ => VanillaHttp4sServer.nextStamp))
+      }
+    )
 
   /** A dispatcher for the server's whole life, as Tapir's cats servers take one, released at `stop`. */
   final class Held:
@@ -31,7 +47,7 @@ object TapirCatsServer:
 
 /**
  * The suite's endpoints on Tapir's Netty cats-effect server, set up as Tapir's performance harness (perf-tests,
- * `NettyCats.scala`) sets it up: every endpoint in one `addEndpoints` call, the server started as a resource on the
+ * `NettyCats.scala`) sets it up: every endpoint in one `addEndpoints` call (the WebSocket study's too), the server started as a resource on the
  * global `IORuntime`. Tapir's defaults otherwise, except for what every server of the suite shares (event loop threads,
  * the body limit on each endpoint); the Tapir variant turns the server log off, TapirLog keeps Tapir's default one.
  */
@@ -46,7 +62,7 @@ final class TapirNettyCatsServer extends PerfServer:
       if config.requestLog then NettyCatsServerOptions.default[IO](dispatcher)
       else NettyCatsServerOptions.customiseInterceptors[IO](dispatcher).serverLog(None).options
     val server = NettyCatsServer[IO](options, TapirNettyServer.nettyConfig(config))
-      .addEndpoints((0 until config.routes).toList.flatMap(TapirCatsServer.endpoints))
+      .addEndpoints((0 until config.routes).toList.flatMap(TapirCatsServer.endpoints) ++ TapirCatsServer.webSockets)
     routes = server.routes.size
     val started = Resource
       .make(server.start())(_.stop())

@@ -10,7 +10,8 @@ import sttp.tapir.server.http4s.{Http4sServerInterpreter, Http4sServerOptions}
 /**
  * The suite's endpoints on Tapir's http4s interpreter with `IO` logic, set up as Tapir's performance harness
  * (perf-tests, `Http4s.scala`) sets it up: every endpoint in one `toRoutes` call, mounted at `/` with http4s's
- * `Router`, on Ember with its defaults and the global `IORuntime`. The Tapir variant turns the server log off, TapirLog
+ * `Router`, on Ember with its defaults and the global `IORuntime`; the WebSocket study's endpoints in one
+ * `toWebSocketRoutes` call, on the server's `WebSocketBuilder2`. The Tapir variant turns the server log off, TapirLog
  * keeps Tapir's default one.
  */
 final class TapirHttp4sServer extends PerfServer:
@@ -20,9 +21,10 @@ final class TapirHttp4sServer extends PerfServer:
     val options =
       if config.requestLog then Http4sServerOptions.default[IO]
       else Http4sServerOptions.customiseInterceptors[IO].serverLog(None).options
-    val routes =
-      Http4sServerInterpreter[IO](options).toRoutes((0 until config.routes).toList.flatMap(TapirCatsServer.endpoints))
-    val ember = VanillaHttp4sServer.ember(Router("/" -> routes), config)
+    val interpreter = Http4sServerInterpreter[IO](options)
+    val routes = interpreter.toRoutes((0 until config.routes).toList.flatMap(TapirCatsServer.endpoints))
+    val webSockets = interpreter.toWebSocketRoutes(TapirCatsServer.webSockets)
+    val ember = VanillaHttp4sServer.ember(Router("/" -> routes), config, webSockets)
     val (server, stop) = ember.allocated.unsafeRunSync()(using IORuntime.global)
     release = stop
     server.address.getPort
