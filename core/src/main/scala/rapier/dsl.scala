@@ -236,14 +236,23 @@ def webSocketBody[In, Out](using
 /**
  * A `text/event-stream` response (Server-Sent Events): the logic's `Flow.Publisher` of [[ServerSentEvent]]s, each
  * written as it comes, one asked for at a time as the connection takes them; while no event has gone out for
- * `keepAlive`, a comment line keeps the connection from being closed as idle. Sent with `Cache-Control: no-cache`,
- * chunked; the publisher completing ends the response, failing cuts it. An output only: events are written, not read.
+ * `keepAlive`, a comment line keeps the connection from being closed as idle (`Duration.Inf`: never). Sent with
+ * `Cache-Control: no-cache`, chunked; the publisher completing ends the response, failing cuts it. An output only:
+ * events are written, not read.
  */
 def sseBody(
-    keepAlive: scala.concurrent.duration.FiniteDuration = scala.concurrent.duration.Duration(15, "s")
+    keepAlive: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration(15, "s")
 ): EndpointOutput[Flow.Publisher[ServerSentEvent]] =
-  require(keepAlive.toNanos > 0, "keepAlive must be positive")
-  eventStreamOutput(StreamKind.Publisher, rapier.flow.EventStream(_, keepAlive))
+  val nanos = keepAliveNanos(keepAlive)
+  eventStreamOutput(StreamKind.Publisher, rapier.flow.EventStream(_, nanos))
+
+/** A keep-alive period in nanoseconds, 0 for none (`Duration.Inf`); refused unless positive. */
+private[rapier] def keepAliveNanos(keepAlive: scala.concurrent.duration.Duration): Long =
+  require(
+    keepAlive == scala.concurrent.duration.Duration.Inf || (keepAlive.isFinite && keepAlive.toNanos > 0),
+    s"keepAlive must be positive, or Duration.Inf for none: $keepAlive"
+  )
+  if keepAlive.isFinite then keepAlive.toNanos else 0L
 
 /**
  * A `text/event-stream` output of events `E`, written as the bytes `encode` makes of them, a body of stream kind

@@ -59,6 +59,28 @@ trait SseTests extends ServerTestSupport:
       finally c.close()
     }
 
+  test("without keep-alive (Duration.Inf), an idle stream gets no comment"):
+    val live = SubmissionPublisher[ServerSentEvent]()
+    val streamed = endpoint.get
+      .in("sse" / "quiet")
+      .out(sseBody(keepAlive = scala.concurrent.duration.Duration.Inf))
+      .serverLogicSuccess(_ => Future.successful(live))
+    withServer(streamed) { t =>
+      val c = t.raw()
+      try
+        c.send("GET /sse/quiet HTTP/1.1\r\nHost: x\r\n\r\n")
+        eventually(live.hasSubscribers, "the event stream is subscribed to")
+        live.submit(ServerSentEvent.data("first"))
+        readUntil(c, "data: first\n\n")
+        Thread.sleep(300)
+        live.submit(ServerSentEvent.data("second"))
+        live.close()
+        val rest = readUntil(c, "0\r\n\r\n")
+        assert(!rest.contains(":\n\n") && rest.contains("data: second\n\n"), rest)
+      finally c.close()
+    }
+    intercept[IllegalArgumentException](sseBody(keepAlive = scala.concurrent.duration.Duration.Zero))
+
   test("a client gone cancels the event stream"):
     val live = SubmissionPublisher[ServerSentEvent]()
     val streamed =

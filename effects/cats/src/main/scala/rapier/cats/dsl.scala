@@ -6,7 +6,7 @@ import rapier.{Codec, EndpointIO, EndpointOutput, RawBodyType, ServerSentEvent, 
 
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
-import scala.concurrent.duration.FiniteDuration
+import scala.concurrent.duration.{Duration, FiniteDuration}
 
 /**
  * The body as an fs2 `Stream[F, Byte]`, `application/octet-stream`: a request's is read from the connection as the
@@ -33,15 +33,24 @@ def fs2WebSocketBody[F[_], In, Out](using
  * the stream emits it, as the connection takes it; while no event has gone out for `keepAlive`, a comment line keeps
  * the connection from being closed as idle. Sent with `Cache-Control: no-cache`; the stream ending ends the response,
  * failing cuts it. An output only: events are written, not read.
+ *
+ * The keep-alive's timer runs merged with the events (fs2's `mergeHaltL`), which hands each event from one fiber to
+ * another: `Duration.Inf` (no keep-alive) writes the events as the stream emits them, in its own fiber.
  */
 def fs2SseBody[F[_]](
-    keepAlive: FiniteDuration = FiniteDuration(15, TimeUnit.SECONDS)
+    keepAlive: Duration = FiniteDuration(15, TimeUnit.SECONDS)
 )(using F: Async[F]): EndpointOutput[Stream[F, ServerSentEvent]] =
-  require(keepAlive.toNanos > 0, "keepAlive must be positive")
-  rapier.eventStreamOutput(Fs2Body[F](), eventStream(_, keepAlive))
+  val nanos = rapier.keepAliveNanos(keepAlive)
+  rapier.eventStreamOutput(Fs2Body[F](), eventStream(_, nanos))
 
-/** The events' bytes, with a comment at each tick of `keepAlive` after which no event went out. */
-private def eventStream[F[_]](events: Stream[F, ServerSentEvent], keepAlive: FiniteDuration)(using
+/** The events' bytes, with a comment at each tick of `keepAliveNanos` (if any) after which no event went out. */
+private def eventStream[F[_]](events: Stream[F, ServerSentEvent], keepAliveNanos: Long)(using
+    F: Async[F]
+): Stream[F, Byte] =
+  if keepAliveNanos == 0 then events.map(e => Chunk.array(e.encode)).unchunks
+  else eventsKeptAlive(events, FiniteDuration(keepAliveNanos, TimeUnit.NANOSECONDS))
+
+private def eventsKeptAlive[F[_]](events: Stream[F, ServerSentEvent], keepAlive: FiniteDuration)(using
     F: Async[F]
 ): Stream[F, Byte] =
   Stream.eval(F.delay(AtomicBoolean(false))).flatMap { sent =>

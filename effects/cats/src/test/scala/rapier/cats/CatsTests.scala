@@ -236,6 +236,18 @@ abstract class CatsTests extends ServerTestSupport:
     )
   )
 
+  test("Server-Sent Events from an fs2 stream without keep-alive: no comment however long it is idle"):
+    val events = endpoint.get
+      .in("sse")
+      .out(fs2SseBody[IO](keepAlive = scala.concurrent.duration.Duration.Inf))
+      .serverLogicSuccess[IO](_ =>
+        IO.pure(Stream(ServerSentEvent.data("first")) ++ Stream.sleep_[IO](300.millis) ++
+          Stream(ServerSentEvent.data("x")))
+      )
+    withIOServer(events) { t =>
+      assertEquals(t.get("/sse").body, "data: first\n\ndata: x\n\n")
+    }
+
   test("Server-Sent Events from an fs2 stream, with keep-alive comments while it is idle"):
     val events = endpoint.get
       .in("sse")
