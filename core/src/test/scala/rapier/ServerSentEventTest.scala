@@ -28,7 +28,7 @@ class ServerSentEventTest extends munit.FunSuite:
         def cancel(): Unit = cancelled.countDown())
     val failure = java.util.concurrent.CompletableFuture[Throwable]()
     rapier.flow
-      .EventStream(events, scala.concurrent.duration.Duration(1, "s"))
+      .EventStream(events, 1_000_000_000L)
       .subscribe(new java.util.concurrent.Flow.Subscriber[java.nio.ByteBuffer]:
         def onSubscribe(s: java.util.concurrent.Flow.Subscription): Unit = s.request(0)
         def onNext(b: java.nio.ByteBuffer): Unit = failure.complete(AssertionError("a chunk"))

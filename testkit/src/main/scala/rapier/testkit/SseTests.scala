@@ -37,11 +37,15 @@ trait SseTests extends ServerTestSupport:
       )
     }
 
-  test("each event is sent as it comes, and an idle stream gets keep-alive comments until it ends"):
+  /**
+   * A live event stream on `/sse/live` with `keepAlive`, its first event read, then `idle` for the client's
+   * `between` (what the idle stream sent), then its second event and its end: what came after the first.
+   */
+  private def liveStream(keepAlive: scala.concurrent.duration.Duration)(between: RawHttp => Unit): String =
     val live = SubmissionPublisher[ServerSentEvent]()
     val streamed = endpoint.get
       .in("sse" / "live")
-      .out(sseBody(keepAlive = 100.millis))
+      .out(sseBody(keepAlive))
       .serverLogicSuccess(_ => Future.successful(live))
     withServer(streamed) { t =>
       val c = t.raw()
@@ -50,35 +54,24 @@ trait SseTests extends ServerTestSupport:
         eventually(live.hasSubscribers, "the event stream is subscribed to")
         live.submit(ServerSentEvent.data("first"))
         readUntil(c, "data: first\n\n") // before anything else is sent: the event was not held back
-        val idle = readUntil(c, ":\n\n")
-        assert(!idle.contains("data:"), idle)
+        between(c)
         live.submit(ServerSentEvent.data("second"))
         live.close()
         val rest = readUntil(c, "0\r\n\r\n")
         assert(rest.contains("data: second\n\n"), rest)
+        rest
       finally c.close()
     }
 
-  test("without keep-alive (Duration.Inf), an idle stream gets no comment"):
-    val live = SubmissionPublisher[ServerSentEvent]()
-    val streamed = endpoint.get
-      .in("sse" / "quiet")
-      .out(sseBody(keepAlive = scala.concurrent.duration.Duration.Inf))
-      .serverLogicSuccess(_ => Future.successful(live))
-    withServer(streamed) { t =>
-      val c = t.raw()
-      try
-        c.send("GET /sse/quiet HTTP/1.1\r\nHost: x\r\n\r\n")
-        eventually(live.hasSubscribers, "the event stream is subscribed to")
-        live.submit(ServerSentEvent.data("first"))
-        readUntil(c, "data: first\n\n")
-        Thread.sleep(300)
-        live.submit(ServerSentEvent.data("second"))
-        live.close()
-        val rest = readUntil(c, "0\r\n\r\n")
-        assert(!rest.contains(":\n\n") && rest.contains("data: second\n\n"), rest)
-      finally c.close()
+  test("each event is sent as it comes, and an idle stream gets keep-alive comments until it ends"):
+    liveStream(100.millis) { c =>
+      val idle = readUntil(c, ":\n\n")
+      assert(!idle.contains("data:"), idle)
     }
+
+  test("without keep-alive (Duration.Inf), an idle stream gets no comment"):
+    val rest = liveStream(scala.concurrent.duration.Duration.Inf)(_ => Thread.sleep(300))
+    assert(!rest.contains(":\n\n"), rest)
     intercept[IllegalArgumentException](sseBody(keepAlive = scala.concurrent.duration.Duration.Zero))
 
   test("a client gone cancels the event stream"):
