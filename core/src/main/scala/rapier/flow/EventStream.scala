@@ -8,10 +8,10 @@ import java.util.concurrent.{ConcurrentLinkedQueue, Flow, ScheduledFuture, TimeU
 
 /**
  * A stream of [[ServerSentEvent]]s as the bytes of a `text/event-stream` body: each event encoded as it comes, and,
- * while no event has gone out for `keepAliveNanos` (0: no keep-alive), a comment line that keeps the connection (and the proxies on its way)
- * from closing it as idle. One event is asked of `events` at a time, only once the body's reader wants bytes, so the
- * events are made no faster than the connection takes them; a comment waits for the reader as an event does. Cancelling
- * the body cancels `events` and stops the keep-alive.
+ * while no event has gone out for `keepAliveNanos` (0: no keep-alive), a comment line that keeps the connection (and
+ * the proxies on its way) from closing it as idle. One event is asked of `events` at a time, only once the body's
+ * reader wants bytes, so the events are made no faster than the connection takes them; a comment waits for the reader
+ * as an event does. Cancelling the body cancels `events` and stops the keep-alive.
  */
 private[rapier] final class EventStream(events: Flow.Publisher[ServerSentEvent], keepAliveNanos: Long)
     extends Flow.Publisher[ByteBuffer]:
@@ -59,9 +59,13 @@ private[rapier] final class EventStream(events: Flow.Publisher[ServerSentEvent],
     def onSubscribe(s: Flow.Subscription): Unit =
       if !upstream.compareAndSet(null, s) then s.cancel() // cancelled already, or a second subscription
       else
-        val nanos = keepAliveNanos
-        if nanos > 0 then
-          timer = EventStream.ticks.scheduleAtFixedRate(() => tick(), nanos, nanos, TimeUnit.NANOSECONDS)
+        if keepAliveNanos > 0 then
+          timer = EventStream.ticks.scheduleAtFixedRate(
+            () => tick(),
+            keepAliveNanos,
+            keepAliveNanos,
+            TimeUnit.NANOSECONDS
+          )
         if done then stopTimer()
         drain()
 

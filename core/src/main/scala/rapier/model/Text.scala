@@ -28,11 +28,10 @@ object Text:
       if lenient.indexOf('\uFFFD') < 0 then lenient else strict(bytes, charset)
     else strict(bytes, charset)
 
-  /** Whether `bytes` are well-formed UTF-8: ASCII, as most text is, is told without decoding it. */
+  /** Whether `bytes` are well-formed UTF-8, told by the check WebSocket text is checked with, part by part. */
   def isUtf8(bytes: Array[Byte]): Boolean =
-    var i = 0
-    while i < bytes.length && bytes(i) >= 0 do i += 1
-    i == bytes.length || strict(bytes, StandardCharsets.UTF_8) != null
+    val check = Utf8Check()
+    check.accepts(bytes) && check.complete
 
   private def strict(bytes: Array[Byte], charset: Charset): String | Null =
     val decoder = charset

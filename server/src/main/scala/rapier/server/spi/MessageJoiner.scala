@@ -1,5 +1,7 @@
 package rapier.server.spi
 
+import rapier.model.Utf8Check
+
 /**
  * A WebSocket message joined from its frames' payloads, for a backend whose server hands over frames rather than
  * messages: within the endpoint's `limit` (1009 past it, the parts dropped), a text message's UTF-8 checked frame by
@@ -18,6 +20,7 @@ final class MessageJoiner(limit: Int, whole: (Array[Byte], Boolean) => Unit, ref
   /** Adds a frame's payload; `text` counts for a message's first frame, `last` ends the message. */
   def add(payload: Array[Byte], text: Boolean, last: Boolean): Unit =
     if parts == null then
+      parts = java.util.ArrayList(1)
       isText = text
       utf8.reset()
     if size.toLong + payload.length > limit then
@@ -27,7 +30,6 @@ final class MessageJoiner(limit: Int, whole: (Array[Byte], Boolean) => Unit, ref
       drop()
       refuse(1007, "A text message is not valid UTF-8.")
     else
-      if parts == null then parts = java.util.ArrayList(1)
       parts.nn.add(payload)
       size += payload.length
       if last then
@@ -54,47 +56,3 @@ final class MessageJoiner(limit: Int, whole: (Array[Byte], Boolean) => Unit, ref
 object MessageJoiner:
   /** The close reason of a message past the limit (1009). */
   def tooLong(limit: Int): String = s"A message is longer than this WebSocket's limit of $limit bytes."
-
-/**
- * UTF-8 checked as its bytes come, in any number of parts (RFC 3629 §4: no overlong forms, no surrogates, nothing past
- * U+10FFFF): a part that can't continue valid UTF-8 is told at once, not when the text ends.
- */
-private[server] final class Utf8Check:
-  // Continuation bytes the current character still needs, and the range its next byte must be in
-  private var need = 0
-  private var low = 0x80
-  private var high = 0xbf
-
-  def reset(): Unit =
-    need = 0
-    low = 0x80
-    high = 0xbf
-
-  /** Whether the text so far, `bytes` added, is valid UTF-8 or the start of it. */
-  def accepts(bytes: Array[Byte]): Boolean =
-    var i = 0
-    var valid = true
-    while valid && i < bytes.length do
-      val b = bytes(i) & 0xff
-      if need == 0 then
-        if b < 0x80 then ()
-        else if b >= 0xc2 && b <= 0xdf then need = 1
-        else if b >= 0xe0 && b <= 0xef then
-          need = 2
-          if b == 0xe0 then low = 0xa0 // overlong
-          else if b == 0xed then high = 0x9f // surrogates
-        else if b >= 0xf0 && b <= 0xf4 then
-          need = 3
-          if b == 0xf0 then low = 0x90 // overlong
-          else if b == 0xf4 then high = 0x8f // past U+10FFFF
-        else valid = false
-      else if b < low || b > high then valid = false
-      else
-        need -= 1
-        low = 0x80
-        high = 0xbf
-      i += 1
-    valid
-
-  /** Whether the text so far ends with a whole character. */
-  def complete: Boolean = need == 0

@@ -17,8 +17,9 @@ import scala.util.control.NonFatal
  * A WebSocket on http4s's Ember, once upgraded: the `send` stream and `receive` pipe given to Ember's
  * `WebSocketBuilder2`, its defragmenting off. Ember keeps the frames, answers pings and the client's close; this
  * channel pulls a frame from Ember only while the relay wants a message, joins fragments into messages under the
- * endpoint's limit (1009 past it), checks a text message's UTF-8 as its frames come (1007), keeps the endpoint's idle timeout (1001) and writes the relay's messages
- * one at a time, the relay hearing `written` when Ember asks for the next.
+ * endpoint's limit (1009 past it), checks a text message's UTF-8 as its frames come (1007), keeps the endpoint's
+ * idle timeout (1001) and writes the relay's messages one at a time, the relay hearing `written` when Ember asks for
+ * the next.
  *
  * Its state is touched on its own loop: the tasks of one WebSocket run one at a time, in order, on the effect's
  * execution context.

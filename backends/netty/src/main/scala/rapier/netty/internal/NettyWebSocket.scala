@@ -14,9 +14,8 @@ import java.util.concurrent.TimeUnit
  * payload limit, reserved bits and opcodes, a close's code and reason), its UTF-8 check of text messages and its
  * aggregator joining fragments into messages; this handler closes what they refuse with their code (1002, 1007,
  * 1009), answers pings, keeps the close handshake and the idle timeout, and hands whole messages to the upgrade's
- * relay as it asks for them. The
- * connection is read only while a message is wanted (or the close is awaited): the client's messages wait in its
- * socket, not here.
+ * relay as it asks for them. The connection is read only while a message is wanted (or the close is awaited): the
+ * client's messages wait in its socket, not here.
  */
 private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
     extends ChannelInboundHandlerAdapter,

@@ -11,9 +11,9 @@ import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketR
  * A WebSocket on Vert.x, once upgraded: Vert.x's `ServerWebSocket` keeps the frames (Netty's decoder beneath refuses
  * what RFC 6455 forbids with 1002), answers pings and echoes the client's close; this channel, fed frame by frame
  * (`frameHandler`, the socket paused and fetched one frame at a time), joins fragments into messages under the
- * endpoint's own limit (1009 past it), checks a text message's UTF-8 as its frames come (1007), keeps the endpoint's idle timeout
- * (1001), and hands whole messages to the upgrade's relay as it asks for them. A frame Netty's decoder refuses closes
- * it with the decoder's code (1002, 1009); the server's stop with 1001.
+ * endpoint's own limit (1009 past it), checks a text message's UTF-8 as its frames come (1007), keeps the
+ * endpoint's idle timeout (1001), and hands whole messages to the upgrade's relay as it asks for them. A frame
+ * Netty's decoder refuses closes it with the decoder's code (1002, 1009); the server's stop with 1001.
  */
 private[vertx] final class VertxWebSocket(
     socket: ServerWebSocket,

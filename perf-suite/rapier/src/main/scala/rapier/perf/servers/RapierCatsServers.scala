@@ -8,8 +8,9 @@ import rapier.cats.{fs2Body, fs2SseBody, fs2WebSocketBody}
 import rapier.http4s.{Http4sServer, Http4sServerOptions}
 import rapier.json.jsoniter.jsonBody
 import rapier.netty.cats.NettyCatsServer
-import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig, Ticks}
+import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
 import rapier.perf.vanilla.PayloadCodecs.given
+import rapier.perf.vanilla.VanillaHttp4sServer
 import rapier.server.*
 import rapier.vertx.cats.VertxCatsServer
 
@@ -42,24 +43,21 @@ object RapierCatsServer:
 
   /**
    * The WebSocket study's two endpoints as fs2 pipes: each message written back, or answered on the next tick with the
-   * time then (the same clock as the vanilla twin's); the SSE study's events beside them.
+   * time then (the vanilla twin's clock, `VanillaHttp4sServer.nextStamp`); the SSE study's events beside them.
    */
   val webSockets: List[ServerEndpoint[IO]] = List(
     endpoint.get.in("ws" / "echo").out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO] { _ =>
       IO.pure(in => in)
     },
     endpoint.get.in("ws" / "ts").out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO] { _ =>
-      IO.pure(_.evalMap(_ => nextStamp))
+      IO.pure(_.evalMap(_ => VanillaHttp4sServer.nextStamp))
     },
     // The SSE study's events: one at every tick, with the time then, as the vanilla http4s twin's; no keep-alive, as
     // the twin has none (fs2's keep-alive merge costs a fiber hop per event: measured apart in docs/perf)
     endpoint.get.in("sse" / "ts").out(fs2SseBody[IO](Duration.Inf)).serverLogicSuccess[IO] { _ =>
-      IO.pure(fs2.Stream.repeatEval(nextStamp).map(ServerSentEvent.data))
+      IO.pure(fs2.Stream.repeatEval(VanillaHttp4sServer.nextStamp).map(ServerSentEvent.data))
     }
   )
-
-  /** The time at the next tick of [[Ticks]]. */
-  private val nextStamp: IO[String] = IO.async_[String](answer => Ticks.onNext(stamp => answer(Right(stamp))))
 
   /** A server resource, used until `stop`. */
   abstract class Running extends PerfServer:

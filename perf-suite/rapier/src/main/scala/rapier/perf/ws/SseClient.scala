@@ -13,8 +13,8 @@ import java.nio.charset.StandardCharsets
  * java -cp ... rapier.perf.ws.SseClient URL USERS EVENTS
  * }}}
  * Each user opens the event stream and reads `EVENTS` events from it after [[Clients.Settle]] unrecorded ones; each
- * event's data is the `System.nanoTime` of
- * its sending, taken at the server's tick, which every JVM of this machine reads alike. Prints one JSON line: the
+ * event's data is the `System.nanoTime` of its sending, taken at the server's tick, which every JVM of this machine
+ * reads alike. Prints one JSON line: the
  * delivery latencies' percentiles to p99.9999 in milliseconds, and how many users failed.
  */
 object SseClient:

@@ -15,9 +15,10 @@ import java.util.concurrent.{ThreadLocalRandom, TimeUnit}
  * java -cp ... rapier.perf.ws.WsClient URL USERS REQUESTS INTERVAL_MS
  * }}}
  * Each user connects, then sends `REQUESTS` messages `INTERVAL_MS` apart (starting at a random point of the first
- * interval, so that users spread over it) after [[Clients.Settle]] unrecorded ones, and reads as many answers. An answer carries the `System.nanoTime` of its
- * sending (`/ws/ts`: the server's, at the tick; `/ws/echo`: the client's own, echoed), which every JVM of this machine
- * reads alike. Prints one JSON line: the latencies' percentiles to p99.9999 in milliseconds, and what went wrong.
+ * interval, so that users spread over it) after [[Clients.Settle]] unrecorded ones, and reads as many answers. An
+ * answer carries the `System.nanoTime` of its sending (`/ws/ts`: the server's, at the tick; `/ws/echo`: the
+ * client's own, echoed), which every JVM of this machine reads alike. Prints one JSON line: the latencies'
+ * percentiles to p99.9999 in milliseconds, and what went wrong.
  */
 object WsClient:
   def main(args: Array[String]): Unit =

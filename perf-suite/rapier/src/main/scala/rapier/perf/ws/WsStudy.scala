@@ -99,9 +99,9 @@ object WsStudy:
             val main =
               if o.events then List("rapier.perf.ws.SseClient", s"http://127.0.0.1:${p.port}${o.path}")
               else List("rapier.perf.ws.WsClient", s"ws://127.0.0.1:${p.port}${o.path}")
-            val pace = if o.events then Nil else List(o.intervalMillis.toString)
+            val interval = if o.events then Nil else List(o.intervalMillis.toString)
             (pin(loadCpus) ++ List("java", "-Xmx1g", "-cp", rapierClasspath) ++ main ++
-              List(o.users.toString, requests.toString) ++ pace).!!.trim.linesIterator.toList.last
+              List(o.users.toString, requests.toString) ++ interval).!!.trim.linesIterator.toList.last
           live.foreach { (l, p) =>
             System.err.println(s"perf ws: warming $l up (${o.warmupRequests} requests per user)")
             if o.warmupRequests > 0 then client(p, o.warmupRequests)

@@ -47,9 +47,10 @@ object TapirCatsServer:
 
 /**
  * The suite's endpoints on Tapir's Netty cats-effect server, set up as Tapir's performance harness (perf-tests,
- * `NettyCats.scala`) sets it up: every endpoint in one `addEndpoints` call (the WebSocket study's too), the server started as a resource on the
- * global `IORuntime`. Tapir's defaults otherwise, except for what every server of the suite shares (event loop threads,
- * the body limit on each endpoint); the Tapir variant turns the server log off, TapirLog keeps Tapir's default one.
+ * `NettyCats.scala`) sets it up: every endpoint in one `addEndpoints` call (the WebSocket study's too), the server
+ * started as a resource on the global `IORuntime`. Tapir's defaults otherwise, except for what every server of the
+ * suite shares (event loop threads, the body limit on each endpoint); the Tapir variant turns the server log off,
+ * TapirLog keeps Tapir's default one.
  */
 final class TapirNettyCatsServer extends PerfServer:
   private val held = TapirCatsServer.Held()
