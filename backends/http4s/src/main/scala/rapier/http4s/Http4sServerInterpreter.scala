@@ -5,8 +5,9 @@ import cats.effect.Async
 import org.http4s.server.websocket.WebSocketBuilder2
 import org.http4s.{Header, Headers, HttpApp, HttpRoutes, HttpVersion, Request, Response}
 import org.typelevel.ci.CIString
-import rapier.cats.catsMonad
-import rapier.http4s.internal.{Bodies, HeadCheck, Http4sRequest, Http4sWebSocket, Responses}
+import cats.effect.std.Queue
+import rapier.cats.{Fs2WebSocket, catsMonad}
+import rapier.http4s.internal.{Bodies, HeadCheck, Http4sPipeWebSocket, Http4sRequest, Http4sWebSocket, Responses}
 import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax, WebSocketUpgrade}
 import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
 
@@ -118,7 +119,8 @@ final class Http4sServerInterpreter[F[_]](
 
   /**
    * A WebSocket's 101, as Ember writes it (with the endpoint's other headers beside its own); the connection is then
-   * the [[Http4sWebSocket]]'s.
+   * the [[Http4sPipeWebSocket]]'s, which runs an fs2 pipe in Ember's own streams, or, for the JDK's publishers, the
+   * [[Http4sWebSocket]]'s.
    */
   private def upgrade(view: Http4sRequest[F], r: ServerResponse): F[Response[F]] =
     val builder = view.webSockets.nn
@@ -128,11 +130,20 @@ final class Http4sServerInterpreter[F[_]](
       if !WebSocketUpgrade.isHandshakeHeader(r.headerName(i)) then
         others += Header.Raw(CIString(r.headerName(i)), r.headerValue(i))
       i += 1
-    F.flatMap(F.executionContext) { context =>
-      val socket = Http4sWebSocket[F](r.webSocket.nn, context, webSockets)
-      // Fragments come as they are: the socket joins them, within the endpoint's limit, its UTF-8 checked as they come
-      builder.withHeaders(Headers(others.result())).withDefragment(false).build(socket.send, socket.receive)
-    }
+    // Fragments come as they are: the socket joins them, within the endpoint's limit, its UTF-8 checked as they come
+    val ember = builder.withHeaders(Headers(others.result())).withDefragment(false)
+    val upgrade = r.webSocket.nn
+    val pipe = Fs2WebSocket.takeOver[F](upgrade.relay)
+    if pipe != null then
+      F.flatMap(Queue.bounded[F, Any](1)) { inbox =>
+        val socket = Http4sPipeWebSocket[F](upgrade.output, pipe, inbox, webSockets)
+        ember.build(socket.send, socket.receive)
+      }
+    else
+      F.flatMap(F.executionContext) { context =>
+        val socket = Http4sWebSocket[F](upgrade, context, webSockets)
+        ember.build(socket.send, socket.receive)
+      }
 
   /** `answered`, or a bare 500 (its cause logged) if the interpreter failed to produce a response. */
   private def orServerError(answered: F[ServerResponse]): F[ServerResponse] =

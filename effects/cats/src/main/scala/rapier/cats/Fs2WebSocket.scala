@@ -31,8 +31,17 @@ final class Fs2WebSocket[F[_]](using F: Async[F]) extends WebSocketRunner[Pipe[F
   /** Typed by its messages. */
   def typed[In, Out]: WebSocketRunner[Pipe[F, In, Out]] = this.asInstanceOf[WebSocketRunner[Pipe[F, In, Out]]]
 
-private object Fs2WebSocket:
+private[rapier] object Fs2WebSocket:
   private val log = LoggerFactory.getLogger(classOf[Fs2WebSocket[?]])
+
+  /**
+   * The pipe `relay` runs, if it is one of these runners' relays, for a backend whose own WebSockets are fs2 streams
+   * of the endpoint's effect to run in them itself: the relay is then over, its fiber ended without having run. Null
+   * for any other relay.
+   */
+  def takeOver[F[_]](relay: WebSocketRelay): Pipe[F, Any, Any] | Null = relay match
+    case r: Relay[?] => r.takeOver().asInstanceOf[Pipe[F, Any, Any]]
+    case _ => null
 
   /**
    * Waits for `register`'s callback; cancelable, the callback then ignored (`async_` is not: a fiber interrupted while
@@ -41,33 +50,19 @@ private object Fs2WebSocket:
   private def waitFor[F[_], A](register: (Either[Throwable, A] => Unit) => Unit)(using F: Async[F]): F[A] =
     F.async(cb => F.delay { register(cb); Some(F.unit) })
 
-  /** A signal set once, from the loop, that fibers may wait for: the callbacks waiting, or `Fired` once it was. */
-  private final class Once:
-    private val state = AtomicReference[AnyRef](Nil)
-    def fire(): Unit = state.getAndSet(Fired) match
-      case waiting: List[?] => waiting.foreach(_.asInstanceOf[Either[Throwable, Unit] => Unit](Right(())))
-      case _ => ()
-    def await[F[_]: Async]: F[Unit] = waitFor[F, Unit] { cb =>
-      @annotation.tailrec
-      def add(): Unit = state.get match
-        case waiting: List[?] => if !state.compareAndSet(waiting, cb :: waiting) then add()
-        case _ => cb(Right(()))
-      add()
-    }
-  private object Fired
-
   /**
    * One WebSocket's pipe on its connection. The fiber registers a callback, then asks the loop; the loop answers it
    * (`received`, `written`, `ended`): one callback of each kind waits at a time, as the pipe pulls one message and
    * writes one at a time.
    */
-  final class Relay[F[_]](output: EndpointOutput.WebSocketBody[?, ?, ?], pipe: Pipe[F, Any, Any])(using F: Async[F])
-      extends WebSocketRelay:
+  private final class Relay[F[_]](output: EndpointOutput.WebSocketBody[?, ?, ?], pipe: Pipe[F, Any, Any])(using
+      F: Async[F]
+  ) extends WebSocketRelay:
     private val in = output.in.asInstanceOf[WebSocketCodec[Any]]
     private val out = output.out.asInstanceOf[WebSocketCodec[Any]]
 
-    private val attached = Once()
-    private val over = Once()
+    private val attached = OnceSignal[Unit]()
+    private val over = OnceSignal[Unit]()
     // Set by `start`, before `attached` fires
     @volatile private var channel: WebSocketChannel = null
     @volatile private var loop: EventLoop = null
@@ -94,10 +89,15 @@ private object Fs2WebSocket:
       case Right(_) => F.unit
     }
 
+    /** The pipe, for a backend to run itself: this relay's fiber ends, and the relay is not started. */
+    def takeOver(): Pipe[F, Any, Any] =
+      over.fire(())
+      pipe
+
     def start(channel: WebSocketChannel, loop: EventLoop): Unit =
       this.channel = channel
       this.loop = loop
-      attached.fire()
+      attached.fire(())
 
     def received(bytes: Array[Byte], text: Boolean): Unit =
       asked = false
@@ -116,7 +116,7 @@ private object Fs2WebSocket:
       closed = true
       endPull()
       written()
-      over.fire()
+      over.fire(())
 
     /** The pull waiting, if any, gets the end of the messages. */
     private def endPull(): Unit =

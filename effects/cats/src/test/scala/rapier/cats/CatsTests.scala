@@ -152,7 +152,7 @@ abstract class CatsTests extends ServerTestSupport:
     assertEquals(answer.get, "finished")
 
   // WebSockets whose logic is an fs2 pipe
-  import WebSocketTests.{Close, Ping, Pong, Text, closePayload, frame, handshake, readFrame}
+  import WebSocketTests.{Close, Continuation, Ping, Pong, Text, closePayload, frame, handshake, readFrame}
 
   private def pipe(path: String)(p: fs2.Pipe[IO, String, String]): ServerEndpoint[IO] =
     endpoint.get.in("ws" / path).out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO](_ => IO.pure(p))
@@ -221,6 +221,72 @@ abstract class CatsTests extends ServerTestSupport:
       eventually(finalized.get, "the pipe's finalizer ran once its client went away")
       answersThenCloses(t, "numbers", "21" -> "42", "twenty", 1007)
     }
+
+  test("an fs2 pipe's WebSocket joins fragments, pings among them answered, and closes with 1009 past its limit"):
+    val finalized = AtomicBoolean(false)
+    val small = endpoint.get
+      .in("ws" / "small")
+      .out(fs2WebSocketBody[IO, String, String].withMaxMessageSize(16))
+      .serverLogicSuccess[IO](_ => IO.pure(_.onFinalize(IO(finalized.set(true)))))
+    withIOServer(small) { t =>
+      val c = openWebSocket(t, "small")
+      try
+        c.send(frame(Text, "frag", fin = false))
+        c.send(frame(Ping, "between"))
+        c.send(frame(Continuation, "ments"))
+        val pong = readFrame(c)
+        assertEquals((pong.opcode, pong.text), (Pong, "between"))
+        assertEquals(readFrame(c).text, "fragments")
+        c.send(frame(Text, "0123456789", fin = false))
+        c.send(frame(Continuation, "0123456789"))
+        closedWith(c, 1009)
+        eventually(finalized.get, "the pipe is interrupted, its finalizers run")
+        // Read and dropped until the client's close, which ends the connection
+        c.send(frame(Text, "after the close"))
+        c.send(frame(Close, closePayload(1000, "")))
+        assert(c.closedByServer(2000), "the connection ends after the client's close")
+      finally c.close()
+    }
+
+  test("an fs2 pipe's WebSocket closes with 1007 at a fragment that isn't UTF-8, before the message ends"):
+    withIOServer(pipe("echo")(identity)) { t =>
+      val c = openWebSocket(t, "echo")
+      try
+        c.send(frame(Text, "fine"))
+        assertEquals(readFrame(c).text, "fine")
+        c.send(frame(Text, "caf", fin = false))
+        c.send(frame(Continuation, Array[Byte](0xc3.toByte, 0x28), fin = false))
+        closedWith(c, 1007)
+      finally c.close()
+    }
+
+  test("an fs2 pipe's WebSocket idle past its timeout closes with 1001, and a server's stop closes one with 1001"):
+    val idle = endpoint.get
+      .in("ws" / "idle")
+      .out(fs2WebSocketBody[IO, String, String].withIdleTimeout(300.millis))
+      .serverLogicSuccess[IO](_ => IO.pure(identity))
+    withIOServer(idle) { t =>
+      val c = openWebSocket(t, "idle")
+      try
+        c.send(frame(Text, "hi"))
+        assertEquals(readFrame(c).text, "hi")
+        closedWith(c, 1001)
+      finally c.close()
+    }
+    val running = server.startIO(List(pipe("echo")(identity)), TestServerConfig(shutdownTimeout = 5.seconds))
+    val t = Target(running)
+    val c = openWebSocket(t, "echo")
+    try
+      c.send(frame(Text, "hi"))
+      assertEquals(readFrame(c).text, "hi")
+      val stopping = new Thread(() => running.stop())
+      stopping.start()
+      closedWith(c, 1001)
+      c.send(frame(Close, closePayload(1001, "")))
+      assert(c.closedByServer(2000), "the connection ends after the client's close")
+      stopping.join(10000)
+      assert(!stopping.isAlive, "the server stopped")
+    finally c.close()
 
   private val numberCodec: WebSocketCodec[Int] = WebSocketCodec.text(
     Codec.Mapped(

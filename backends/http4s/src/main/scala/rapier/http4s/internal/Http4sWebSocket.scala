@@ -3,6 +3,7 @@ package rapier.http4s.internal
 import cats.effect.Async
 import fs2.{Pipe, Pull, Stream}
 import org.http4s.websocket.WebSocketFrame
+import rapier.EndpointOutput
 import rapier.flow.DaemonScheduler
 import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketUpgrade}
 import scodec.bits.ByteVector
@@ -30,12 +31,11 @@ private[http4s] final class Http4sWebSocket[F[_]](
     open: Http4sWebSocket.Open
 )(using F: Async[F])
     extends WebSocketChannel,
-      EventLoop:
+      EventLoop,
+      Http4sWebSocket.Stoppable:
   private val relay = upgrade.relay
   private val limit = upgrade.output.maxMessageSize
-  private val idleNanos =
-    val t = upgrade.output.idleTimeout
-    if t.isFinite && t.toNanos > 0 then t.toNanos else 0L
+  private val idleNanos = Http4sWebSocket.idleNanos(upgrade.output)
 
   // The loop: tasks in order, one at a time
   private val tasks = ConcurrentLinkedQueue[Runnable]()
@@ -201,12 +201,25 @@ private[http4s] final class Http4sWebSocket[F[_]](
       else watchIdle(left)
 
 private[http4s] object Http4sWebSocket:
-  /** The idle timeouts of every WebSocket: one daemon thread that only hands each check to its WebSocket's loop. */
-  private lazy val timers = DaemonScheduler("rapier-http4s-websocket-timer")
+  /**
+   * The idle timeouts of every WebSocket: one daemon thread that only checks the time and hands a close to its
+   * WebSocket.
+   */
+  private[internal] lazy val timers = DaemonScheduler("rapier-http4s-websocket-timer")
+
+  /** An endpoint's idle timeout in nanoseconds, or 0 for none. */
+  private[internal] def idleNanos(output: EndpointOutput.WebSocketBody[?, ?, ?]): Long =
+    val t = output.idleTimeout
+    if t.isFinite && t.toNanos > 0 then t.toNanos else 0L
+
+  /** A WebSocket the server's stop closes. */
+  trait Stoppable:
+    /** The server is stopping: closed with 1001. */
+    def goingAway(): Unit
 
   /** The open WebSockets of a server, closed with 1001 when it stops. */
   final class Open:
-    private val sockets = ConcurrentHashMap.newKeySet[Http4sWebSocket[?]]()
-    def add(socket: Http4sWebSocket[?]): Unit = sockets.add(socket)
-    def remove(socket: Http4sWebSocket[?]): Unit = sockets.remove(socket)
+    private val sockets = ConcurrentHashMap.newKeySet[Stoppable]()
+    def add(socket: Stoppable): Unit = sockets.add(socket)
+    def remove(socket: Stoppable): Unit = sockets.remove(socket)
     def closeAll(): Unit = sockets.forEach(_.goingAway())

@@ -1,0 +1,125 @@
+package rapier.http4s.internal
+
+import cats.effect.Async
+import cats.effect.std.Queue
+import fs2.{Pipe, Stream}
+import org.http4s.websocket.WebSocketFrame
+import org.slf4j.LoggerFactory
+import rapier.cats.OnceSignal
+import rapier.server.spi.{MessageJoiner, WebSocketRelay}
+import rapier.{EndpointOutput, WebSocketCodec}
+import scodec.bits.ByteVector
+
+import java.util.concurrent.{ScheduledFuture, TimeUnit}
+
+/**
+ * A WebSocket on http4s's Ember whose logic is an fs2 pipe of the endpoint's effect: the pipe runs in Ember's own two
+ * streams, with no loop and no relay between them. Ember's reader, in the `receive` pipe, joins the client's frames
+ * into messages (the endpoint's limit, 1009 past it; a text message's UTF-8 checked as its frames come, 1007) and
+ * decodes them (1003, 1007), handing each to the logic's pipe through a slot of one message, the reader waiting while
+ * the slot is full. The logic's pipe is Ember's `send` stream: each of its messages is written before it goes on.
+ * Ember answers pings and the client's close itself, as the pipe pulls frames.
+ *
+ * The pipe's stream ending closes the WebSocket with 1000, failing with 1011 (logged); a message it can't take, the
+ * endpoint's idle timeout (1001) and the server's stop (1001) interrupt the pipe, its finalizers run, then the close
+ * is written; Ember then waits for the client's close, the frames before it read and dropped. The client's close, or
+ * the connection breaking, interrupts the pipe. A pipe that drops its input has the client's later messages read and
+ * dropped, so that its pings and close are still answered; until it first pulls, one message is read ahead.
+ */
+private[http4s] final class Http4sPipeWebSocket[F[_]](
+    output: EndpointOutput.WebSocketBody[?, ?, ?],
+    pipe: Pipe[F, Any, Any],
+    inbox: Queue[F, Any],
+    open: Http4sWebSocket.Open
+)(using F: Async[F])
+    extends Http4sWebSocket.Stoppable:
+  private val in = output.in.asInstanceOf[WebSocketCodec[Any]]
+  private val out = output.out.asInstanceOf[WebSocketCodec[Any]]
+  private val idleNanos = Http4sWebSocket.idleNanos(output)
+
+  private val closing = OnceSignal[WebSocketFrame.Close]()
+  @volatile private var dropped = false
+  @volatile private var ended = false
+  @volatile private var lastActive = System.nanoTime()
+  @volatile private var idleTimer: ScheduledFuture[?] | Null = null
+  // Touched by the reader only
+  private val message = MessageJoiner(output.maxMessageSize, whole, close)
+  private var joined: Array[Byte] | Null = null
+  private var joinedText = false
+
+  /**
+   * The pipe takes no more messages: those still coming are dropped, and a reader waiting for room in the slot goes
+   * on (it can only be waiting on a full slot, which this empties).
+   */
+  // Defined before the streams that use it
+  private val release: F[Unit] = F.productR(F.delay { dropped = true })(F.void(inbox.tryTake))
+
+  /** What Ember reads: each frame joined, each whole message decoded and handed to the pipe. */
+  val receive: Pipe[F, WebSocketFrame, Unit] = frames =>
+    (Stream.exec(F.delay(begin())) ++ frames.foreach(received)).onFinalize(F.delay(end()))
+
+  /** What Ember writes: the pipe's messages, then the close. */
+  val send: Stream[F, WebSocketFrame] =
+    val messages = Stream.repeatEval(inbox.take).onFinalize(release)
+    pipe(messages)
+      .map(frameOf)
+      .interruptWhen(F.as(closing.await[F], Right(())))
+      .handleErrorWith(e =>
+        Stream.exec(F.delay {
+          Http4sPipeWebSocket.log.error("A WebSocket's stream of messages failed", e)
+          close(1011, "The server failed.")
+        })
+      ) ++ Stream.eval(F.productR(release)(F.delay { close(1000, ""); closing.value.nn }))
+
+  private def begin(): Unit =
+    open.add(this)
+    if idleNanos > 0 then watchIdle(idleNanos)
+
+  private def received(frame: WebSocketFrame): F[Unit] = F.defer {
+    lastActive = System.nanoTime()
+    if closing.value == null then
+      frame match
+        case f: WebSocketFrame.Text => message.add(f.data.toArrayUnsafe, text = true, f.last)
+        case f: WebSocketFrame.Binary => message.add(f.data.toArrayUnsafe, text = false, f.last)
+        case f: WebSocketFrame.Continuation => message.add(f.data.toArrayUnsafe, message.text, f.last)
+        case _ => () // pings answered, the close handled, by Ember
+    val bytes = joined
+    if bytes == null then F.unit
+    else
+      joined = null
+      val value = WebSocketRelay.decode(in, bytes, joinedText, close)
+      if value == null || dropped then F.unit else inbox.offer(value.value)
+  }
+
+  private def whole(bytes: Array[Byte], text: Boolean): Unit =
+    joined = bytes
+    joinedText = text
+
+  private def frameOf(message: Any): WebSocketFrame =
+    lastActive = System.nanoTime()
+    val payload = ByteVector.view(out.encode(message))
+    if out.text then WebSocketFrame.Text(payload, true) else WebSocketFrame.Binary(payload, true)
+
+  /** The close to write once the pipe is interrupted, if none was asked for before. */
+  private def close(code: Int, reason: String): Unit =
+    val _ = closing.fire(WebSocketFrame.Close(code, reason).getOrElse(WebSocketFrame.Close()))
+
+  def goingAway(): Unit = close(1001, "The server is shutting down.")
+
+  private def end(): Unit =
+    ended = true
+    open.remove(this)
+    val timer = idleTimer
+    if timer != null then timer.cancel(false)
+
+  private def watchIdle(nanos: Long): Unit =
+    idleTimer = Http4sWebSocket.timers.schedule((() => checkIdle()): Runnable, nanos, TimeUnit.NANOSECONDS)
+
+  private def checkIdle(): Unit =
+    if !ended && closing.value == null then
+      val left = lastActive + idleNanos - System.nanoTime()
+      if left <= 0 then close(1001, "The connection was idle too long.")
+      else watchIdle(left)
+
+private[http4s] object Http4sPipeWebSocket:
+  private val log = LoggerFactory.getLogger(classOf[Http4sPipeWebSocket[?]])
