@@ -25,7 +25,8 @@ enum Implementation(val packages: List[String], val excluded: List[String]):
 /**
  * One server of the suite. `twin` names the vanilla server on the same backend and version that its throughput is
  * compared with (none for vanilla servers themselves); `java` is the JDKs it runs on (21 or newer for virtual threads),
- * found by [[Jdks]] when the suite's own doesn't fit.
+ * found by [[Jdks]] when the suite's own doesn't fit; `studies` the latency studies it serves (its `/ws/ts`, `/ws/echo`
+ * and `/sse/ts`).
  */
 final case class ServerSpec(
     name: String,
@@ -36,7 +37,8 @@ final case class ServerSpec(
     implementation: Implementation,
     twin: Option[String],
     description: String,
-    java: JavaNeed = JavaNeed.Baseline
+    java: JavaNeed = JavaNeed.Baseline,
+    studies: Set[Study] = Set.empty
 ):
   def isVanilla: Boolean = twin.isEmpty
 
@@ -82,6 +84,27 @@ object Catalogue:
 
   private val vanillaZio = "rapier.perf.ziohttp.ZioHttpVanillaServer"
   private val endpointZio = "rapier.perf.ziohttp.ZioHttpEndpointServer"
+
+  /**
+   * The latency studies each server class serves, with its own API for a twin: the vanilla servers (Netty's and
+   * Vert.x's on both sides' versions), Rapier's servers but for direct style, and Tapir's where it has WebSockets (its
+   * cats-effect servers on Netty and http4s; no server-sent events there). Only the one-route variants run them: the
+   * Multi ones are about routing.
+   */
+  private val studiesOf: Map[String, Set[Study]] =
+    List(
+      vanilla,
+      vanillaVertx,
+      vanillaHttp4s,
+      vanillaPekko,
+      rapier,
+      rapierVertx,
+      rapierNettyCats,
+      rapierVertxCats,
+      rapierHttp4s,
+      rapierPekko
+    ).map(_ -> Study.all).toMap ++
+      List(tapirNettyCats, tapirHttp4s).map(_ -> Study.webSockets)
 
   val servers: List[ServerSpec] = List(
     ServerSpec(
@@ -651,7 +674,7 @@ object Catalogue:
       Some("ziohttp.VanillaMulti"),
       "zio-http 3's typed Endpoint API, 128 endpoints per kind"
     )
-  )
+  ).map(s => s.copy(studies = if s.routes == 1 then studiesOf.getOrElse(s.className, Set.empty) else Set.empty))
 
   /**
    * Vanilla twins on Rapier's side whose whole stack Tapir's side runs too (the build pins http4s, Ember, cats-effect

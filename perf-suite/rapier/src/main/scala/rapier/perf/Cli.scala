@@ -29,7 +29,10 @@ final case class RunOptions(
     starts: Int = 1,
     rate: FixedRate = FixedRate.Auto,
     rateGiven: Boolean = false,
-    profile: Boolean = false
+    profile: Boolean = false,
+    studyRequests: Int = 100,
+    studyWarmupRequests: Int = 100,
+    studyIntervalMillis: Long = 100
 )
 
 /** The open-model window of each test: at half the vanilla twin's measured maximum, at a given rate, or none. */
@@ -48,7 +51,6 @@ object Cli:
     """|Usage: ./perf [options]              run the suite and write a report
        |       ./perf --list                 list the servers and scenarios
        |       ./perf serve NAME [--port P]  run one server in the foreground (to profile it by hand)
-       |       ./perf ws [--help]            the WebSocket study (latency to p99.9999, with hiccup meters)
        |       ./perf report RESULTS.json    write report.html and results.csv again beside a results.json
        |
        |Options (lists are comma-separated; names accept * and ? wildcards):
@@ -76,6 +78,15 @@ object Cli:
        |      --profile            async-profiler on each server after its rounds, for -d seconds each of CPU and
        |                           allocation samples: flame graphs, and each library's share of CPU samples
        |      --quick              a smoke run of every server and scenario: 2 rounds of 1 s, 1 s warm-up, 16 users
+       |                           (studies: 10 messages, 10 in warm-up)
+       |
+       |Latency studies (-m WebSocketLatency, WebSocketEcho, SseLatency): -u users hold a WebSocket (an event stream)
+       |open; the suite's client times each answer from the stamp it carries, to p99.9999, beside hiccup meters in the
+       |server JVM and an idle one; each library's percentiles are compared with its twin's, round by round.
+       |      --requests N         messages each user sends (events it reads) per round (default 100)
+       |      --warmup-requests N  the same, in each server's warm-up, not counted (default 100)
+       |      --interval-ms MS     how far apart a user's messages go (default 100; events come at the server's
+       |                           100 ms tick)
        |  -h, --help               this text
        |""".stripMargin
 
@@ -130,7 +141,10 @@ object Cli:
     "--baseline",
     "--max-regression",
     "--rate",
-    "--starts"
+    "--starts",
+    "--requests",
+    "--warmup-requests",
+    "--interval-ms"
   )
 
   private def canonical(flag: String): String = flag match
@@ -150,7 +164,9 @@ object Cli:
       users = unless("--users", List(16), o.users),
       durationSeconds = unless("--duration", 1, o.durationSeconds),
       warmupSeconds = unless("--warmup", 1, o.warmupSeconds),
-      rounds = unless("--rounds", 2, o.rounds)
+      rounds = unless("--rounds", 2, o.rounds),
+      studyRequests = unless("--requests", 10, o.studyRequests),
+      studyWarmupRequests = unless("--warmup-requests", 10, o.studyWarmupRequests)
     )
 
   private def set(flag: String, value: String, o: RunOptions): Either[String, RunOptions] = flag match
@@ -168,6 +184,9 @@ object Cli:
     case "--baseline" => Right(o.copy(baseline = Some(Paths.get(value))))
     case "--rate" => rate(value).map(r => o.copy(rate = r, rateGiven = true))
     case "--starts" => int(flag, value, 1, 100).map(v => o.copy(starts = v))
+    case "--requests" => int(flag, value, 1, 1_000_000).map(v => o.copy(studyRequests = v))
+    case "--warmup-requests" => int(flag, value, 0, 1_000_000).map(v => o.copy(studyWarmupRequests = v))
+    case "--interval-ms" => int(flag, value, 1, 60_000).map(v => o.copy(studyIntervalMillis = v.toLong))
     case "--max-regression" =>
       value.toDoubleOption.filter(p => p >= 0 && p <= 100).toRight(
         s"--max-regression must be a percentage, not '$value'"

@@ -12,15 +12,12 @@ object Main:
 
   /** Runs a command and returns the exit code: 0 done, 2 bad arguments or setup, 3 regression against a baseline. */
   def run(args: List[String]): Int = args match
-    case "ws" :: rest if rest.contains("--help") =>
-      println(ws.WsStudy.usage)
-      0
-    case "ws" :: rest =>
-      ws.WsStudy.parse(rest) match
-        case Left(message) =>
-          System.err.println(s"perf ws: $message\n\n${ws.WsStudy.usage}")
-          2
-        case Right(options) => ws.WsStudy.run(options, ("./perf" :: args).mkString(" "), classpaths)
+    case "ws" :: _ =>
+      System.err.println(
+        "perf: the WebSocket and SSE studies are scenarios of the suite now: ./perf -s SERVERS -m WebSocketLatency " +
+          "(or WebSocketEcho, SseLatency) -u USERS --requests N (./perf --help says more)"
+      )
+      2
     case _ => suite(args)
 
   private def suite(args: List[String]): Int = Cli.parse(args) match
@@ -100,13 +97,14 @@ object Main:
     Files.writeString(out.resolve("summary.md"), Markdown.render(results))
 
   private def runSuite(o: RunOptions, args: List[String]): Int =
-    if Wrk.version.isEmpty then
+    val loads = Scenarios.select(o.scenarios).exists(_.isLoad)
+    if loads && Wrk.version.isEmpty then
       System.err.println("perf: wrk is not installed (on Debian or Ubuntu: apt-get install wrk)")
       return 2
     if o.rateGiven && o.rate != FixedRate.Off && Oha.executable.isEmpty then
       System.err.println("perf: --rate needs oha, the open-model load generator: cargo install oha --version 1.16.0")
       return 2
-    if o.rate == FixedRate.Auto && !o.rateGiven && Oha.executable.isEmpty then
+    if loads && o.rate == FixedRate.Auto && !o.rateGiven && Oha.executable.isEmpty then
       System.err.println(
         "perf: note: oha is not installed, so the fixed-rate window is skipped (cargo install oha --version 1.16.0)"
       )
@@ -134,7 +132,11 @@ object Main:
       fixedRate =
         Option.when(rows.exists(_.fixedRate.isDefined))(s"${o.rate.describe}, with ${Oha.version.getOrElse("oha")}"),
       profiled = o.profile,
-      starts = o.starts
+      starts = o.starts,
+      studies = Option.when(Scenarios.select(o.scenarios).exists(!_.isLoad))(
+        s"${o.studyRequests} messages (events) per user and round, ${o.studyIntervalMillis} ms apart (events at the " +
+          s"server's 100 ms tick), after ${o.studyWarmupRequests} in each server's warm-up"
+      )
     )
     val results = RunResults.of(meta, rows)
     write(out, results)

@@ -32,6 +32,8 @@ final class Measurement(
     loadCpus: Option[List[Int]],
     serverCpuCount: Int
 ):
+  import Measurement.{Member, Window}
+
   private val pinned = loadCpus.isDefined
 
   /** oha, when the run has an open-model window. */
@@ -42,11 +44,6 @@ final class Measurement(
   val fixedRates: Boolean = oha.isDefined
 
   private val sliceSeconds = options.durationSeconds
-
-  /** A server of the group, running where the load generators can reach it. */
-  final case class Member(spec: ServerSpec, replica: Int, host: String, port: Int, server: Option[ServerProcess]):
-    def label: String = s"${spec.name}${if replica == 2 then " (A/A)" else ""}"
-    def url(scenario: Scenario): String = s"http://$host:$port${scenario.path}"
 
   def measure(start: Int, scenario: Scenario, users: Int, members: List[Member]): List[Row] =
     val script = scripts(scenario.name)
@@ -98,12 +95,12 @@ final class Measurement(
     )
 
   private def closedSlice(m: Member, scenario: Scenario, users: Int, lua: Path): Measurement.Closed =
-    val window = Window(m.server)
+    val window = Window(m.server, loadCpus)
     val result = wrk(m.url(scenario), users, sliceSeconds, lua)
     Measurement.Closed(result, window.close())
 
   private def openSlice(m: Member, scenario: Scenario, users: Int, rate: Double): Measurement.Open =
-    val window = Window(m.server)
+    val window = Window(m.server, loadCpus)
     val command = Oha.command(
       oha.get,
       m.url(scenario),
@@ -116,23 +113,6 @@ final class Measurement(
     )
     val result = Measurement.exec(command).flatMap(Oha.parse)
     Measurement.Open(rate, result, window.close())
-
-  /**
-   * CPU times and the server's own statistics around a slice of load. The server's CPU time is the scheduler's count,
-   * in nanoseconds: the process's count in 10 ms ticks would be 2% of a one-second slice at half load.
-   */
-  private final class Window(server: Option[ServerProcess]):
-    private val cpu = CpuTimes.now()
-    private val stats = server.flatMap(_.stats())
-    private val serverCpu = server.flatMap(_.cpuNanos)
-
-    def close(): Measurement.Readings =
-      val serverCpuAfter = server.flatMap(_.cpuNanos)
-      Measurement.Readings(
-        loadUtilization = loadCpus.flatMap(c => Option(CpuTimes.now().utilizationSince(cpu, c)).filterNot(_.isNaN)),
-        serverCpuSeconds = for a <- serverCpuAfter; b <- serverCpu yield (a - b) / 1e9,
-        stats = for a <- server.flatMap(_.stats()); b <- stats yield (b, a)
-      )
 
   /** A server's row: its slices added up (requests, time, CPU, allocations), each slice kept for the ratios. */
   private def row(
@@ -301,6 +281,28 @@ final class Measurement(
     Measurement.exec(Wrk.command(url, users, seconds, lua, loadCpus)).flatMap(Wrk.parse)
 
 object Measurement:
+  /** A server of the group, running where the load generators can reach it. */
+  final case class Member(spec: ServerSpec, replica: Int, host: String, port: Int, server: Option[ServerProcess]):
+    def label: String = s"${spec.name}${if replica == 2 then " (A/A)" else ""}"
+    def url(scenario: Scenario): String = s"http://$host:$port${scenario.path}"
+
+  /**
+   * CPU times and the server's own statistics around a slice of load. The server's CPU time is the scheduler's count,
+   * in nanoseconds: the process's count in 10 ms ticks would be 2% of a one-second slice at half load.
+   */
+  final class Window(server: Option[ServerProcess], loadCpus: Option[List[Int]]):
+    private val cpu = CpuTimes.now()
+    private val stats = server.flatMap(_.stats())
+    private val serverCpu = server.flatMap(_.cpuNanos)
+
+    def close(): Readings =
+      val serverCpuAfter = server.flatMap(_.cpuNanos)
+      Readings(
+        loadUtilization = loadCpus.flatMap(c => Option(CpuTimes.now().utilizationSince(cpu, c)).filterNot(_.isNaN)),
+        serverCpuSeconds = for a <- serverCpuAfter; b <- serverCpu yield (a - b) / 1e9,
+        stats = for a <- server.flatMap(_.stats()); b <- stats yield (b, a)
+      )
+
   /** A scenario's wrk script, and the body file oha sends. */
   final case class Script(lua: Path, body: Option[Path])
 

@@ -17,7 +17,8 @@ final case class Meta(
     target: Option[String],
     fixedRate: Option[String] = None,
     profiled: Boolean = false,
-    starts: Int = 1
+    starts: Int = 1,
+    studies: Option[String] = None
 )
 
 /** Everything a run produced: `results.json`, and the input of `--baseline` and `./perf report`. */

@@ -1,7 +1,20 @@
 package rapier.perf
 
-/** Latency percentiles of a run, in milliseconds. */
-final case class LatencyMs(p50: Double, p75: Double, p90: Double, p99: Double, p999: Double, p9999: Double, max: Double)
+/**
+ * Latency percentiles of a run, in milliseconds; a latency study's go on to p99.9999 (`p99999`, `p999999`), which the
+ * load generators don't give.
+ */
+final case class LatencyMs(
+    p50: Double,
+    p75: Double,
+    p90: Double,
+    p99: Double,
+    p999: Double,
+    p9999: Double,
+    max: Double,
+    p99999: Option[Double] = None,
+    p999999: Option[Double] = None
+)
 
 object LatencyMs:
   def of(l: Latency): LatencyMs =
@@ -12,7 +25,28 @@ object LatencyMs:
     if all.isEmpty then None
     else
       def m(f: LatencyMs => Double) = all.map(f).sum / all.size
-      Some(LatencyMs(m(_.p50), m(_.p75), m(_.p90), m(_.p99), m(_.p999), m(_.p9999), m(_.max)))
+      def deep(f: LatencyMs => Option[Double]) = Option.when(all.forall(f(_).isDefined))(m(f(_).get))
+      Some(LatencyMs(
+        m(_.p50),
+        m(_.p75),
+        m(_.p90),
+        m(_.p99),
+        m(_.p999),
+        m(_.p9999),
+        m(_.max),
+        deep(_.p99999),
+        deep(_.p999999)
+      ))
+
+/**
+ * The hiccups measured beside a latency study's client (see [[rapier.perf.common.Hiccups]]): the server JVM's own
+ * meter, and an idle JVM's on the server CPUs, the OS's share; percentiles in milliseconds.
+ */
+final case class JvmHiccups(server: Option[LatencyMs], idle: Option[LatencyMs])
+
+object JvmHiccups:
+  def mean(all: List[JvmHiccups]): Option[JvmHiccups] =
+    Option.when(all.nonEmpty)(JvmHiccups(LatencyMs.mean(all.flatMap(_.server)), LatencyMs.mean(all.flatMap(_.idle))))
 
 /** How a test ended. */
 object Status:
@@ -78,20 +112,24 @@ final case class ProfileRun(
 
 /**
  * One round of a test: the server's closed-model throughput and CPU time per request in its slice, and its CPU time
- * per request in its fixed-rate slice (when the rate was held). Ratios are taken between servers' slices of the same
- * round, which ran seconds apart.
+ * per request in its fixed-rate slice (when the rate was held); in a latency study, answers per second, CPU time per
+ * answer, the round's latency percentiles and the hiccups beside them. Ratios are taken between servers' slices of the
+ * same round, which ran seconds apart.
  */
 final case class Slice(
     round: Int,
     throughput: Double,
     cpuMsPer1000: Option[Double],
-    fixedRateCpuMsPer1000: Option[Double]
+    fixedRateCpuMsPer1000: Option[Double],
+    latencyMs: Option[LatencyMs] = None,
+    hiccups: Option[JvmHiccups] = None
 )
 
 /**
  * One test of a run: a server, a scenario and a number of users, on the `start`-th start of its group's servers (each
  * start on fresh JVMs); its figures add up its rounds' slices, which it keeps. `replica` 2 marks a vanilla server's
- * second JVM in the group: the other half of the A/A pair that measures the noise floor.
+ * second JVM in the group: the other half of the A/A pair that measures the noise floor. In a latency study, `requests`
+ * counts the answers timed, `errors` the users that failed, and `hiccups` is the meters' mean over the rounds.
  */
 final case class Row(
     start: Int = 1,
@@ -122,7 +160,8 @@ final case class Row(
     fixedRate: Option[FixedRateRun] = None,
     timeline: Option[Timeline] = None,
     profile: Option[ProfileRun] = None,
-    slices: List[Slice] = Nil
+    slices: List[Slice] = Nil,
+    hiccups: Option[JvmHiccups] = None
 ):
   def valid: Boolean = status == Status.Ok
 

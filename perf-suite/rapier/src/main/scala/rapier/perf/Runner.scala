@@ -35,7 +35,8 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
         false,
         Implementation.Vanilla,
         None,
-        "a server already running"
+        "a server already running",
+        studies = Study.all
       ))
     case None => Catalogue.select(options.servers)
 
@@ -73,6 +74,13 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
     if pinned then pinSelf()
     val scripts = writeScripts()
     val measurement = Measurement(options, out, scripts, Option.when(pinned)(loadCpus), serverCpus.size)
+    val studies = StudyMeasurement(
+      options,
+      classpaths(Side.Rapier),
+      Option.when(pinned)(serverCpus),
+      Option.when(pinned)(loadCpus),
+      serverCpus.size
+    )
     val runnable = plan.map(g => g.entries.count(e => g.scenario.servable(e.server))).sum
     var done = 0
     var secondsPerServer = 2.5 * options.warmupSeconds + options.durationSeconds *
@@ -86,7 +94,7 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
             s"${servable.map(_.label).mkString(", ")}   ~${left.toMinutes}m${"%02d".format(left.toSeconds % 60)}s left"
         )
       val started = System.nanoTime()
-      val measured = runGroup(group, servable, measurement)
+      val measured = runGroup(group, servable, measurement, studies)
       if servable.nonEmpty then
         done += servable.size
         // The estimate follows what tests really take on this machine.
@@ -123,7 +131,7 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
     val dir = Files.createDirectories(out.resolve("wrk"))
     val bodies = Files.createTempDirectory("perf-bodies")
     bodies.toFile.deleteOnExit()
-    scenarios.map { s =>
+    scenarios.filter(_.isLoad).map { s =>
       val body = s.body.map { b =>
         val file = Files.write(bodies.resolve(s"${s.name}.body"), b)
         file.toFile.deleteOnExit()
@@ -132,14 +140,24 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
       s.name -> Measurement.Script(Files.writeString(dir.resolve(s"${s.name}.lua"), Wrk.script(s, body)), body)
     }.toMap
 
-  /** Starts every server of a group (each on a fresh JVM), measures them together, and stops them. */
-  private def runGroup(group: Group, entries: List[Entry], measurement: Measurement): List[Row] =
+  /**
+   * Starts every server of a group (each on a fresh JVM; with its hiccup meter on for a latency study), measures them
+   * together, and stops them.
+   */
+  private def runGroup(
+      group: Group,
+      entries: List[Entry],
+      measurement: Measurement,
+      studies: StudyMeasurement
+  ): List[Row] =
     def unmeasured(e: Entry, status: String, note: String) =
       Row.unmeasured(group.start, e.server, group.scenario.name, group.users, e.replica, status, note)
+    def measure(members: List[Measurement.Member]) =
+      if group.scenario.isLoad then measurement.measure(group.start, group.scenario, group.users, members)
+      else studies.measure(group.start, group.scenario, group.users, members)
     options.target match
       case Some((host, port)) =>
-        val member = measurement.Member(entries.head.server, 1, host, port, None)
-        measurement.measure(group.start, group.scenario, group.users, List(member))
+        measure(List(Measurement.Member(entries.head.server, 1, host, port, None)))
       case None =>
         val started = entries.map { e =>
           e -> classpaths.get(e.server.side).toRight(
@@ -154,15 +172,15 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
               serverCpus.size,
               Option.when(pinned)(serverCpus),
               stopOnEof = true
-            )
+            ) ++ (if group.scenario.isLoad then Nil else List("--hiccups", "true"))
             ServerProcess.start(command)
           }
         }
         try
           val members = started.collect { case (e, Right(p)) =>
-            measurement.Member(e.server, e.replica, "127.0.0.1", p.port, Some(p))
+            Measurement.Member(e.server, e.replica, "127.0.0.1", p.port, Some(p))
           }
-          val measured = measurement.measure(group.start, group.scenario, group.users, members)
+          val measured = measure(members)
           val failed = started.collect { case (e, Left(why)) => unmeasured(e, Status.Failed, why) }
           entries.flatMap(e =>
             (measured ++ failed).find(r => r.server == e.server.name && r.replica == e.replica)

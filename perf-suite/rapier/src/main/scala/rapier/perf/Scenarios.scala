@@ -13,6 +13,9 @@ import java.nio.charset.StandardCharsets
  *   how many routes a server must have to serve it (128: only the Multi variants)
  * @param streams
  *   whether it needs the streaming routes (see [[ServerSpec.streams]])
+ * @param study
+ *   a latency study rather than a load: users paced by the suite's own client, latency compared rather than
+ *   throughput (see [[Study]])
  */
 final case class Scenario(
     name: String,
@@ -23,9 +26,14 @@ final case class Scenario(
     routes: Int,
     description: String,
     check: Array[Byte] => Option[String],
-    streams: Boolean = false
+    streams: Boolean = false,
+    study: Option[Study] = None
 ):
-  def servable(server: ServerSpec): Boolean = server.routes >= routes && (!streams || server.streams)
+  def servable(server: ServerSpec): Boolean =
+    server.routes >= routes && (!streams || server.streams) && study.forall(server.studies.contains)
+
+  /** A load scenario: wrk and oha send requests, and throughput is compared. */
+  def isLoad: Boolean = study.isEmpty
 
 object Scenarios:
   private def expectText(expected: String): Array[Byte] => Option[String] = bytes =>
@@ -150,8 +158,29 @@ object Scenarios:
         if java.util.Arrays.equals(answer, file) then None
         else Some(s"not the file: ${answer.length} bytes, expected ${file.length}"),
       streams = true
+    ),
+    latency(
+      "WebSocketLatency",
+      Study.Ticks,
+      "WebSocket /ws/ts: each user sends a message every interval, answered on the server's next 100 ms tick with the " +
+        "time then; latency to p99.9999 beside the JVMs' hiccups"
+    ),
+    latency(
+      "WebSocketEcho",
+      Study.Echo,
+      "WebSocket /ws/echo: each user sends its own time every interval, written back; latency to p99.9999"
+    ),
+    latency(
+      "SseLatency",
+      Study.Events,
+      "GET /sse/ts: server-sent events, one per user at every 100 ms tick, carrying the time then; delivery latency " +
+        "to p99.9999"
     )
   )
+
+  /** A study's scenario: its answers are checked by its client (every user answered), not one by one. */
+  private def latency(name: String, study: Study, description: String) =
+    Scenario(name, "GET", study.path, None, None, 1, description, _ => None, study = Some(study))
 
   def byName(name: String): Option[Scenario] = all.find(_.name == name)
 

@@ -195,8 +195,11 @@ object Probe:
   private val client =
     HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build()
 
-  /** None when the answer is right; otherwise what is wrong with it. */
+  /** None when the answer is right; otherwise what is wrong with it. A study's server is checked by its client. */
   def check(host: String, port: Int, scenario: Scenario): Option[String] =
+    scenario.study.fold(request(host, port, scenario))(StudyMeasurement.probe(_, host, port))
+
+  private def request(host: String, port: Int, scenario: Scenario): Option[String] =
     Try {
       val builder =
         HttpRequest.newBuilder(URI.create(s"http://$host:$port${scenario.path}")).timeout(Duration.ofSeconds(30))

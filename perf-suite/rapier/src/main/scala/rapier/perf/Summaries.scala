@@ -23,10 +23,27 @@ final case class FixedRateSummary(
 )
 
 /**
+ * A latency percentile of a study over its rounds: the mean in milliseconds and, for a library, its ratio to its twin's
+ * in the same round (above 1: slower) read against the twin's A/A band; for a vanilla server, that band.
+ */
+final case class PercentileSummary(name: String, meanMs: Double, compared: Option[Compared], noise: Option[Band])
+
+object PercentileSummary:
+  /** The percentiles a study's summary compares, by name. */
+  val compared: List[(String, LatencyMs => Option[Double])] = List(
+    "p50" -> (l => Some(l.p50)),
+    "p99" -> (l => Some(l.p99)),
+    "p99.9" -> (l => Some(l.p999)),
+    "p99.99" -> (l => Some(l.p9999)),
+    "p99.9999" -> (_.p999999)
+  )
+
+/**
  * A server, scenario and number of users over every round: the figures reports show. For a library server, `ratio`
  * and `compared` are its throughput over its twin's, round by round; `cpuCompared` its CPU efficiency (the twin's CPU
  * time per request over its own), both read against the twin's A/A band. For a vanilla server, `noise` is its own A/A
- * band of throughput.
+ * band of throughput. A latency study compares `percentiles` instead of throughput (its pace is the client's), CPU
+ * time per answer as `cpuCompared`, and keeps the `hiccups` measured beside it.
  */
 final case class Summary(
     server: String,
@@ -53,7 +70,9 @@ final case class Summary(
     steadyAfterSeconds: Option[Spread] = None,
     fixedRate: Option[FixedRateSummary] = None,
     ownCpuShare: Option[Double] = None,
-    stackCpuShare: Option[Double] = None
+    stackCpuShare: Option[Double] = None,
+    percentiles: List[PercentileSummary] = Nil,
+    hiccups: Option[JvmHiccups] = None
 ):
   /** Where a baseline and this run meet: the same server, scenario and users. */
   def key: String = s"$server|$scenario|$users"
@@ -91,6 +110,7 @@ object Summaries:
         yield p / q
       }
     val throughput = (s: Slice) => Option(s.throughput).filter(_ > 0)
+    def latency(f: LatencyMs => Option[Double]) = (s: Slice) => s.latencyMs.flatMap(f).filter(_ > 0)
     val cpu = (s: Slice) => s.cpuMsPer1000.filter(_ > 0)
     val fixedCpu = (s: Slice) => s.fixedRateCpuMsPer1000.filter(_ > 0)
 
@@ -119,6 +139,21 @@ object Summaries:
         else if all.exists(_.status == Status.Invalid) then Status.Invalid
         else Status.Failed
       val library = twin.isDefined
+      val study = Scenarios.byName(scenario).exists(!_.isLoad)
+      val percentiles =
+        if !study then Nil
+        else
+          PercentileSummary.compared.flatMap { (name, f) =>
+            mean(valid.flatMap(_.latencyMs).flatMap(f)).map { ms =>
+              PercentileSummary(
+                name,
+                ms,
+                Option.when(library)(Compared.of(ratios(pairs, latency(f)), ratios(aaPairs, latency(f)))).flatten,
+                Option.when(!library)(Band.of(ratios(aaPairs, latency(f)))).flatten
+              )
+            }
+          }
+      val throughputs = Option.when(!study)(ratios(pairs, throughput)).getOrElse(Nil)
       Summary(
         server = server,
         implementation = all.head.implementation,
@@ -129,22 +164,24 @@ object Summaries:
         validRounds = valid.size,
         rounds = all.size,
         throughput = Spread.of(valid.map(_.throughput)),
-        ratio = Spread.of(ratios(pairs, throughput)),
+        ratio = Spread.of(throughputs),
         cpuRatio = Spread.of(cpuRatios),
-        bestRatio = bestRatio,
+        bestRatio = bestRatio.filter(_ => !study),
         latencyMs = LatencyMs.mean(valid.flatMap(_.latencyMs)),
         cpuMsPer1000 = mean(valid.flatMap(_.cpuMsPer1000)),
         allocatedBytesPerRequest = mean(valid.flatMap(_.allocatedBytesPerRequest)),
         peakRssMiB = mean(valid.flatMap(_.peakRssMiB)),
         gcCountPerRun = mean(valid.flatMap(_.gcCount).map(_.toDouble)),
         loadBound = valid.exists(_.loadBound),
-        compared = Option.when(library)(Compared.of(ratios(pairs, throughput), ratios(aaPairs, throughput))).flatten,
+        compared = Option.when(library)(Compared.of(throughputs, ratios(aaPairs, throughput))).flatten,
         cpuCompared = Option.when(library)(Compared.of(cpuRatios, ratios(aaPairs, cpu).map(1 / _))).flatten,
-        noise = Option.when(!library)(Band.of(ratios(aaPairs, throughput))).flatten,
+        noise = Option.when(!library && !study)(Band.of(ratios(aaPairs, throughput))).flatten,
         steadyAfterSeconds = Spread.of(valid.flatMap(_.steadyAfterSeconds)),
         fixedRate = fixedRateSummary(valid, library, ratios(pairs, fixedCpu), ratios(aaPairs, fixedCpu)),
         ownCpuShare = mean(valid.flatMap(_.profile).flatMap(_.ownShare)),
-        stackCpuShare = mean(valid.flatMap(_.profile).flatMap(_.stackShare))
+        stackCpuShare = mean(valid.flatMap(_.profile).flatMap(_.stackShare)),
+        percentiles = percentiles,
+        hiccups = JvmHiccups.mean(valid.flatMap(_.hiccups))
       )
     }
 
@@ -170,7 +207,8 @@ object Summaries:
    * twin's group, so the two are measured apart and compared as independent samples of their rounds' throughputs.
    */
   def peers(rows: List[Row], pairs: List[(String, String)]): List[PeerComparison] =
-    val firsts = rows.filter(r => r.replica == 1 && r.valid)
+    // A study's pace is its client's: no throughput to compare
+    val firsts = rows.filter(r => r.replica == 1 && r.valid && Scenarios.byName(r.scenario).forall(_.isLoad))
     def throughputs(server: String, scenario: String, users: Int) =
       firsts.filter(r => r.server == server && r.scenario == scenario && r.users == users).flatMap(slicesOf)
         .map(_.throughput)

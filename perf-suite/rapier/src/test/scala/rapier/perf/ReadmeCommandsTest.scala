@@ -20,13 +20,7 @@ class ReadmeCommandsTest extends munit.FunSuite:
     block.toList.flatMap(_.linesIterator).map(_.takeWhile(_ != '#').trim).filter(_.nonEmpty).map { line =>
       assert(line.startsWith("./perf"), line)
       line -> words(line.stripPrefix("./perf").trim)
-    }.filterNot(_._2.headOption.contains("ws"))
-
-  /** The WebSocket study's commands, read by its own parser. */
-  private val studies: List[(String, List[String])] =
-    """(?s)## The performance suite\n.*?```sh\n(.*?)```""".r.findFirstMatchIn(readme).toList
-      .flatMap(_.group(1).linesIterator).map(_.takeWhile(_ != '#').trim).filter(_.startsWith("./perf ws"))
-      .map(line => line -> words(line.stripPrefix("./perf ws").trim))
+    }
 
   /** Words as a shell splits them, with single quotes holding a word together. */
   private def words(line: String): List[String] =
@@ -57,43 +51,69 @@ class ReadmeCommandsTest extends munit.FunSuite:
     val file = baseline._2.dropWhile(_ != "--baseline").drop(1).head
     assert(RunResults.fromJson(Files.readAllBytes(Path.of("../..", file))).isRight, file)
 
-  test("the WebSocket study's command is accepted, and a small study runs: every user answered, every meter read"):
-    assert(studies.nonEmpty, "the README shows no ./perf ws command")
-    for (line, args) <- studies do assert(ws.WsStudy.parse(args).isRight, line)
-    val out = Files.createTempDirectory("ws-study")
-    val small =
-      ws.WsStudy.Options(users = 4, requests = 5, intervalMillis = 20, warmupRequests = 5, rounds = 1, out = out)
-    assertEquals(ws.WsStudy.run(small, "test", Main.classpaths), 0)
-    val results = Files.readString(out.resolve("results.json"))
-    assertEquals("\"server\":".r.findAllMatchIn(results).size, 3, results)
-    assertEquals(""""failures":0""".r.findAllMatchIn(results).size, 3, results)
-    assertEquals(""""client":\{"count":20,""".r.findAllMatchIn(results).size, 3, results)
-    assert(!results.contains("\"serverHiccups\":{}"), results)
-    val readme = Files.readString(out.resolve("README.md"))
-    assert(readme.contains("| netty.future.Rapier | 1 | application |"), readme)
-    assert("""\| netty.Vanilla \(A/A\) \| \d+\.\d\d \[""".r.findFirstIn(readme).isDefined, readme)
+  /** Runs a small study through the suite, as `./perf` would; its results. */
+  private def study(servers: List[String], scenario: String, users: Int, requests: Int, warmup: Int, rounds: Int)
+      : RunResults =
+    val out = Files.createTempDirectory("study")
+    val args = List(
+      "-s",
+      servers.mkString(","),
+      "-m",
+      scenario,
+      "-u",
+      users.toString,
+      "--requests",
+      requests.toString,
+      "--warmup-requests",
+      warmup.toString,
+      "--interval-ms",
+      "20",
+      "-r",
+      rounds.toString,
+      "--jvm-opts",
+      "-Xmx256m",
+      "--out",
+      out.toString
+    )
+    assertEquals(Main.run(args), 0)
+    assert(Files.readString(out.resolve("summary.md")).contains("## Latency studies"))
+    assert(Files.readString(out.resolve("report.html")).contains("""<section id="studies">"""))
+    RunResults.fromJson(Files.readAllBytes(out.resolve("results.json"))).fold(fail(_), identity)
+
+  test("the README's WebSocket study plans what it says, and a small one runs: every user answered, every meter read"):
+    val shown = commands.filter(_._2.contains("WebSocketLatency"))
+    assert(shown.nonEmpty, "the README shows no WebSocket study")
+    for (line, args) <- shown do
+      parsed(args) match
+        case Command.Run(o) =>
+          val plan = Runner(o, Files.createTempDirectory("readme"), Map.empty, _ => ()).plan
+          assert(plan.forall(_.scenario.study.contains(Study.Ticks)), line)
+          assert(plan.head.entries.map(_.label).contains("netty.Vanilla (A/A)"), line)
+        case other => fail(s"$line is not a run: $other")
+    val results =
+      study(List("netty.future.Rapier"), "WebSocketLatency", users = 4, requests = 5, warmup = 3, rounds = 2)
+    assertEquals(
+      results.rows.map(r => (r.server, r.replica)).toSet,
+      Set(("netty.Vanilla", 1), ("netty.future.Rapier", 1), ("netty.Vanilla", 2))
+    )
+    for r <- results.rows do
+      assertEquals((r.status, r.errors, r.requests), (Status.Ok, 0L, 40L), r.note)
+      assertEquals(r.slices.size, 2)
+      assert(r.slices.forall(_.latencyMs.exists(_.p999999.isDefined)), r.slices)
+      assert(r.hiccups.exists(h => h.server.isDefined && h.idle.isDefined), r.hiccups)
+    val rapier = results.summaries.find(_.server == "netty.future.Rapier").get
+    assertEquals(rapier.percentiles.map(_.name), List("p50", "p99", "p99.9", "p99.99", "p99.9999"))
+    assert(rapier.percentiles.forall(_.compared.exists(_.band.isDefined)), rapier.percentiles)
+    assert(rapier.compared.isEmpty, "a study compares latency, not throughput")
+    val twin = results.summaries.find(_.server == "netty.Vanilla").get
+    assert(twin.percentiles.forall(p => p.noise.isDefined && p.compared.isEmpty), twin.percentiles)
 
   test("the SSE study runs on each backend's twin and Rapier: every user gets its events"):
-    assert(studies.exists(_._2.containsSlice(List("--path", "/sse/ts"))), "the README shows no SSE study")
-    val out = Files.createTempDirectory("sse-study")
-    val servers = List(
-      "netty.Vanilla",
-      "netty.future.Rapier",
-      "vertx.Vanilla",
-      "vertx.future.Rapier",
-      "pekko.Vanilla",
-      "pekko.future.Rapier",
-      "http4s.Vanilla",
-      "http4s.cats.Rapier"
-    )
-    val small =
-      ws.WsStudy.Options(servers, "/sse/ts", users = 3, requests = 4, warmupRequests = 2, rounds = 1, out = out)
-    assertEquals(ws.WsStudy.run(small, "test", Main.classpaths), 0)
-    val results = Files.readString(out.resolve("results.json"))
-    assertEquals("\"server\":".r.findAllMatchIn(results).size, servers.size + 1, results)
-    assertEquals(""""failures":0""".r.findAllMatchIn(results).size, servers.size + 1, results)
-    assertEquals(""""client":\{"count":12,""".r.findAllMatchIn(results).size, servers.size + 1, results)
-    assert(Files.readString(out.resolve("README.md")).startsWith("# SSE study: /sse/ts"))
+    assert(commands.exists(_._2.contains("SseLatency")), "the README shows no SSE study")
+    val servers = List("netty.future.Rapier", "vertx.future.Rapier", "pekko.future.Rapier", "http4s.cats.Rapier")
+    val results = study(servers, "SseLatency", users = 3, requests = 4, warmup = 0, rounds = 1)
+    assertEquals(results.rows.size, servers.size * 3)
+    for r <- results.rows do assertEquals((r.status, r.requests), (Status.Ok, 12L), s"${r.server}: ${r.note}")
 
   test("--list and --help run"):
     for (_, args) <- commands if args == List("--list") || args.contains("--help") do assertEquals(Main.run(args), 0)

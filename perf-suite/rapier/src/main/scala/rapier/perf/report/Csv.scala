@@ -39,6 +39,9 @@ object Csv:
     "fixed_rate_p99_ms",
     "fixed_rate_p99_99_ms",
     "own_cpu_share",
+    "p99_9999_ms",
+    "server_hiccups_p99_99_ms",
+    "idle_hiccups_p99_99_ms",
     "note"
   )
 
@@ -86,6 +89,9 @@ object Csv:
       d(r.fixedRate.map(_.latencyMs.p99)),
       d(r.fixedRate.map(_.latencyMs.p9999)),
       d(r.profile.flatMap(_.ownShare)),
+      d(l.flatMap(_.p999999)),
+      d(r.hiccups.flatMap(_.server).map(_.p9999)),
+      d(r.hiccups.flatMap(_.idle).map(_.p9999)),
       r.note
     )
 

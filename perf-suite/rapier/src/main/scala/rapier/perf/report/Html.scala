@@ -20,8 +20,10 @@ object Html:
     }.toMap
 
   def render(results: RunResults): String =
-    val s = results.summaries
-    val color = colors(s)
+    val color = colors(results.summaries)
+    // The load scenarios' summaries: the latency studies have a section of their own
+    val load = (scenario: String) => Scenarios.byName(scenario).forall(_.isLoad)
+    val s = results.summaries.filter(x => load(x.scenario))
     val scenarios = s.map(_.scenario).distinct
     val users = s.map(_.users).distinct
     val m = results.meta
@@ -33,103 +35,109 @@ object Html:
     val applicable = (x: Summary) => x.status != Status.NotApplicable
     val comparable = (x: Summary) => x.twin.isDefined && applicable(x)
     val sections = List.newBuilder[String]
-    sections += machine(m)
-    sections += notes(results)
-    sections += overview(s, users, scenarios)
-    sections += Comparisons.noise(s)
-    sections += section(
-      "overhead",
-      "Throughput relative to the bare server",
-      "Each library's throughput divided by that of the hand-written server on the same backend and version, round " +
-        "by round: the bar is the geometric mean, the whiskers its 95% confidence interval, the shaded band the " +
-        "twin's A/A noise floor (two runs of the bare server differ this much). 100% is the bare server.",
-      perTest(comparable)((title, rows) =>
-        chartBlock(
-          title,
-          Svg.bars(rows.map(comparedBar(_, _.compared, color)), Some(1.0 -> "bare server"))
-        )
-      )
-    )
-    sections += section(
-      "efficiency",
-      "CPU efficiency relative to the bare server",
-      "The bare server's CPU time per request divided by the library's, round by round: the throughput ratio both " +
-        "would show with the server's CPU saturated. On a shared machine this is the steadier of the two figures, " +
-        "since a server that waited on the network shows less throughput without costing less.",
-      perTest(comparable)((title, rows) =>
-        chartBlock(
-          title,
-          Svg.bars(rows.map(comparedBar(_, _.cpuCompared, color)), Some(1.0 -> "bare server"))
-        )
-      )
-    )
-    if results.rows.exists(_.fixedRate.isDefined) then
-      val costOf = (x: Summary) => x.fixedRate.flatMap(_.cpuCost)
+
+    /** The sections of the load scenarios, which every run with a load scenario has. */
+    def loadSections(): Unit =
+      sections += overview(s, users, scenarios)
+      sections += Comparisons.noise(s)
       sections += section(
-        "fixed-rate",
-        "CPU time per request at a fixed rate",
-        "The open model: oha sends requests at a fixed rate (half the twin's maximum in the round, the same for a " +
-          "library and its twin) whatever the answers do. The bar is the library's CPU time per request over its " +
-          "twin's (above 100% costs more), whiskers its 95% interval, the shaded band the twin's A/A band. Latency is " +
-          "measured from each request's intended send time, so a stall counts for every request it delayed.",
+        "overhead",
+        "Throughput relative to the bare server",
+        "Each library's throughput divided by that of the hand-written server on the same backend and version, round " +
+          "by round: the bar is the geometric mean, the whiskers its 95% confidence interval, the shaded band the " +
+          "twin's A/A noise floor (two runs of the bare server differ this much). 100% is the bare server.",
         perTest(comparable)((title, rows) =>
           chartBlock(
             title,
-            Svg.bars(rows.map(comparedBar(_, costOf, color)), Some(1.0 -> "bare server"))
+            Svg.bars(rows.map(comparedBar(_, _.compared, color)), Some(1.0 -> "bare server"))
           )
-        ) + perTest(_.fixedRate.isDefined) { (title, rows) =>
+        )
+      )
+      sections += section(
+        "efficiency",
+        "CPU efficiency relative to the bare server",
+        "The bare server's CPU time per request divided by the library's, round by round: the throughput ratio both " +
+          "would show with the server's CPU saturated. On a shared machine this is the steadier of the two figures, " +
+          "since a server that waited on the network shows less throughput without costing less.",
+        perTest(comparable)((title, rows) =>
+          chartBlock(
+            title,
+            Svg.bars(rows.map(comparedBar(_, _.cpuCompared, color)), Some(1.0 -> "bare server"))
+          )
+        )
+      )
+      if results.rows.exists(_.fixedRate.isDefined) then
+        val costOf = (x: Summary) => x.fixedRate.flatMap(_.cpuCost)
+        sections += section(
+          "fixed-rate",
+          "CPU time per request at a fixed rate",
+          "The open model: oha sends requests at a fixed rate (half the twin's maximum in the round, the same for a " +
+            "library and its twin) whatever the answers do. The bar is the library's CPU time per request over its " +
+            "twin's (above 100% costs more), whiskers its 95% interval, the shaded band the twin's A/A band. Latency is " +
+            "measured from each request's intended send time, so a stall counts for every request it delayed.",
+          perTest(comparable)((title, rows) =>
+            chartBlock(
+              title,
+              Svg.bars(rows.map(comparedBar(_, costOf, color)), Some(1.0 -> "bare server"))
+            )
+          ) + perTest(_.fixedRate.isDefined) { (title, rows) =>
+            val series = rows.map { r =>
+              val l = r.fixedRate.get.latencyMs.get
+              Series(r.server, color(r.server), List(l.p50, l.p75, l.p90, l.p99, l.p999, l.p9999))
+            }
+            chartBlock(
+              s"$title · latency at a fixed rate",
+              Svg.lines(List("p50", "p75", "p90", "p99", "p99.9", "p99.99"), series, "ms")
+            )
+          }
+        )
+      sections += section(
+        "throughput",
+        "Throughput",
+        "Requests per second; whiskers: lowest and highest round.",
+        perTest(applicable)((title, rows) => chartBlock(title, Svg.bars(rows.map(throughputBar(_, color)))))
+      )
+      sections += section(
+        "latency",
+        "Latency",
+        "Percentiles as wrk recorded them, mean over rounds, logarithmic scale.",
+        perTest(_.latencyMs.isDefined) { (title, rows) =>
           val series = rows.map { r =>
-            val l = r.fixedRate.get.latencyMs.get
+            val l = r.latencyMs.get
             Series(r.server, color(r.server), List(l.p50, l.p75, l.p90, l.p99, l.p999, l.p9999))
           }
-          chartBlock(
-            s"$title · latency at a fixed rate",
-            Svg.lines(List("p50", "p75", "p90", "p99", "p99.9", "p99.99"), series, "ms")
-          )
+          chartBlock(title, Svg.lines(List("p50", "p75", "p90", "p99", "p99.9", "p99.99"), series, "ms"))
         }
       )
-    sections += section(
-      "throughput",
-      "Throughput",
-      "Requests per second; whiskers: lowest and highest round.",
-      perTest(applicable)((title, rows) => chartBlock(title, Svg.bars(rows.map(throughputBar(_, color)))))
-    )
-    sections += section(
-      "latency",
-      "Latency",
-      "Percentiles as wrk recorded them, mean over rounds, logarithmic scale.",
-      perTest(_.latencyMs.isDefined) { (title, rows) =>
-        val series = rows.map { r =>
-          val l = r.latencyMs.get
-          Series(r.server, color(r.server), List(l.p50, l.p75, l.p90, l.p99, l.p999, l.p9999))
+      sections += section(
+        "cost",
+        "Cost per request",
+        "Server CPU time per 1,000 requests (from /proc), bytes the server allocated per request (from its threads' " +
+          "allocation counters), and the server's peak resident memory.",
+        perTest(applicable) { (title, rows) =>
+          def metric(f: Summary => Option[Double], unit: String, digits: Int) =
+            Svg.bars(rows.map { r =>
+              f(r) match
+                case Some(v) => Bar(r.server, v, v, v, color(r.server), s"${Figures.number(v, digits)} $unit")
+                case None =>
+                  Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "not measured" else r.status))
+            })
+          s"""<div class="trio"><h3>${escape(title)}</h3>
+             |<div><h4>CPU ms per 1,000 requests</h4>${metric(_.cpuMsPer1000, "ms", 1)}</div>
+             |<div><h4>Bytes allocated per request</h4>${metric(_.allocatedBytesPerRequest, "B", 0)}</div>
+             |<div><h4>Peak RSS</h4>${metric(_.peakRssMiB, "MiB", 0)}</div></div>""".stripMargin
         }
-        chartBlock(title, Svg.lines(List("p50", "p75", "p90", "p99", "p99.9", "p99.99"), series, "ms"))
-      }
-    )
-    sections += section(
-      "cost",
-      "Cost per request",
-      "Server CPU time per 1,000 requests (from /proc), bytes the server allocated per request (from its threads' " +
-        "allocation counters), and the server's peak resident memory.",
-      perTest(applicable) { (title, rows) =>
-        def metric(f: Summary => Option[Double], unit: String, digits: Int) =
-          Svg.bars(rows.map { r =>
-            f(r) match
-              case Some(v) => Bar(r.server, v, v, v, color(r.server), s"${Figures.number(v, digits)} $unit")
-              case None =>
-                Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "not measured" else r.status))
-          })
-        s"""<div class="trio"><h3>${escape(title)}</h3>
-           |<div><h4>CPU ms per 1,000 requests</h4>${metric(_.cpuMsPer1000, "ms", 1)}</div>
-           |<div><h4>Bytes allocated per request</h4>${metric(_.allocatedBytesPerRequest, "B", 0)}</div>
-           |<div><h4>Peak RSS</h4>${metric(_.peakRssMiB, "MiB", 0)}</div></div>""".stripMargin
-      }
-    )
-    sections += TimeCharts.warmUp(results, color)
+      )
+    sections += machine(m)
+    sections += notes(results)
+    if s.nonEmpty then loadSections()
+    sections += StudyTables.html(results.summaries, color)
+    val loads = results.copy(rows = results.rows.filter(r => load(r.scenario)), summaries = s)
+    if s.nonEmpty then sections += TimeCharts.warmUp(loads, color)
     sections += TimeCharts.timelines(results, color)
     if m.profiled then sections += Comparisons.profiles(results)
     sections += Comparisons.peers(results)
-    sections += section("figures", "Every figure", "Means over valid rounds.", Tables.summaryTable(s))
+    sections += section("figures", "Every figure", "Means over valid rounds.", Tables.summaryTable(results.summaries))
     sections += s"""<section id="runs"><details><summary>Every run (${results.rows.size})</summary>${Tables.rowTable(
         results.rows
       )}</details></section>"""
@@ -211,6 +219,7 @@ object Html:
       "Runs" ->
         s"${m.rounds} interleaved round(s) × ${m.durationSeconds} s per server after at least ${m.warmupSeconds} s of warm-up, ${m.starts} start(s) of the servers, ${m.users.mkString(", ")} users",
       "Fixed rate" -> m.fixedRate.getOrElse("off"),
+      "Latency studies" -> m.studies.getOrElse("none"),
       "Profiled" -> (if m.profiled then "yes (async-profiler)" else "no"),
       "Server JVM" -> (if m.jvmOptions.isEmpty then "defaults" else m.jvmOptions.mkString(" ")),
       "Command" -> m.command,

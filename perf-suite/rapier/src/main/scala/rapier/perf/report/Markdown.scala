@@ -10,10 +10,10 @@ import rapier.perf.report.Figures.*
 object Markdown:
   def render(results: RunResults): String =
     val summaries = results.summaries
-    // The catalogue's order, then any scenario it doesn't know, as met.
+    // The catalogue's order, then any scenario it doesn't know, as met; the latency studies have a section of their own
     val known = Scenarios.all.map(_.name)
-    val scenarios =
-      summaries.map(_.scenario).distinct.sortBy(n => if known.contains(n) then known.indexOf(n) else known.size)
+    val scenarios = summaries.map(_.scenario).distinct.filter(n => Scenarios.byName(n).forall(_.isLoad))
+      .sortBy(n => if known.contains(n) then known.indexOf(n) else known.size)
     val libraries = summaries.filter(_.twin.isDefined).map(s => (s.server, s.twin.get, s.users)).distinct
     val vanillas = summaries.filter(_.twin.isEmpty).map(s => (s.server, s.users)).distinct
     def find(server: String, scenario: String, users: Int): Option[Summary] =
@@ -97,6 +97,56 @@ object Markdown:
             (if r.loadBound then "load-bound (wrk's CPUs saturated, the server's not)" else s"${r.status}: ${r.note}")
         )
     val sections = List.newBuilder[String]
+
+    /** What only load scenarios have: throughput, the fixed rate, peers, warm-up and allocation per request. */
+    def loadSections(): Unit =
+      sections ++= List(
+        "## Noise floor: A/A bands of the vanilla servers",
+        "",
+        noise,
+        "",
+        "## Throughput as a share of the vanilla twin",
+        "",
+        "Each cell: the throughput ratio, then CPU efficiency (the twin's CPU time per request over this server's).",
+        "",
+        ratios,
+        ""
+      )
+      if fixedRate then
+        sections ++= List(
+          "## CPU time per request at a fixed rate, over the twin's",
+          "",
+          "The open model: requests at a fixed rate (the same for a library and its twin in a round), CPU time per " +
+            "request from /proc. 1.04 is 4% more CPU per request than the bare server.",
+          "",
+          cost,
+          "",
+          "The vanilla servers' CPU time per 1,000 requests at that rate, and their A/A band:",
+          "",
+          costNoise,
+          ""
+        )
+      sections ++= List(
+        "## Against peers",
+        "",
+        "Rapier's throughput over the peer's: geometric means of their rounds with Welch's 95% interval (each ran in " +
+          "its own twin's group, minutes apart).",
+        "",
+        peers,
+        "",
+        "## Warm-up to steady state",
+        "",
+        "Seconds of load until throughput stayed within 10% of where it settled and the JIT stopped compiling (mean, " +
+          "lowest–highest start of the servers).",
+        "",
+        warmUp,
+        "",
+        "## Bytes allocated per request, over the twin",
+        "",
+        bytes,
+        ""
+      )
+
     sections ++= List(
       "```sh",
       m.command,
@@ -109,59 +159,19 @@ object Markdown:
         s"${m.rounds} interleaved round(s) of ${m.durationSeconds} s per server after at least ${m.warmupSeconds} s " +
         s"of warm-up, ${m.starts} start(s) of the servers, " +
         s"${m.users.mkString(", ")} users; server JVM options ${m.jvmOptions.mkString(" ")}" +
-        m.fixedRate.fold("")(r => s"; fixed-rate window: $r") + (if m.profiled then "; profiled" else "") + ".",
+        m.fixedRate.fold("")(r => s"; fixed-rate window: $r") + (if m.profiled then "; profiled" else "") +
+        m.studies.fold("")(st => s"; latency studies: $st") + ".",
       "",
       "Every ratio is the geometric mean of the rounds' ratios (a library's slice over its twin's slice of the same " +
         "round) with its 95% confidence interval in brackets. The A/A band is the same interval for the twin's second " +
         "JVM over its first, made symmetric around 1: two runs of the same server differ this much here with nothing " +
         "changed. A ratio whose interval lies inside its twin's band reads *within noise*.",
-      "",
-      "## Noise floor: A/A bands of the vanilla servers",
-      "",
-      noise,
-      "",
-      "## Throughput as a share of the vanilla twin",
-      "",
-      "Each cell: the throughput ratio, then CPU efficiency (the twin's CPU time per request over this server's).",
-      "",
-      ratios,
       ""
     )
-    if fixedRate then
-      sections ++= List(
-        "## CPU time per request at a fixed rate, over the twin's",
-        "",
-        "The open model: requests at a fixed rate (the same for a library and its twin in a round), CPU time per " +
-          "request from /proc. 1.04 is 4% more CPU per request than the bare server.",
-        "",
-        cost,
-        "",
-        "The vanilla servers' CPU time per 1,000 requests at that rate, and their A/A band:",
-        "",
-        costNoise,
-        ""
-      )
-    sections ++= List(
-      "## Against peers",
-      "",
-      "Rapier's throughput over the peer's: geometric means of their rounds with Welch's 95% interval (each ran in " +
-        "its own twin's group, minutes apart).",
-      "",
-      peers,
-      "",
-      "## Warm-up to steady state",
-      "",
-      "Seconds of load until throughput stayed within 10% of where it settled and the JIT stopped compiling (mean, " +
-        "lowest–highest start of the servers).",
-      "",
-      warmUp,
-      "",
-      "## Bytes allocated per request, over the twin",
-      "",
-      bytes,
-      ""
-    )
+    if scenarios.nonEmpty then loadSections()
     if m.profiled then
       sections ++= List("## Share of CPU samples in the library's frames", "", shares, "")
+    val studies = StudyTables.markdown(summaries)
+    if studies.nonEmpty then sections ++= List("## Latency studies", "", StudyTables.intro, "") ++ studies
     sections ++= List("## Runs to distrust", "", distrustLines.mkString("\n"), "")
     sections.result().mkString("\n")

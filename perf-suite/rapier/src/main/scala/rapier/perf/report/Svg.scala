@@ -18,7 +18,7 @@ object Svg:
   )
 
   /** One line of a line chart. */
-  final case class Series(name: String, color: String, values: List[Double])
+  final case class Series(name: String, color: String, values: List[Double], dashed: Boolean = false)
 
   private val font = """font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif""""
 
@@ -105,7 +105,8 @@ object Svg:
   /** Lines over categories (latency percentiles), on a logarithmic scale. */
   def lines(categories: List[String], series: List[Series], unit: String, width: Int = 820): String =
     val left = 64
-    val right = 200
+    // The legend's room: its longest name, at about 7 px a character
+    val right = math.max(200, series.map(_.name.length).maxOption.getOrElse(0) * 7 + 40)
     val top = 12
     val plotHeight = 220
     val height = top + plotHeight + 34
@@ -135,7 +136,8 @@ object Svg:
       }
       series.zipWithIndex.foreach { (s, k) =>
         val points = s.values.zipWithIndex.filter((v, _) => v > 0 && !v.isNaN).map((v, i) => s"${f(x(i))},${f(y(v))}")
-        body.append(s"""<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${points.mkString(
+        val dash = if s.dashed then " stroke-dasharray=\"5,4\"" else ""
+        body.append(s"""<polyline fill="none" stroke="${s.color}" stroke-width="2"$dash points="${points.mkString(
             " "
           )}"><title>${escape(s.name)}</title></polyline>""")
         s.values.zipWithIndex.filter((v, _) => v > 0 && !v.isNaN).foreach { (v, i) =>

@@ -14,23 +14,38 @@ import java.util.concurrent.{CountDownLatch, TimeUnit}
 /**
  * What the studies' clients share: many users on one Netty event loop, connected in batches, each timing what it
  * receives from the `System.nanoTime` stamp it carries; one JSON line at the end, the latencies' percentiles to
- * p99.9999 in milliseconds and how many users failed. Each user's first [[Settle]] arrivals are not recorded: they
- * come while the client's own JVM is cold and its users still connecting, which costs every server alike (measured:
- * 1,000 users reading 50 events had a p99 of 120-150 ms, reading 200 of 34 ms, against the same server).
+ * p99.9999 in milliseconds, how many users failed and why. Each user's first [[Settle]] arrivals are not recorded:
+ * they come while the client's own JVM is cold and its users still connecting, which costs every server alike
+ * (measured: 1,000 users reading 50 events had a p99 of 120-150 ms, reading 200 of 34 ms, against the same server).
  */
-private[ws] object Clients:
+private[perf] object Clients:
   /** The arrivals each user leaves out before recording: a second's worth at the studies' 100 ms pace. */
   val Settle = 10
 
+  /** Why users failed: a count per reason, the reasons as users gave them. */
+  final class Failures:
+    private val reasons = java.util.concurrent.ConcurrentHashMap[String, AtomicLong]()
+    def add(why: String): Unit = reasons.computeIfAbsent(why, _ => AtomicLong()).incrementAndGet()
+    def count: Long =
+      var n = 0L
+      reasons.forEach((_, c) => n += c.get)
+      n
+
+    /** "3 × closed by the server (1011 ...); 1 × ..." in the order of their counts, or "". */
+    def describe: String =
+      val all = List.newBuilder[(String, Long)]
+      reasons.forEach((why, c) => all += why -> c.get)
+      all.result().sortBy(-_._2).map((why, n) => s"$n × $why").mkString("; ")
+
   /** One user's record: its latencies, and its end, counted once, as finished or failed. */
-  final class Latencies(recorder: Recorder, done: CountDownLatch, failures: AtomicLong):
+  final class Latencies(recorder: Recorder, done: CountDownLatch, failures: Failures, settle: Int):
     private var ended = false
     private var arrived = 0
 
-    /** The latency of what arrives now carrying `stamp`, once the user is past its first [[Settle]] arrivals. */
+    /** The latency of what arrives now carrying `stamp`, once the user is past its first `settle` arrivals. */
     def record(stamp: Long): Unit =
       arrived += 1
-      if arrived > Settle then recorder.recordValue(math.max(0L, (System.nanoTime() - stamp) / 1000))
+      if arrived > settle then recorder.recordValue(math.max(0L, (System.nanoTime() - stamp) / 1000))
 
     /** The user is done; true the first time. */
     def finish(): Boolean =
@@ -40,19 +55,22 @@ private[ws] object Clients:
         done.countDown()
       first
 
-    /** The user failed unless it had finished; its connection closes. */
-    def fail(ctx: ChannelHandlerContext): Unit =
+    /** The user failed, for the reason given, unless it had finished; its connection closes. */
+    def fail(ctx: ChannelHandlerContext, why: => String): Unit =
       if !ended then
         ended = true
-        failures.incrementAndGet()
+        failures.add(why)
         done.countDown()
       ctx.close()
 
-  /** Runs `users` users, each a channel `init` sets up; waits for them at most `deadlineMillis`. */
-  def run(uri: URI, users: Int, deadlineMillis: Long)(init: (Channel, Latencies) => Unit): String =
+  /**
+   * Runs `users` users, each a channel `init` sets up, each leaving out its first `settle` arrivals; waits for them at
+   * most `deadlineMillis`.
+   */
+  def run(uri: URI, users: Int, deadlineMillis: Long, settle: Int)(init: (Channel, Latencies) => Unit): String =
     val recorder = Recorder(3)
     val done = CountDownLatch(users)
-    val failures = AtomicLong()
+    val failures = Failures()
     val group = MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory())
     try
       val bootstrap = Bootstrap()
@@ -60,18 +78,19 @@ private[ws] object Clients:
         .channel(classOf[NioSocketChannel])
         .option(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
         .handler(new ChannelInitializer[Channel]:
-          override def initChannel(ch: Channel): Unit = init(ch, Latencies(recorder, done, failures)))
+          override def initChannel(ch: Channel): Unit = init(ch, Latencies(recorder, done, failures, settle)))
       // Connect in batches, so that the listen backlog takes them all
       for batch <- (0 until users).grouped(100) do
         batch.foreach { _ =>
           bootstrap.connect(uri.getHost, uri.getPort).addListener { (f: io.netty.channel.ChannelFuture) =>
             if !f.isSuccess then
-              failures.incrementAndGet()
+              failures.add(s"no connection (${f.cause})")
               done.countDown()
           }
         }
         Thread.sleep(20)
       val finished = done.await(deadlineMillis, TimeUnit.MILLISECONDS)
       val body = Hiccups.json(recorder.getIntervalHistogram()).drop(1).dropRight(1)
-      s"""{$body,"failures":${failures.get},"finished":$finished}"""
+      val why = failures.describe.replace("\\", "\\\\").replace("\"", "\\\"")
+      s"""{$body,"failures":${failures.count},"why":"$why","finished":$finished}"""
     finally group.shutdownGracefully(0, 1, TimeUnit.SECONDS)

@@ -24,9 +24,9 @@ object SseClient:
       sys.exit(2)
     println(run(URI.create(args(0)), args(1).toInt, args(2).toInt))
 
-  def run(uri: URI, users: Int, events: Int): String =
-    val read = events + Clients.Settle
-    Clients.run(uri, users, read * Ticks.Millis + 30000) { (ch, latencies) =>
+  def run(uri: URI, users: Int, events: Int, settle: Int = Clients.Settle): String =
+    val read = events + settle
+    Clients.run(uri, users, read * Ticks.Millis + 30000, settle) { (ch, latencies) =>
       ch.pipeline.addLast(HttpClientCodec(), User(uri, read, latencies))
     }
 
@@ -46,7 +46,7 @@ object SseClient:
 
     def channelRead0(ctx: ChannelHandlerContext, msg: HttpObject): Unit =
       msg match
-        case head: HttpResponse if head.status.code != 200 => latencies.fail(ctx)
+        case head: HttpResponse if head.status.code != 200 => latencies.fail(ctx, s"answered ${head.status}")
         case _ => ()
       msg match
         case content: HttpContent => read(ctx, content.content.toString(StandardCharsets.UTF_8))
@@ -66,5 +66,6 @@ object SseClient:
           line.clear()
         i += 1
 
-    override def channelInactive(ctx: ChannelHandlerContext): Unit = latencies.fail(ctx)
-    override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = latencies.fail(ctx)
+    override def channelInactive(ctx: ChannelHandlerContext): Unit = latencies.fail(ctx, "the stream ended")
+    override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
+      latencies.fail(ctx, s"${cause.getClass.getSimpleName}: ${cause.getMessage}")

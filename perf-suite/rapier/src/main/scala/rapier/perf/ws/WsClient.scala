@@ -14,11 +14,13 @@ import java.util.concurrent.{ThreadLocalRandom, TimeUnit}
  * {{{
  * java -cp ... rapier.perf.ws.WsClient URL USERS REQUESTS INTERVAL_MS
  * }}}
+ * ([[rapier.perf.Study]] names it, and the suite runs it.)
  * Each user connects, then sends `REQUESTS` messages `INTERVAL_MS` apart (starting at a random point of the first
  * interval, so that users spread over it) after [[Clients.Settle]] unrecorded ones, and reads as many answers. An
  * answer carries the `System.nanoTime` of its sending (`/ws/ts`: the server's, at the tick; `/ws/echo`: the
  * client's own, echoed), which every JVM of this machine reads alike. Prints one JSON line: the latencies'
- * percentiles to p99.9999 in milliseconds, and what went wrong.
+ * percentiles to p99.9999 in milliseconds, and what went wrong (a user whose connection ended before its last answer,
+ * with the server's close code and reason if it sent one).
  */
 object WsClient:
   def main(args: Array[String]): Unit =
@@ -31,11 +33,13 @@ object WsClient:
     val interval = args(3).toLong
     println(run(uri, users, requests, interval))
 
-  def run(uri: URI, users: Int, requests: Int, intervalMillis: Long): String =
+  def run(uri: URI, users: Int, requests: Int, intervalMillis: Long, settle: Int = Clients.Settle): String =
     val echo = uri.getPath.endsWith("/echo")
-    val sent = requests + Clients.Settle
-    Clients.run(uri, users, sent * intervalMillis + 30000) { (ch, latencies) =>
-      val config = WebSocketClientProtocolConfig.newBuilder().webSocketUri(uri).handshakeTimeoutMillis(30000).build()
+    val sent = requests + settle
+    Clients.run(uri, users, sent * intervalMillis + 30000, settle) { (ch, latencies) =>
+      // Close frames come to the user, which tells a server's close from a normal end
+      val config = WebSocketClientProtocolConfig.newBuilder().webSocketUri(uri).handshakeTimeoutMillis(30000)
+        .handleCloseFrames(false).build()
       ch.pipeline.addLast(HttpClientCodec(), HttpObjectAggregator(8192), WebSocketClientProtocolHandler(config))
       ch.pipeline.addLast(User(sent, intervalMillis, echo, latencies))
     }
@@ -51,7 +55,7 @@ object WsClient:
         val first = ThreadLocalRandom.current.nextLong(intervalMillis * 1000)
         ctx.executor.scheduleAtFixedRate(() => send(ctx), first, intervalMillis * 1000, TimeUnit.MICROSECONDS)
       else if event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT then
-        latencies.fail(ctx)
+        latencies.fail(ctx, "no handshake within 30 s")
       else ctx.fireUserEventTriggered(event)
 
     private def send(ctx: ChannelHandlerContext): Unit =
@@ -66,7 +70,11 @@ object WsClient:
         if received == requests && latencies.finish() then
           ctx.writeAndFlush(CloseWebSocketFrame(1000, "done"))
           ctx.executor.schedule((() => ctx.close()): Runnable, 1, TimeUnit.SECONDS)
+      case close: CloseWebSocketFrame =>
+        latencies.fail(ctx, s"closed by the server with ${close.statusCode} ${close.reasonText}")
       case _ => ()
 
-    override def channelInactive(ctx: ChannelHandlerContext): Unit = latencies.fail(ctx)
-    override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = latencies.fail(ctx)
+    override def channelInactive(ctx: ChannelHandlerContext): Unit =
+      latencies.fail(ctx, "connection closed without a close frame")
+    override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
+      latencies.fail(ctx, s"${cause.getClass.getSimpleName}: ${cause.getMessage}")
