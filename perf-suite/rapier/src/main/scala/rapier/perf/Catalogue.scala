@@ -87,7 +87,7 @@ object Catalogue:
 
   /**
    * The latency studies each server class serves, with its own API for a twin: the vanilla servers (Netty's and
-   * Vert.x's on both sides' versions), Rapier's servers but for direct style, and Tapir's where it has WebSockets (its
+   * Vert.x's on both sides' versions), every Rapier server, and Tapir's where it has WebSockets (its
    * cats-effect servers on Netty and http4s; no server-sent events there). Only the one-route variants run them: the
    * Multi ones are about routing.
    */
@@ -102,7 +102,9 @@ object Catalogue:
       rapierNettyCats,
       rapierVertxCats,
       rapierHttp4s,
-      rapierPekko
+      rapierPekko,
+      rapierNettySync,
+      rapierNettySyncOnLoop
     ).map(_ -> Study.all).toMap ++
       List(tapirNettyCats, tapirHttp4s).map(_ -> Study.webSockets)
 

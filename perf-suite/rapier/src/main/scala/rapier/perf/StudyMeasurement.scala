@@ -132,6 +132,10 @@ final class StudyMeasurement(
         hiccups = Some(h)
       )
     }
+    val serverUtilization = serverCpu.filter(_ => seconds > 0).map(_ / seconds / math.max(1, serverCpuCount))
+    val loadUtilization = sum(read.map(_._4.loadUtilization)).map(_ / math.max(1, read.size))
+    // The client's CPUs saturated while the server's were not: the latencies are the client's own queues
+    val loadBound = loadCpus.isDefined && loadUtilization.exists(_ >= 0.9) && serverUtilization.exists(_ < 0.9)
     val status =
       if failed.nonEmpty then Status.Failed
       else if incomplete.nonEmpty || answers == 0 then Status.Invalid else Status.Ok
@@ -142,16 +146,19 @@ final class StudyMeasurement(
       scenario = scenario.name,
       users = users,
       status = status,
-      note = (failed ++ incomplete).headOption.getOrElse(if answers == 0 then "no answer was timed" else ""),
+      note = (failed ++ incomplete).headOption.getOrElse(
+        if answers == 0 then "no answer was timed"
+        else if loadBound then "the study's client, not the server, was the bottleneck: its CPUs were saturated"
+        else ""
+      ),
       requests = answers,
       durationSeconds = seconds,
       throughput = if seconds > 0 then answers / seconds else 0,
       latencyMs = LatencyMs.mean(read.flatMap(_._2.latency)),
       errors = read.map(_._2.failures).sum,
-      serverCpuUtilization =
-        serverCpu.filter(_ => seconds > 0).map(_ / seconds / math.max(1, serverCpuCount)),
-      loadCpuUtilization = sum(read.map(_._4.loadUtilization)).map(_ / math.max(1, read.size)),
-      loadBound = false,
+      serverCpuUtilization = serverUtilization,
+      loadCpuUtilization = loadUtilization,
+      loadBound = loadBound,
       cpuMsPer1000 = serverCpu.flatMap(c => perAnswer(c * 1e6)),
       allocatedBytesPerRequest = total(_.allocatedBytes).flatMap(b => perAnswer(b.toDouble)),
       gcCount = total(_.gcCount),

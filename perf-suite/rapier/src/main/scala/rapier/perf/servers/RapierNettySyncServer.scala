@@ -19,7 +19,7 @@ class RapierNettySyncServer(threadStart: VirtualThreadStart) extends PerfServer:
   private var binding: NettyServer.Binding | Null = null
 
   def start(config: ServerConfig): Int =
-    val endpoints = (0 until config.routes).toList.flatMap(RapierNettySyncServer.endpoints)
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettySyncServer.endpoints) ++ StudyLogic.direct
     val started = NettySyncServer(endpoints, RapierNettyServer.options(config), threadStart).start()
     binding = started
     started.port

@@ -7,16 +7,26 @@ import rapier.server.*
 import java.util.concurrent.Flow
 import scala.concurrent.Future
 
-/** The WebSocket study's two endpoints and the SSE study's events, as Rapier's Future logic writes them. */
+/**
+ * The WebSocket study's two endpoints and the SSE study's events, as Rapier's Future logic and direct style write them:
+ * the same publishers, the logic only handing them over.
+ */
 object StudyLogic:
+  private val echo = endpoint.get.in("ws" / "echo").out(webSocketBody[String, String])
+  private val ticks = endpoint.get.in("ws" / "ts").out(webSocketBody[String, String])
+  private val events = endpoint.get.in("sse" / "ts").out(sseBody())
+
   def endpoints: List[ServerEndpoint[Future]] = List(
-    endpoint.get.in("ws" / "echo").out(webSocketBody[String, String]).serverLogicSuccess(_ =>
-      Future.successful(in => in)
-    ),
-    endpoint.get.in("ws" / "ts").out(webSocketBody[String, String]).serverLogicSuccess(_ =>
-      Future.successful(in => Ticked(in))
-    ),
-    endpoint.get.in("sse" / "ts").out(sseBody()).serverLogicSuccess(_ => Future.successful(TickEvents))
+    echo.serverLogicSuccess(_ => Future.successful(in => in)),
+    ticks.serverLogicSuccess(_ => Future.successful(in => Ticked(in))),
+    events.serverLogicSuccess(_ => Future.successful(TickEvents))
+  )
+
+  /** The same in direct style: the logic runs on the request's virtual thread, the pipes as the Future ones do. */
+  def direct: List[ServerEndpoint[Identity]] = List(
+    echo.serverLogicSuccess[Identity](_ => in => in),
+    ticks.serverLogicSuccess[Identity](_ => in => Ticked(in)),
+    events.serverLogicSuccess[Identity](_ => TickEvents)
   )
 
   /**

@@ -1,6 +1,7 @@
 package rapier.perf.ws
 
 import io.netty.bootstrap.Bootstrap
+import io.netty.channel.epoll.{Epoll, EpollIoHandler, EpollSocketChannel}
 import io.netty.channel.nio.NioIoHandler
 import io.netty.channel.socket.nio.NioSocketChannel
 import io.netty.channel.{Channel, ChannelHandlerContext, ChannelInitializer, ChannelOption, MultiThreadIoEventLoopGroup}
@@ -71,11 +72,13 @@ private[perf] object Clients:
     val recorder = Recorder(3)
     val done = CountDownLatch(users)
     val failures = Failures()
-    val group = MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory())
+    // epoll where there is one: the client shares its CPU with nothing it can spare, and NIO's selector costs more
+    val epoll = Epoll.isAvailable
+    val group = MultiThreadIoEventLoopGroup(1, if epoll then EpollIoHandler.newFactory() else NioIoHandler.newFactory())
     try
       val bootstrap = Bootstrap()
         .group(group)
-        .channel(classOf[NioSocketChannel])
+        .channel(if epoll then classOf[EpollSocketChannel] else classOf[NioSocketChannel])
         .option(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
         .handler(new ChannelInitializer[Channel]:
           override def initChannel(ch: Channel): Unit = init(ch, Latencies(recorder, done, failures, settle)))
