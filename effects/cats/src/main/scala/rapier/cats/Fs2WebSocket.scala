@@ -6,14 +6,19 @@ import org.slf4j.LoggerFactory
 import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay, WebSocketRunner}
 import rapier.{EndpointOutput, WebSocketCodec}
 
+import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.atomic.AtomicReference
+import scala.concurrent.ExecutionContext
 import scala.util.control.NonFatal
 
 /**
  * WebSockets whose logic is an fs2 `Pipe[F, In, Out]`: the client's messages in, the server's out. The pipe runs as a
- * fiber of its own, started in the endpoint's effect; its input stream asks the connection for one message each time
- * it is pulled, and each message it emits is written before the next is pulled. Nothing stands between the frames and
- * the pipe: no queue, no Reactive Streams, no stage per message.
+ * fiber of its own, started in the endpoint's effect and run on the connection's event loop, as a request's logic is
+ * up to its first asynchronous boundary (`docs/adr/0008`): a message reaches the pipe, and what the pipe emits reaches
+ * the connection, without a hop between threads (what blocks belongs in `F.blocking`, as anywhere in cats-effect; what
+ * waits — a timer, another fiber — comes back to the loop). Its input stream asks the connection for one message each
+ * time it is pulled, and each message it emits is written before the next is pulled. Nothing stands between the frames
+ * and the pipe: no queue, no Reactive Streams, no stage per message.
  *
  * The pipe's stream ending closes the WebSocket normally (1000), failing closes it with 1011, and the connection
  * ending (either side's close, a broken connection, the server stopping) interrupts it, its finalizers run. A pipe
@@ -42,6 +47,16 @@ private[rapier] object Fs2WebSocket:
   def takeOver[F[_]](relay: WebSocketRelay): Pipe[F, Any, Any] | Null = relay match
     case r: Relay[?] => r.takeOver().asInstanceOf[Pipe[F, Any, Any]]
     case _ => null
+
+  /**
+   * A connection's loop as an execution context; once the loop has stopped, `rest` runs what is left (a pipe's
+   * finalizers), which the loop would refuse.
+   */
+  private def onLoop(loop: EventLoop, rest: ExecutionContext): ExecutionContext = new ExecutionContext:
+    def execute(task: Runnable): Unit =
+      try loop.execute(task)
+      catch case _: RejectedExecutionException => rest.execute(task)
+    def reportFailure(cause: Throwable): Unit = log.error("A WebSocket's pipe failed on its connection's loop", cause)
 
   /**
    * Waits for `register`'s callback; cancelable, the callback then ignored (`async_` is not: a fiber interrupted while
@@ -74,20 +89,29 @@ private[rapier] object Fs2WebSocket:
     private val pulling = AtomicReference[(Either[Throwable, Option[Any]] => Unit) | Null](null)
     private val writing = AtomicReference[(Either[Throwable, Unit] => Unit) | Null](null)
 
-    /** The fiber: waits for the 101 (or the end, if it never comes), runs the pipe, then closes as it ended. */
+    /**
+     * The fiber: waits for the 101 (or the end, if it never comes), runs the pipe on the connection's loop, then closes
+     * as it ended.
+     */
     def run: F[Unit] = F.flatMap(F.race(attached.await[F], over.await[F])) {
-      case Left(_) =>
-        val messages = Stream.repeatEval(next).unNoneTerminate.onFinalize(F.delay(onLoop(() => dropInput())(())))
-        val sent = pipe(messages).foreach(send).interruptWhen(F.map(over.await[F])(Right(_)))
-        F.flatMap(F.attempt(sent.compile.drain)) {
-          case Right(_) => closing(1000, "")
-          case Left(e) =>
-            F.flatMap(F.delay(log.error("A WebSocket's stream of messages failed", e)))(_ =>
-              closing(1011, "The server failed.")
-            )
-        }
+      case Left(_) => F.flatMap(F.executionContext)(rest => F.evalOn(piped, Fs2WebSocket.onLoop(loop, rest)))
       case Right(_) => F.unit
     }
+
+    /**
+     * The pipe between the connection's messages and its writes, interrupted when the connection ends: one race for
+     * the whole stream, where `interruptWhen` would look at the signal at every step.
+     */
+    private def piped: F[Unit] =
+      val messages = Stream.repeatEval(next).unNoneTerminate.onFinalize(F.delay(onLoop(() => dropInput())(())))
+      val sent = F.race(pipe(messages).foreach(send).compile.drain, over.await[F])
+      F.flatMap(F.attempt(sent)) {
+        case Right(_) => closing(1000, "")
+        case Left(e) =>
+          F.flatMap(F.delay(log.error("A WebSocket's stream of messages failed", e)))(_ =>
+            closing(1011, "The server failed.")
+          )
+      }
 
     /** The pipe, for a backend to run itself: this relay's fiber ends, and the relay is not started. */
     def takeOver(): Pipe[F, Any, Any] =
