@@ -32,7 +32,8 @@ final case class RunOptions(
     profile: Boolean = false,
     studyRequests: Int = 100,
     studyWarmupRequests: Int = 100,
-    studyIntervalMillis: Long = 100
+    studyIntervalMillis: Long = 100,
+    studyTickMillis: Long = 100
 )
 
 /** The open-model window of each test: at half the vanilla twin's measured maximum, at a given rate, or none. */
@@ -85,8 +86,8 @@ object Cli:
        |server JVM and an idle one; each library's percentiles are compared with its twin's, round by round.
        |      --requests N         messages each user sends (events it reads) per round (default 100)
        |      --warmup-requests N  the same, in each server's warm-up, not counted (default 100)
-       |      --interval-ms MS     how far apart a user's messages go (default 100; events come at the server's
-       |                           100 ms tick)
+       |      --interval-ms MS     how far apart a user's messages go (default 100)
+       |      --tick-ms MS         the servers' clock: answers and events go out at its ticks (default 100)
        |  -h, --help               this text
        |""".stripMargin
 
@@ -144,7 +145,8 @@ object Cli:
     "--starts",
     "--requests",
     "--warmup-requests",
-    "--interval-ms"
+    "--interval-ms",
+    "--tick-ms"
   )
 
   private def canonical(flag: String): String = flag match
@@ -187,6 +189,7 @@ object Cli:
     case "--requests" => int(flag, value, 1, 1_000_000).map(v => o.copy(studyRequests = v))
     case "--warmup-requests" => int(flag, value, 0, 1_000_000).map(v => o.copy(studyWarmupRequests = v))
     case "--interval-ms" => int(flag, value, 1, 60_000).map(v => o.copy(studyIntervalMillis = v.toLong))
+    case "--tick-ms" => int(flag, value, 1, 60_000).map(v => o.copy(studyTickMillis = v.toLong))
     case "--max-regression" =>
       value.toDoubleOption.filter(p => p >= 0 && p <= 100).toRight(
         s"--max-regression must be a percentage, not '$value'"

@@ -134,8 +134,8 @@ object Main:
       profiled = o.profile,
       starts = o.starts,
       studies = Option.when(Scenarios.select(o.scenarios).exists(!_.isLoad))(
-        s"${o.studyRequests} messages (events) per user and round, ${o.studyIntervalMillis} ms apart (events at the " +
-          s"server's 100 ms tick), after ${o.studyWarmupRequests} in each server's warm-up"
+        s"${o.studyRequests} messages (events) per user and round, ${o.studyIntervalMillis} ms apart, answered (sent) " +
+          s"at the servers' ${o.studyTickMillis} ms tick, after ${o.studyWarmupRequests} in each server's warm-up"
       )
     )
     val results = RunResults.of(meta, rows)

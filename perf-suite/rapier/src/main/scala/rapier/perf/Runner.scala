@@ -81,13 +81,23 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
       Option.when(pinned)(loadCpus),
       serverCpus.size
     )
-    val runnable = plan.map(g => g.entries.count(e => g.scenario.servable(e.server))).sum
-    var done = 0
-    var secondsPerServer = 2.5 * options.warmupSeconds + options.durationSeconds *
-      (if measurement.fixedRates then 2 else 1) + (if options.profile then 2 * options.durationSeconds else 0) + 3.0
+    // What a server takes in a group, as first guessed and then as measured, apart for loads and studies
+    val settle = ws.Clients.Settle
+    def studySeconds(s: Scenario) =
+      val pace = s.study.fold(0L)(_.pace(options.studyIntervalMillis, options.studyTickMillis)) / 1000.0
+      (options.studyWarmupRequests + settle) * pace + options.rounds * ((options.studyRequests + settle) * pace + 2) + 3
+    val perServer = scala.collection.mutable.Map[Boolean, Double](
+      true ->
+        (2.5 * options.warmupSeconds + options.durationSeconds * (if measurement.fixedRates then 2 else 1) +
+          (if options.profile then 2 * options.durationSeconds else 0) + 3.0)
+    )
+    def secondsPerServer(s: Scenario) = perServer.getOrElse(s.isLoad, studySeconds(s))
     plan.zipWithIndex.flatMap { (group, i) =>
       val (servable, other) = group.entries.partition(e => group.scenario.servable(e.server))
-      val left = ((runnable - done) * secondsPerServer).toLong.seconds
+      val left = plan.drop(i).map(g =>
+        g.entries.count(e => g.scenario.servable(e.server)) *
+          secondsPerServer(g.scenario)
+      ).sum.toLong.seconds
       if servable.nonEmpty then
         progress(
           f"[${i + 1}%3d/${plan.size}] start ${group.start}/${options.starts}  ${group.scenario.name}%-20s ${group.users}%4d users  " +
@@ -96,9 +106,9 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
       val started = System.nanoTime()
       val measured = runGroup(group, servable, measurement, studies)
       if servable.nonEmpty then
-        done += servable.size
         // The estimate follows what tests really take on this machine.
-        secondsPerServer = 0.7 * secondsPerServer + 0.3 * (System.nanoTime() - started) / 1e9 / servable.size
+        val took = (System.nanoTime() - started) / 1e9 / servable.size
+        perServer(group.scenario.isLoad) = 0.7 * secondsPerServer(group.scenario) + 0.3 * took
       measured.filter(_.status != Status.Ok).foreach(r => progress(s"          ${r.server}: ${r.status}: ${r.note}"))
       val notServed = other.map(e =>
         Row.unmeasured(
@@ -165,7 +175,8 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
           ).flatMap(classpath => Jdks.javaFor(e.server.java).map((classpath, _))).flatMap { (classpath, java) =>
             val command = ServerProcess.command(
               java,
-              options.jvmOptions ++ (if options.profile then Measurement.ProfilingJvmOptions else Nil),
+              options.jvmOptions ++ (if options.profile then Measurement.ProfilingJvmOptions else Nil) ++
+                (if group.scenario.isLoad then Nil else List(StudyMeasurement.tick(options))),
               classpath,
               e.server,
               0,

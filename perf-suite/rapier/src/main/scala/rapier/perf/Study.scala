@@ -1,7 +1,5 @@
 package rapier.perf
 
-import rapier.perf.common.Ticks as Clock
-
 /**
  * A latency study (seed 000's WebSocket study, and its counterpart for server-sent events): users hold a connection
  * open at a steady pace, and a client of the suite's own, in a JVM on the load CPUs, times what reaches them — from the
@@ -17,7 +15,7 @@ import rapier.perf.common.Ticks as Clock
 enum Study(val path: String, val client: String):
   /**
    * The seed's throttled stream: each user sends a message every interval and the server answers it on the next tick
-   * of its 100 ms clock with the time then.
+   * of its clock (100 ms, the seed's, by default) with the time then.
    */
   case Ticks extends Study("/ws/ts", "rapier.perf.ws.WsClient")
 
@@ -30,8 +28,8 @@ enum Study(val path: String, val client: String):
   /** The URL a user opens on a server at `host:port`. */
   def url(host: String, port: Int): String = s"${if this == Events then "http" else "ws"}://$host:$port$path"
 
-  /** How far apart what is timed comes, for a client interval of `intervalMillis`: the server's tick for events. */
-  def pace(intervalMillis: Long): Long = if this == Events then Clock.Millis else intervalMillis
+  /** How far apart what is timed comes, for a client interval and a server tick: the tick for events. */
+  def pace(intervalMillis: Long, tickMillis: Long): Long = if this == Events then tickMillis else intervalMillis
 
   /** The client's arguments after its class: URL, users, messages (events) each, and the interval for WebSockets. */
   def arguments(url: String, users: Int, requests: Int, intervalMillis: Long): List[String] =

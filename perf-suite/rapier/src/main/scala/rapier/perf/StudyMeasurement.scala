@@ -61,7 +61,8 @@ final class StudyMeasurement(
     val live = members.filter(warm(_)._1.isRight)
     // The idle meter runs until the client's run ends, and at most as long as the client may wait for its users
     val meterSeconds =
-      ((options.studyRequests + ws.Clients.Settle) * study.pace(options.studyIntervalMillis) / 1000 + 60).toInt
+      ((options.studyRequests + ws.Clients.Settle) * study.pace(options.studyIntervalMillis, options.studyTickMillis) /
+        1000 + 60).toInt
     val runs = scala.collection.mutable.Map[Member, List[Run]]().withDefaultValue(Nil)
     for round <- 0 until options.rounds do
       val order = if live.isEmpty then Nil else live.drop(round % live.size) ++ live.take(round % live.size)
@@ -97,7 +98,8 @@ final class StudyMeasurement(
 
   /** Runs the study's client on the load CPUs against one server, and reads what it printed. */
   private def client(study: Study, m: Member, users: Int, requests: Int): Either[String, Reading] =
-    val command = pin(loadCpus) ++ List(java, "-Xmx1g", "-cp", classpath, study.client) ++
+    val command = pin(loadCpus) ++
+      List(java, "-Xmx1g", StudyMeasurement.tick(options), "-cp", classpath, study.client) ++
       study.arguments(study.url(m.host, m.port), users, requests, options.studyIntervalMillis)
     Measurement.exec(command).flatMap(out =>
       out.linesIterator.map(_.trim).filter(_.startsWith("{")).toList.lastOption
@@ -183,6 +185,9 @@ private final class IdleMeter(command: List[String]):
     printed.flatMap(_.linesIterator.map(_.trim).find(_.startsWith("{")))
 
 object StudyMeasurement:
+  /** The JVM option that sets the servers' (and the SSE client's) tick. */
+  def tick(options: RunOptions): String = s"-D${rapier.perf.common.Ticks.Property}=${options.studyTickMillis}"
+
   /**
    * Whether a server serves a study: two users, each answered twice (its first arrivals recorded too); None if so,
    * otherwise what went wrong. Run in this JVM, for the checks before a run and the catalogue's tests.

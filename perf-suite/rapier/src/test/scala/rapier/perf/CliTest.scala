@@ -79,6 +79,31 @@ class CliTest extends munit.FunSuite:
     assertEquals(explicit.durationSeconds, 5)
     assertEquals(explicit.servers, List("*"))
 
+  test("the latency studies' options: messages per user, warm-up, the client's interval and the servers' tick"):
+    val o = run()
+    assertEquals(
+      (o.studyRequests, o.studyWarmupRequests, o.studyIntervalMillis, o.studyTickMillis),
+      (100, 100, 100L, 100L)
+    )
+    val s = run(
+      "-m",
+      "WebSocketLatency",
+      "--requests",
+      "300",
+      "--warmup-requests",
+      "0",
+      "--interval-ms",
+      "50",
+      "--tick-ms",
+      "20"
+    )
+    assertEquals((s.studyRequests, s.studyWarmupRequests, s.studyIntervalMillis, s.studyTickMillis), (300, 0, 50L, 20L))
+    val q = run("--quick")
+    assertEquals((q.studyRequests, q.studyWarmupRequests), (10, 10))
+    assertEquals(error("--requests", "0"), "--requests must be a whole number from 1 to 1000000, not '0'")
+    assertEquals(error("--tick-ms", "x"), "--tick-ms must be a whole number from 1 to 60000, not 'x'")
+    assertEquals(Main.run(List("ws", "-u", "10")), 2)
+
   test("the other commands"):
     assertEquals(Cli.parse(List("--list")), Right(Command.ListCatalogue))
     assertEquals(Cli.parse(List("--help")), Right(Command.Help))

@@ -68,6 +68,8 @@ class ReadmeCommandsTest extends munit.FunSuite:
       warmup.toString,
       "--interval-ms",
       "20",
+      "--tick-ms",
+      "20",
       "-r",
       rounds.toString,
       "--jvm-opts",

@@ -7,7 +7,11 @@ import java.util.concurrent.{ConcurrentHashMap, ConcurrentLinkedQueue, Executors
  * telling every listener (a WebSocket with answers due), which answers on its own thread.
  */
 object Ticks:
-  val Millis = 100L
+  /** The system property that sets the tick, in milliseconds (the suite's `--tick-ms`). */
+  val Property = "rapier.perf.tickMillis"
+
+  /** The clock's period: 100 ms, the seed's, unless [[Property]] says otherwise. */
+  val Millis: Long = java.lang.Long.getLong(Property, 100L).longValue.max(1L)
 
   private val listeners = ConcurrentHashMap.newKeySet[Runnable]()
   // Answers due on the next tick, for servers that wait for it one message at a time (a future, an effect)

@@ -15,7 +15,8 @@ object StudyTables:
     "Users hold a connection open at a steady pace; the suite's client times each answer from the timestamp it " +
       "carries, in milliseconds. Each percentile is the mean over rounds; for a library, beside it, its ratio to its " +
       "twin's in the same round (geometric mean and 95% interval; above 1 is slower), read against the twin's A/A " +
-      "band (*within noise* inside it); for a twin, that band. Hiccups: a thread that sleeps 1 ms and records the " +
+      "band (*within noise* inside it); for a twin, that band. CPU efficiency is the twin's CPU time per answer over " +
+      "the server's (0.5: twice the twin's CPU). Hiccups: a thread that sleeps 1 ms and records the " +
       "excess, in the server's JVM and in an idle JVM on the same CPU (the OS's share), over the same window."
 
   /** The studies of a run: (title, summaries) for each study scenario and number of users, in the order met. */
@@ -29,7 +30,7 @@ object StudyTables:
   def table(rows: List[Summary]): (List[String], List[List[String]]) =
     val names = PercentileSummary.compared.map(_._1)
     val head = List("server", "compared with") ++ names ++
-      List("CPU ms per 1k answers", "CPU vs twin", "B per answer", "server JVM hiccups", "idle JVM hiccups")
+      List("CPU ms per 1k answers", "CPU efficiency vs twin", "B per answer", "server JVM hiccups", "idle JVM hiccups")
     val lines = rows.map { s =>
       val cells = names.map(n => s.percentiles.find(_.name == n).fold(if s.status == "ok" then "–" else s.status)(cell))
       List(s.server, s.twin.getOrElse("(twin)")) ++ cells ++ List(
