@@ -1,7 +1,5 @@
 package rapier.perf
 
-import rapier.perf.common.ProcessStats
-
 import java.nio.file.{Files, Path}
 
 /**
@@ -32,8 +30,6 @@ final class Measurement(
     loadCpus: Option[List[Int]],
     serverCpuCount: Int
 ):
-  import Measurement.{Member, Window}
-
   private val pinned = loadCpus.isDefined
 
   /** oha, when the run has an open-model window. */
@@ -131,16 +127,11 @@ final class Measurement(
     val seconds = runs.map(_._2.durationMicros).sum / 1e6
     val errors = runs.map(_._2.errors).sum
     val throughput = if seconds > 0 then requests / seconds else 0.0
-    def sum(values: List[Option[Double]]) =
-      Option.when(values.nonEmpty && values.forall(_.isDefined))(values.flatten.sum)
-    val serverCpu = sum(runs.map(_._3.serverCpuSeconds))
-    val serverUtilization = serverCpu.map(_ / seconds / math.max(1, serverCpuCount)).filter(_ => seconds > 0)
-    val loadUtilization = sum(runs.map(_._3.loadUtilization)).map(_ / math.max(1, runs.size))
-    val stats = Option.when(runs.nonEmpty && runs.forall(_._3.stats.isDefined))(runs.flatMap(_._3.stats))
-    def total(f: ProcessStats => Long) = stats.map(_.map((b, a) => f(a) - f(b)).sum)
+    val totals = Totals.of(runs.map(_._3), seconds, serverCpuCount)
+    import totals.{serverUtilization, total}
     val perRequest = (x: Double) => Option.when(requests > 0)(x / requests)
     // wrk saturated its CPUs while the server had time to spare: the run measured the load generator.
-    val loadBound = pinned && loadUtilization.exists(_ >= 0.9) && serverUtilization.exists(_ < 0.9)
+    val loadBound = pinned && totals.loadBound
     val status =
       if failed.nonEmpty then Status.Failed else if errors > 0 || requests == 0 then Status.Invalid else Status.Ok
     Row(
@@ -164,9 +155,9 @@ final class Measurement(
       latencyMs = LatencyMs.mean(runs.map(r => LatencyMs.of(r._2.latency))),
       errors = errors,
       serverCpuUtilization = serverUtilization,
-      loadCpuUtilization = loadUtilization,
+      loadCpuUtilization = totals.loadUtilization,
       loadBound = loadBound,
-      cpuMsPer1000 = serverCpu.flatMap(s => perRequest(s * 1e6)),
+      cpuMsPer1000 = totals.serverCpuSeconds.flatMap(s => perRequest(s * 1e6)),
       allocatedBytesPerRequest = total(_.allocatedBytes).flatMap(b => perRequest(b.toDouble)),
       gcCount = total(_.gcCount),
       gcTimeMs = total(_.gcTimeMillis),
@@ -281,37 +272,8 @@ final class Measurement(
     Measurement.exec(Wrk.command(url, users, seconds, lua, loadCpus)).flatMap(Wrk.parse)
 
 object Measurement:
-  /** A server of the group, running where the load generators can reach it. */
-  final case class Member(spec: ServerSpec, replica: Int, host: String, port: Int, server: Option[ServerProcess]):
-    def label: String = s"${spec.name}${if replica == 2 then " (A/A)" else ""}"
-    def url(scenario: Scenario): String = s"http://$host:$port${scenario.path}"
-
-  /**
-   * CPU times and the server's own statistics around a slice of load. The server's CPU time is the scheduler's count,
-   * in nanoseconds: the process's count in 10 ms ticks would be 2% of a one-second slice at half load.
-   */
-  final class Window(server: Option[ServerProcess], loadCpus: Option[List[Int]]):
-    private val cpu = CpuTimes.now()
-    private val stats = server.flatMap(_.stats())
-    private val serverCpu = server.flatMap(_.cpuNanos)
-
-    def close(): Readings =
-      val serverCpuAfter = server.flatMap(_.cpuNanos)
-      Readings(
-        loadUtilization = loadCpus.flatMap(c => Option(CpuTimes.now().utilizationSince(cpu, c)).filterNot(_.isNaN)),
-        serverCpuSeconds = for a <- serverCpuAfter; b <- serverCpu yield (a - b) / 1e9,
-        stats = for a <- server.flatMap(_.stats()); b <- stats yield (b, a)
-      )
-
   /** A scenario's wrk script, and the body file oha sends. */
   final case class Script(lua: Path, body: Option[Path])
-
-  /** What was read around a slice: the load CPUs' utilization, the server's CPU time and its own statistics. */
-  final case class Readings(
-      loadUtilization: Option[Double],
-      serverCpuSeconds: Option[Double],
-      stats: Option[(ProcessStats, ProcessStats)]
-  )
 
   final case class Closed(result: Either[String, WrkResult], readings: Readings)
   final case class Open(rate: Double, result: Either[String, OhaResult], readings: Readings)

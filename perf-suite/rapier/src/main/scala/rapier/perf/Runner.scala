@@ -162,12 +162,12 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
   ): List[Row] =
     def unmeasured(e: Entry, status: String, note: String) =
       Row.unmeasured(group.start, e.server, group.scenario.name, group.users, e.replica, status, note)
-    def measure(members: List[Measurement.Member]) =
+    def measure(members: List[Member]) =
       if group.scenario.isLoad then measurement.measure(group.start, group.scenario, group.users, members)
       else studies.measure(group.start, group.scenario, group.users, members)
     options.target match
       case Some((host, port)) =>
-        measure(List(Measurement.Member(entries.head.server, 1, host, port, None)))
+        measure(List(Member(entries.head.server, 1, host, port, None)))
       case None =>
         val started = entries.map { e =>
           e -> classpaths.get(e.server.side).toRight(
@@ -189,7 +189,7 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
         }
         try
           val members = started.collect { case (e, Right(p)) =>
-            Measurement.Member(e.server, e.replica, "127.0.0.1", p.port, Some(p))
+            Member(e.server, e.replica, "127.0.0.1", p.port, Some(p))
           }
           val measured = measure(members)
           val failed = started.collect { case (e, Left(why)) => unmeasured(e, Status.Failed, why) }

@@ -1,8 +1,5 @@
 package rapier.perf
 
-import rapier.perf.Measurement.{Member, Readings, Window}
-import rapier.perf.common.ProcessStats
-
 import java.net.URI
 import java.util.concurrent.CompletableFuture
 
@@ -119,11 +116,8 @@ final class StudyMeasurement(
     val answers = read.map(_._2.count).sum
     val seconds = read.map(_._5).sum
     def perAnswer(x: Double) = Option.when(answers > 0)(x / answers)
-    def sum(values: List[Option[Double]]) =
-      Option.when(values.nonEmpty && values.forall(_.isDefined))(values.flatten.sum)
-    val serverCpu = sum(read.map(_._4.serverCpuSeconds))
-    val stats = Option.when(read.nonEmpty && read.forall(_._4.stats.isDefined))(read.flatMap(_._4.stats))
-    def total(f: ProcessStats => Long) = stats.map(_.map((b, a) => f(a) - f(b)).sum)
+    val totals = Totals.of(read.map(_._4), seconds, serverCpuCount)
+    import totals.total
     val slices = read.map { (round, r, h, readings, s) =>
       Slice(
         round = round,
@@ -134,10 +128,8 @@ final class StudyMeasurement(
         hiccups = Some(h)
       )
     }
-    val serverUtilization = serverCpu.filter(_ => seconds > 0).map(_ / seconds / math.max(1, serverCpuCount))
-    val loadUtilization = sum(read.map(_._4.loadUtilization)).map(_ / math.max(1, read.size))
     // The client's CPUs saturated while the server's were not: the latencies are the client's own queues
-    val loadBound = loadCpus.isDefined && loadUtilization.exists(_ >= 0.9) && serverUtilization.exists(_ < 0.9)
+    val loadBound = loadCpus.isDefined && totals.loadBound
     val status =
       if failed.nonEmpty then Status.Failed
       else if incomplete.nonEmpty || answers == 0 then Status.Invalid else Status.Ok
@@ -158,10 +150,10 @@ final class StudyMeasurement(
       throughput = if seconds > 0 then answers / seconds else 0,
       latencyMs = LatencyMs.mean(read.flatMap(_._2.latency)),
       errors = read.map(_._2.failures).sum,
-      serverCpuUtilization = serverUtilization,
-      loadCpuUtilization = loadUtilization,
+      serverCpuUtilization = totals.serverUtilization,
+      loadCpuUtilization = totals.loadUtilization,
       loadBound = loadBound,
-      cpuMsPer1000 = serverCpu.flatMap(c => perAnswer(c * 1e6)),
+      cpuMsPer1000 = totals.serverCpuSeconds.flatMap(c => perAnswer(c * 1e6)),
       allocatedBytesPerRequest = total(_.allocatedBytes).flatMap(b => perAnswer(b.toDouble)),
       gcCount = total(_.gcCount),
       gcTimeMs = total(_.gcTimeMillis),
