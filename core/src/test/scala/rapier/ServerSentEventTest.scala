@@ -9,6 +9,17 @@ class ServerSentEventTest extends munit.FunSuite:
     assertEquals(text(ServerSentEvent.data("a\r\nb\rc\nd")), "data: a\ndata: b\ndata: c\ndata: d\n\n")
     assertEquals(text(ServerSentEvent.data("end\n")), "data: end\ndata: \n\n")
 
+  test("text past ASCII is UTF-8, an empty data is one empty field, and a CR at the end ends a line"):
+    assertEquals(text(ServerSentEvent.data("héllo ✓ 𝄞")), "data: héllo ✓ 𝄞\n\n")
+    assertEquals(text(ServerSentEvent.data("")), "data: \n\n")
+    assertEquals(text(ServerSentEvent.data("a\r")), "data: a\ndata: \n\n")
+    assertEquals(text(ServerSentEvent.data("\n\r\n")), "data: \ndata: \ndata: \n\n")
+    val long = "x" * 10000 + "\n" + "y" * 5000
+    assertEquals(
+      text(ServerSentEvent(data = Some(long), id = Some("7"))),
+      s"id: 7\ndata: ${"x" * 10000}\ndata: ${"y" * 5000}\n\n"
+    )
+
   test("fields are written in order, and an event of no field is a blank line"):
     val e = ServerSentEvent(data = Some("x"), event = Some("tick"), id = Some("42"), retry = Some(1000))
     assertEquals(text(e), "event: tick\nid: 42\nretry: 1000\ndata: x\n\n")
