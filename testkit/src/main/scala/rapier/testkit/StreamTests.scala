@@ -122,6 +122,24 @@ trait StreamTests extends ServerTestSupport:
       eventually(t.bodyBytesHeld == 0, "nothing is held once the requests are answered")
     }
 
+  test("logic failing in its fold while the body still arrives: its 500 reaches the client, which sends the rest"):
+    val throwing = endpoint.post.in("stream" / "thrown").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>
+      chunks.fold(0L)((n, c) => if n > 100000 then throw IllegalStateException("enough") else n + c.remaining).map(
+        _.toString
+      )(using ExecutionContext.parasitic)
+    }
+    withServer(throwing) { t =>
+      val c = t.raw()
+      try
+        c.send(s"POST /stream/thrown HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n")
+        c.send(body.take(300000))
+        // The logic has failed by now; the rest comes after, as from a client that doesn't read while it sends
+        Thread.sleep(300)
+        body.drop(300000).grouped(256 * 1024).foreach(c.send)
+        assertEquals(c.readResponse().status, 500)
+      finally c.close()
+    }
+
   test("logic that answers while its fold still reads the body: the requests after it are read as sent"):
     // The fold is started and not waited for: the backend drains what it leaves while it may still be pulling
     val early = endpoint.post.in("stream" / "early").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>

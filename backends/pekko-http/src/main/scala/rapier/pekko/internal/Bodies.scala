@@ -164,7 +164,7 @@ private[pekko] object Bodies:
                   () =>
                     val r = waiting.getAndSet(null)
                     if r != null then
-                      cancel()
+                      stop()
                       r.nn.onError(fail(RequestBodyException(Refusals.bodyTimeout(deadline))))
                 )
             next.onComplete { outcome =>
@@ -177,7 +177,7 @@ private[pekko] object Bodies:
       case Success(Some(chunk)) =>
         seen += chunk.length
         if seen > limit then
-          cancel()
+          stop()
           receiver.onError(fail(BodyTooLargeException(limit)))
         else receiver.onChunk(chunk.asByteBuffer)
       case Success(None) =>
@@ -208,7 +208,7 @@ private[pekko] object Bodies:
         if queue == null then queue = entity.dataBytes.runWith(Sink.queue[ByteString](1))
         val q = queue.nn
         val done = scala.concurrent.Promise[Boolean]()
-        val timer = mat.scheduleOnce(within, () => if done.trySuccess(false) then cancel())
+        val timer = mat.scheduleOnce(within, () => if done.trySuccess(false) then stop())
         def next(): Unit = q.pull().onComplete {
           case Success(Some(_)) => if !done.isCompleted then next()
           case Success(None) =>
@@ -222,7 +222,16 @@ private[pekko] object Bodies:
         next()
         done.future
 
-    def cancel(): Unit =
+    /**
+     * The reader wants no more. With no pull waiting, the rest is left for [[drain]] to read and drop after the
+     * response, as the SPI lets a backend discard it: cancelling pekko-http's entity stream makes it close the
+     * connection under a client still sending, whose kernel may then drop the response (the kit saw it when a fold's
+     * function threw). With a pull waiting, it stops.
+     */
+    def cancel(): Unit = if waiting.get != null then stop()
+
+    /** Stops reading for good: a refusal's (the connection closes after it) or the linger's end. */
+    private def stop(): Unit =
       val q = queue
       if q != null then q.nn.cancel()
       else if !taken then
