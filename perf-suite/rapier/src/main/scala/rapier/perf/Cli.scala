@@ -77,7 +77,8 @@ object Cli:
        |                           send time and CPU time per request at that rate. auto (default): half the
        |                           vanilla twin's maximum; off: none. auto is skipped with a note if oha is missing
        |      --profile            async-profiler on each server after its rounds, for -d seconds each of CPU and
-       |                           allocation samples: flame graphs, and each library's share of CPU samples
+       |                           allocation samples (a study: one run of its client each): flame graphs, and
+       |                           each library's share of CPU samples
        |      --quick              a smoke run of every server and scenario: 2 rounds of 1 s, 1 s warm-up, 16 users
        |                           (studies: 10 messages, 10 in warm-up)
        |

@@ -1,6 +1,6 @@
 package rapier.perf
 
-import java.nio.file.{Files, Path}
+import java.nio.file.Path
 
 /**
  * One comparison group on one scenario: a vanilla twin, the libraries compared with it and the twin's second JVM (the
@@ -41,6 +41,8 @@ final class Measurement(
 
   private val sliceSeconds = options.durationSeconds
 
+  private val profiling = ProfileRuns(out)
+
   def measure(start: Int, scenario: Scenario, users: Int, members: List[Member]): List[Row] =
     val script = scripts(scenario.name)
     def unmeasured(m: Member, status: String, note: String) =
@@ -65,7 +67,9 @@ final class Measurement(
         if round >= 0 then slices(m) = slices(m) :+ Measurement.Measured(round, closed, open)
         if round == options.rounds - 1 then mark(m, "end of measurement")
     val profiles = live.map { m =>
-      m -> Option.when(options.profile && m.server.isDefined)(profile(m, start, scenario, users, script.lua, mark))
+      m -> Option.when(options.profile && m.server.isDefined)(
+        profiling.profile(m, start, scenario, users, mark)(() => wrk(m.url(scenario), users, sliceSeconds, script.lua))
+      )
     }.toMap
     val rows = live.map { m =>
       val timeline = m.server.flatMap(_.samples()).map(_.timeline(marks(m).result()))
@@ -202,45 +206,6 @@ final class Measurement(
         runs.flatMap(_._2.loadUtilization).sum / runs.size
       ),
       note = note
-    )
-
-  /** async-profiler on one server: CPU samples over `-d` seconds of wrk, then allocation samples over as many. */
-  private def profile(
-      m: Member,
-      start: Int,
-      scenario: Scenario,
-      users: Int,
-      lua: Path,
-      mark: (Member, String) => Unit
-  ): ProfileRun =
-    val server = m.server.get
-    val name = s"s$start-${m.spec.name}-${scenario.name}-${users}u${if m.replica == 2 then "-aa" else ""}"
-    def window(event: String, suffix: String, byBytes: Boolean): Either[String, (String, Long)] =
-      val started = server.profileStart(event)
-      wrk(m.url(scenario), users, options.durationSeconds, lua)
-      val dir = Files.createDirectories(out.resolve("profiles"))
-      started.flatMap(_ =>
-        server.profileStop(dir.resolve(s"$name-$suffix").toAbsolutePath, byBytes).map(n =>
-          (s"profiles/$name-$suffix", n)
-        )
-      )
-    mark(m, "CPU profile")
-    val cpu = window("cpu", "cpu", byBytes = false)
-    mark(m, "allocation profile")
-    val alloc = window("alloc", "alloc", byBytes = true)
-    mark(m, "end of profiles")
-    val packages = m.spec.implementation.packages
-    val share = cpu.toOption.filter(_ => packages.nonEmpty).flatMap((prefix, _) =>
-      Profiles.share(out.resolve(s"$prefix.collapsed"), packages, m.spec.implementation.excluded)
-    )
-    ProfileRun(
-      cpuFlamegraph = cpu.toOption.map((p, _) => s"$p.html"),
-      allocFlamegraph = alloc.toOption.map((p, _) => s"$p.html"),
-      cpuSamples = cpu.toOption.fold(0L)(_._2),
-      library = Option.when(packages.nonEmpty)(packages.map(_ + "*").mkString(", ")),
-      ownShare = share.map(_.own),
-      stackShare = share.map(_.onStack),
-      note = List(cpu, alloc).collect { case Left(why) => why }.mkString("; ")
     )
 
   /**

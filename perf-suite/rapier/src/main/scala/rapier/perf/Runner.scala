@@ -76,6 +76,7 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
     val measurement = Measurement(options, out, scripts, Option.when(pinned)(loadCpus), serverCpus.size)
     val studies = StudyMeasurement(
       options,
+      out,
       classpaths(Side.Rapier),
       Option.when(pinned)(serverCpus),
       Option.when(pinned)(loadCpus),
@@ -85,7 +86,9 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
     val settle = ws.Clients.Settle
     def studySeconds(s: Scenario) =
       val pace = s.study.fold(0L)(_.pace(options.studyIntervalMillis, options.studyTickMillis)) / 1000.0
-      (options.studyWarmupRequests + settle) * pace + options.rounds * ((options.studyRequests + settle) * pace + 2) + 3
+      val clientRun = (options.studyRequests + settle) * pace + 2
+      (options.studyWarmupRequests + settle) * pace + (options.rounds + (if options.profile then 2 else 0)) *
+        clientRun + 3
     val perServer = scala.collection.mutable.Map[Boolean, Double](
       true ->
         (2.5 * options.warmupSeconds + options.durationSeconds * (if measurement.fixedRates then 2 else 1) +

@@ -13,22 +13,28 @@ import java.util.concurrent.CompletableFuture
  *      meter's record restarted, an idle JVM's meter started on the server CPUs, and the client run on the load CPUs:
  *      `-u` users, `--requests` messages (events) each, `--interval-ms` apart; then both meters are read, and CPU
  *      time, allocations and collections around the client's run;
- *   3. each server's own record of its CPU, heap and resident memory, with its phases marked.
+ *   3. with `--profile`, each server in turn: async-profiler's CPU samples over one more run of the client, then its
+ *      allocation samples over another ([[ProfileRuns]]);
+ *   4. each server's own record of its CPU, heap and resident memory, with its phases marked.
  *
  * The client is a fresh JVM in each run, and leaves each user's first arrivals out of its record (see
  * [[ws.Clients.Settle]]): they come while its own JIT is cold and its users still connecting.
  *
+ * @param out
+ *   the report's directory, where profiles go
  * @param classpath
  *   Rapier's side, where the clients and the idle meter live
  */
 final class StudyMeasurement(
     options: RunOptions,
+    out: java.nio.file.Path,
     classpath: String,
     serverCpus: Option[List[Int]],
     loadCpus: Option[List[Int]],
     serverCpuCount: Int
 ):
   private val java = ProcessHandle.current.info.command.orElse("java")
+  private val profiling = ProfileRuns(out)
   private def pin(cpus: Option[List[Int]]) = cpus.toList.flatMap(c => List("taskset", "-c", c.mkString(",")))
 
   /** One server's round: what its client read, the meters beside it, and the time the client took. */
@@ -84,13 +90,18 @@ final class StudyMeasurement(
         )
         runs(m) = runs(m) :+ Run(round, read, hiccups, readings, seconds)
         if round == options.rounds - 1 then mark(m, "end of measurement")
+    val profiles = live.map { m =>
+      m -> Option.when(options.profile && m.server.isDefined)(
+        profiling.profile(m, start, scenario, users, mark)(() => client(study, m, users, options.studyRequests))
+      )
+    }.toMap
     members.map { m =>
       warm(m) match
         case (Left(why), _) =>
           Row.unmeasured(start, m.spec, scenario.name, users, m.replica, Status.Invalid, s"in the warm-up: $why")
         case (Right(_), warmSeconds) =>
           val timeline = m.server.flatMap(_.samples()).map(_.timeline(marks(m).result()))
-          row(start, m, scenario, users, runs(m), warmSeconds).copy(timeline = timeline)
+          row(start, m, scenario, users, runs(m), warmSeconds).copy(timeline = timeline, profile = profiles(m))
     }
 
   /** Runs the study's client on the load CPUs against one server, and reads what it printed. */

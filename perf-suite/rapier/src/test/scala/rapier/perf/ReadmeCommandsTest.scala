@@ -52,8 +52,15 @@ class ReadmeCommandsTest extends munit.FunSuite:
     assert(RunResults.fromJson(Files.readAllBytes(Path.of("../..", file))).isRight, file)
 
   /** Runs a small study through the suite, as `./perf` would; its results. */
-  private def study(servers: List[String], scenario: String, users: Int, requests: Int, warmup: Int, rounds: Int)
-      : RunResults =
+  private def study(
+      servers: List[String],
+      scenario: String,
+      users: Int,
+      requests: Int,
+      warmup: Int,
+      rounds: Int,
+      more: List[String] = Nil
+  ): (RunResults, Path) =
     val out = Files.createTempDirectory("study")
     val args = List(
       "-s",
@@ -76,11 +83,11 @@ class ReadmeCommandsTest extends munit.FunSuite:
       "-Xmx256m",
       "--out",
       out.toString
-    )
+    ) ++ more
     assertEquals(Main.run(args), 0)
     assert(Files.readString(out.resolve("summary.md")).contains("## Latency studies"))
     assert(Files.readString(out.resolve("report.html")).contains("""<section id="studies">"""))
-    RunResults.fromJson(Files.readAllBytes(out.resolve("results.json"))).fold(fail(_), identity)
+    (RunResults.fromJson(Files.readAllBytes(out.resolve("results.json"))).fold(fail(_), identity), out)
 
   test("the README's WebSocket study plans what it says, and a small one runs: every user answered, every meter read"):
     val shown = commands.filter(_._2.contains("WebSocketLatency"))
@@ -92,7 +99,7 @@ class ReadmeCommandsTest extends munit.FunSuite:
           assert(plan.forall(_.scenario.study.contains(Study.Ticks)), line)
           assert(plan.head.entries.map(_.label).contains("netty.Vanilla (A/A)"), line)
         case other => fail(s"$line is not a run: $other")
-    val results =
+    val (results, _) =
       study(List("netty.future.Rapier"), "WebSocketLatency", users = 4, requests = 5, warmup = 3, rounds = 2)
     assertEquals(
       results.rows.map(r => (r.server, r.replica)).toSet,
@@ -113,9 +120,30 @@ class ReadmeCommandsTest extends munit.FunSuite:
   test("the SSE study runs on each backend's twin and Rapier: every user gets its events"):
     assert(commands.exists(_._2.contains("SseLatency")), "the README shows no SSE study")
     val servers = List("netty.future.Rapier", "vertx.future.Rapier", "pekko.future.Rapier", "http4s.cats.Rapier")
-    val results = study(servers, "SseLatency", users = 3, requests = 4, warmup = 0, rounds = 1)
+    val (results, _) = study(servers, "SseLatency", users = 3, requests = 4, warmup = 0, rounds = 1)
     assertEquals(results.rows.size, servers.size * 3)
     for r <- results.rows do assertEquals((r.status, r.requests), (Status.Ok, 12L), s"${r.server}: ${r.note}")
+
+  test("--profile profiles a study's servers under the study's own client: CPU and allocation flame graphs"):
+    val (results, out) = study(
+      List("netty.future.Rapier"),
+      "WebSocketEcho",
+      users = 4,
+      requests = 100,
+      warmup = 5,
+      rounds = 1,
+      more = List("--profile")
+    )
+    assertEquals(results.rows.size, 3)
+    for r <- results.rows do
+      val profile = r.profile.getOrElse(fail(s"${r.server}: no profile"))
+      assertEquals(profile.note, "", r.server)
+      for graph <- List(profile.cpuFlamegraph, profile.allocFlamegraph) do
+        val file = out.resolve(graph.getOrElse(fail(s"${r.server}: a flame graph is missing")))
+        assert(Files.size(file) > 0, file)
+      assert(profile.cpuSamples > 0, s"${r.server}: no CPU samples while the client ran")
+    assert(Files.readString(out.resolve("summary.md")).contains("library's CPU samples"))
+    assert(Files.readString(out.resolve("report.html")).contains("""<section id="profiles">"""))
 
   test("--list and --help run"):
     for (_, args) <- commands if args == List("--list") || args.contains("--help") do assertEquals(Main.run(args), 0)

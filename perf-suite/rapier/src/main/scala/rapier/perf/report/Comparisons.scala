@@ -74,8 +74,9 @@ object Comparisons:
     section(
       "profiles",
       "Profiles",
-      "async-profiler in each server during its measured window (CPU, every millisecond of CPU time) and during a " +
-        "second window of the same length (allocations, every 512 KiB). Own share: samples whose innermost frame " +
+      "async-profiler in each server after its rounds, over one more run of the scenario's load (CPU, every " +
+        "millisecond of CPU time) and over another (allocations, every 512 KiB): wrk for the measured duration, or a " +
+        "latency study's client for one round. Own share: samples whose innermost frame " +
         "outside the JDK and Scala's library is the library's; on stack: samples with any of its frames. A profiled " +
         "run's throughput includes the profiler's own cost.",
       Tables.rawTable(head, rows)

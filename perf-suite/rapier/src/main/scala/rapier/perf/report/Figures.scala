@@ -1,6 +1,6 @@
 package rapier.perf.report
 
-import rapier.perf.{Band, Compared, Interval, Spread}
+import rapier.perf.{Band, Compared, Interval, Spread, Summary}
 
 import java.util.Locale
 
@@ -34,3 +34,7 @@ object Figures:
 
   /** A share of CPU samples, in percent. */
   def share(s: Double): String = s"${fmt("%.1f", s * 100)}%"
+
+  /** A profiled server's share of CPU samples in its library's frames: `12.3% own · 45.6% on stack`, or a dash. */
+  def librarySamples(s: Summary): String =
+    s.ownCpuShare.fold("–")(o => s"${share(o)} own · ${s.stackCpuShare.fold("–")(share)} on stack")

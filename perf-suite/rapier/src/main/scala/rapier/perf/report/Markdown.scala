@@ -71,9 +71,7 @@ object Markdown:
         case (Some(a), Some(b)) => s"${fmt("%+,.0f", a - b)} (${fmt("%,.0f", a)} vs ${fmt("%,.0f", b)})"
         case _ => "n/a"
     }
-    val shares = table((s, _) =>
-      applicable(s)(s.ownCpuShare.fold("–")(o => s"${share(o)} own · ${s.stackCpuShare.fold("–")(share)} on stack"))
-    )
+    val shares = table((s, _) => applicable(s)(librarySamples(s)))
     val peers =
       if results.peers.isEmpty then "No peer ran beside Rapier in this run."
       else
@@ -169,7 +167,7 @@ object Markdown:
       ""
     )
     if scenarios.nonEmpty then loadSections()
-    if m.profiled then
+    if m.profiled && scenarios.nonEmpty then
       sections ++= List("## Share of CPU samples in the library's frames", "", shares, "")
     val studies = StudyTables.markdown(summaries)
     if studies.nonEmpty then sections ++= List("## Latency studies", "", StudyTables.intro, "") ++ studies

@@ -29,8 +29,17 @@ object StudyTables:
   /** A study's table: its head, and a row per server with each cell's text. */
   def table(rows: List[Summary]): (List[String], List[List[String]]) =
     val names = PercentileSummary.compared.map(_._1)
+    // With --profile, each server's share of CPU samples in its library's frames
+    val profiled = rows.exists(_.ownCpuShare.isDefined)
     val head = List("server", "compared with") ++ names ++
-      List("CPU ms per 1k answers", "CPU efficiency vs twin", "B per answer", "server JVM hiccups", "idle JVM hiccups")
+      List(
+        "CPU ms per 1k answers",
+        "CPU efficiency vs twin",
+        "B per answer",
+        "server JVM hiccups",
+        "idle JVM hiccups"
+      ) ++
+      Option.when(profiled)("library's CPU samples")
     val lines = rows.map { s =>
       val cells = names.map(n => s.percentiles.find(_.name == n).fold(if s.status == "ok" then "–" else s.status)(cell))
       List(s.server, s.twin.getOrElse("(twin)")) ++ cells ++ List(
@@ -39,7 +48,7 @@ object StudyTables:
         number(s.allocatedBytesPerRequest, 0),
         hiccups(s.hiccups.flatMap(_.server)),
         hiccups(s.hiccups.flatMap(_.idle))
-      )
+      ) ++ Option.when(profiled)(librarySamples(s))
     }
     (head, lines)
 

@@ -1,0 +1,49 @@
+package rapier.perf
+
+import java.nio.file.{Files, Path}
+
+/**
+ * async-profiler on one server of a group (`--profile`), after its rounds: CPU samples over one run of a load, then
+ * allocation samples over another. The load is what the scenario measures with — wrk for a load scenario, the study's
+ * client for a latency study — so the flame graphs show the work the figures counted. The profiles go to
+ * `<out>/profiles/`, named after the start, the server, the scenario and the users.
+ */
+final class ProfileRuns(out: Path):
+  /**
+   * @param load
+   *   runs the load once against the server, for as long as one profile should last; what it measured is not kept
+   * @param mark
+   *   marks the phases on the server's timeline
+   */
+  def profile(m: Member, start: Int, scenario: Scenario, users: Int, mark: (Member, String) => Unit)(
+      load: () => Unit
+  ): ProfileRun =
+    val server = m.server.get
+    val name = s"s$start-${m.spec.name}-${scenario.name}-${users}u${if m.replica == 2 then "-aa" else ""}"
+    def window(event: String, suffix: String, byBytes: Boolean): Either[String, (String, Long)] =
+      val started = server.profileStart(event)
+      load()
+      val dir = Files.createDirectories(out.resolve("profiles"))
+      started.flatMap(_ =>
+        server.profileStop(dir.resolve(s"$name-$suffix").toAbsolutePath, byBytes).map(n =>
+          (s"profiles/$name-$suffix", n)
+        )
+      )
+    mark(m, "CPU profile")
+    val cpu = window("cpu", "cpu", byBytes = false)
+    mark(m, "allocation profile")
+    val alloc = window("alloc", "alloc", byBytes = true)
+    mark(m, "end of profiles")
+    val packages = m.spec.implementation.packages
+    val share = cpu.toOption.filter(_ => packages.nonEmpty).flatMap((prefix, _) =>
+      Profiles.share(out.resolve(s"$prefix.collapsed"), packages, m.spec.implementation.excluded)
+    )
+    ProfileRun(
+      cpuFlamegraph = cpu.toOption.map((p, _) => s"$p.html"),
+      allocFlamegraph = alloc.toOption.map((p, _) => s"$p.html"),
+      cpuSamples = cpu.toOption.fold(0L)(_._2),
+      library = Option.when(packages.nonEmpty)(packages.map(_ + "*").mkString(", ")),
+      ownShare = share.map(_.own),
+      stackShare = share.map(_.onStack),
+      note = List(cpu, alloc).collect { case Left(why) => why }.mkString("; ")
+    )
