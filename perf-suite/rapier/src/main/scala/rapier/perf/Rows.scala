@@ -40,13 +40,20 @@ object LatencyMs:
 
 /**
  * The hiccups measured beside a latency study's client (see [[rapier.perf.common.Hiccups]]): the server JVM's own
- * meter, and an idle JVM's on the server CPUs, the OS's share; percentiles in milliseconds.
+ * meter, an idle JVM's on the server CPUs (the OS's share), and the client JVM's own (the part of the latency that is
+ * the client's); percentiles in milliseconds.
  */
-final case class JvmHiccups(server: Option[LatencyMs], idle: Option[LatencyMs])
+final case class JvmHiccups(server: Option[LatencyMs], idle: Option[LatencyMs], client: Option[LatencyMs] = None)
 
 object JvmHiccups:
   def mean(all: List[JvmHiccups]): Option[JvmHiccups] =
-    Option.when(all.nonEmpty)(JvmHiccups(LatencyMs.mean(all.flatMap(_.server)), LatencyMs.mean(all.flatMap(_.idle))))
+    Option.when(all.nonEmpty)(
+      JvmHiccups(
+        LatencyMs.mean(all.flatMap(_.server)),
+        LatencyMs.mean(all.flatMap(_.idle)),
+        LatencyMs.mean(all.flatMap(_.client))
+      )
+    )
 
 /** How a test ended. */
 object Status:

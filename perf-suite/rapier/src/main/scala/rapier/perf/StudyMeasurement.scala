@@ -86,7 +86,8 @@ final class StudyMeasurement(
         val readings = window.close()
         val hiccups = JvmHiccups(
           m.server.flatMap(_.hiccups().toOption).flatMap(Reading.parse(_).toOption).flatMap(_.latency),
-          idle.stop().flatMap(Reading.parse(_).toOption).flatMap(_.latency)
+          idle.stop().flatMap(Reading.parse(_).toOption).flatMap(_.latency),
+          read.toOption.flatMap(_.clientHiccups)
         )
         runs(m) = runs(m) :+ Run(round, read, hiccups, readings, seconds)
         if round == options.rounds - 1 then mark(m, "end of measurement")
@@ -218,11 +219,16 @@ final case class Reading(fields: Map[String, String]):
   def why: String = fields.getOrElse("why", "")
 
   /** The percentiles, when something was recorded. */
-  def latency: Option[LatencyMs] =
-    def p(q: Double) = number(s"p$q")
+  def latency: Option[LatencyMs] = percentiles("")
+
+  /** A client's own JVM's hiccups over its run, when it measured them. */
+  def clientHiccups: Option[LatencyMs] = percentiles(ws.Clients.OwnHiccups)
+
+  private def percentiles(prefix: String): Option[LatencyMs] =
+    def p(q: Double) = number(s"${prefix}p$q")
     for
       p50 <- p(50); p75 <- p(75); p90 <- p(90); p99 <- p(99); p999 <- p(99.9); p9999 <- p(99.99)
-      max <- number("max") if count > 0
+      max <- number(s"${prefix}max") if number(s"${prefix}count").exists(_ > 0)
     yield LatencyMs(p50, p75, p90, p99, p999, p9999, max, p(99.999), p(99.9999))
 
 object Reading:

@@ -109,7 +109,7 @@ class ReadmeCommandsTest extends munit.FunSuite:
       assertEquals((r.status, r.errors, r.requests), (Status.Ok, 0L, 40L), r.note)
       assertEquals(r.slices.size, 2)
       assert(r.slices.forall(_.latencyMs.exists(_.p999999.isDefined)), r.slices)
-      assert(r.hiccups.exists(h => h.server.isDefined && h.idle.isDefined), r.hiccups)
+      assert(r.hiccups.exists(h => h.server.isDefined && h.idle.isDefined && h.client.isDefined), r.hiccups)
     val rapier = results.summaries.find(_.server == "netty.future.Rapier").get
     assertEquals(rapier.percentiles.map(_.name), List("p50", "p99", "p99.9", "p99.99", "p99.9999"))
     assert(rapier.percentiles.forall(_.compared.exists(_.band.isDefined)), rapier.percentiles)

@@ -27,6 +27,9 @@ final class Hiccups:
   /** What was recorded since the last call (or the start), as JSON percentiles in milliseconds. */
   def sinceLast(): String = Hiccups.json(recorder.getIntervalHistogram())
 
+  /** The same as fields of a larger flat JSON object, each name prefixed (`client.p99.99`). */
+  def fieldsSinceLast(prefix: String): String = Hiccups.fields(recorder.getIntervalHistogram(), prefix)
+
   def stop(): Unit = running = false
 
 object Hiccups:
@@ -35,10 +38,13 @@ object Hiccups:
   /** The percentiles the suite reports, to p99.9999, in milliseconds, from a histogram of microseconds. */
   val Percentiles: List[Double] = List(50, 75, 90, 99, 99.9, 99.99, 99.999, 99.9999)
 
-  def json(h: Histogram): String =
+  def json(h: Histogram): String = s"{${fields(h, "")}}"
+
+  /** The fields of [[json]] without its braces, each name prefixed: `"count":…,"p50.0":…,…,"max":…`. */
+  def fields(h: Histogram, prefix: String): String =
     def ms(us: Long) = f"${us / 1000.0}%.3f"
-    val ps = Percentiles.map(p => s""""p$p":${ms(h.getValueAtPercentile(p))}""")
-    s"""{"count":${h.getTotalCount},${ps.mkString(",")},"max":${ms(h.getMaxValue)}}"""
+    val ps = Percentiles.map(p => s""""${prefix}p$p":${ms(h.getValueAtPercentile(p))}""")
+    s""""${prefix}count":${h.getTotalCount},${ps.mkString(",")},"${prefix}max":${ms(h.getMaxValue)}"""
 
   /**
    * An idle JVM's meter, for the OS's share: `java -cp ... rapier.perf.common.Hiccups SECONDS` measures until its

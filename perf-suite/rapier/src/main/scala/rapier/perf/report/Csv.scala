@@ -42,6 +42,7 @@ object Csv:
     "p99_9999_ms",
     "server_hiccups_p99_99_ms",
     "idle_hiccups_p99_99_ms",
+    "client_hiccups_p99_99_ms",
     "note"
   )
 
@@ -92,6 +93,7 @@ object Csv:
       d(l.flatMap(_.p999999)),
       d(r.hiccups.flatMap(_.server).map(_.p9999)),
       d(r.hiccups.flatMap(_.idle).map(_.p9999)),
+      d(r.hiccups.flatMap(_.client).map(_.p9999)),
       r.note
     )
 

@@ -17,7 +17,8 @@ object StudyTables:
       "twin's in the same round (geometric mean and 95% interval; above 1 is slower), read against the twin's A/A " +
       "band (*within noise* inside it); for a twin, that band. CPU efficiency is the twin's CPU time per answer over " +
       "the server's (0.5: twice the twin's CPU). Hiccups: a thread that sleeps 1 ms and records the " +
-      "excess, in the server's JVM and in an idle JVM on the same CPU (the OS's share), over the same window."
+      "excess, in the server's JVM, in an idle JVM on the same CPU (the OS's share) and in the client's JVM (the " +
+      "client's share), over the same window."
 
   /** The studies of a run: (title, summaries) for each study scenario and number of users, in the order met. */
   def studies(summaries: List[Summary]): List[(String, List[Summary])] =
@@ -37,7 +38,8 @@ object StudyTables:
         "CPU efficiency vs twin",
         "B per answer",
         "server JVM hiccups",
-        "idle JVM hiccups"
+        "idle JVM hiccups",
+        "client JVM hiccups"
       ) ++
       Option.when(profiled)("library's CPU samples")
     val lines = rows.map { s =>
@@ -47,7 +49,8 @@ object StudyTables:
         s.cpuCompared.fold("–")(compared),
         number(s.allocatedBytesPerRequest, 0),
         hiccups(s.hiccups.flatMap(_.server)),
-        hiccups(s.hiccups.flatMap(_.idle))
+        hiccups(s.hiccups.flatMap(_.idle)),
+        hiccups(s.hiccups.flatMap(_.client))
       ) ++ Option.when(profiled)(librarySamples(s))
     }
     (head, lines)
@@ -75,7 +78,8 @@ object StudyTables:
 
   /**
    * The latency studies: per study and number of users, each server's percentiles drawn beside its own JVM's hiccups
-   * (dashed) and an idle JVM's on the same CPU (the twin's round, grey), then the table of every figure.
+   * (dashed), an idle JVM's on the same CPU and the client JVM's (the twin's round, greys), then the table of every
+   * figure.
    */
   def html(s: List[Summary], color: Map[String, String]): String =
     val all = StudyTables.studies(s)
@@ -92,9 +96,11 @@ object StudyTables:
             Series(s"${r.server} JVM hiccups", color(r.server), values(h), dashed = true)
           )
         )
-        val idle = measured.find(_.twin.isEmpty).orElse(measured.headOption).flatMap(_.hiccups).flatMap(_.idle)
-          .map(h => Series("idle JVM hiccups", "#9ca3af", values(h), dashed = true))
+        val twin = measured.find(_.twin.isEmpty).orElse(measured.headOption).flatMap(_.hiccups)
+        val idle = twin.flatMap(_.idle).map(h => Series("idle JVM hiccups", "#9ca3af", values(h), dashed = true))
+        val client = twin.flatMap(_.client).map(h => Series("client JVM hiccups", "#4b5563", values(h), dashed = true))
         val (head, lines) = StudyTables.table(rows)
-        Html.chartBlock(title, Svg.lines(names, application ++ jvms ++ idle, "ms")) + Tables.table(head, lines)
+        Html.chartBlock(title, Svg.lines(names, application ++ jvms ++ idle ++ client, "ms")) +
+          Tables.table(head, lines)
       }
       Html.section("studies", "Latency studies", StudyTables.intro.replace("*", ""), blocks.mkString)
