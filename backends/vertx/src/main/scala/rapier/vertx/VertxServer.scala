@@ -48,13 +48,15 @@ object VertxServer:
       Monad[F],
       Runner[F]
   ): Binding =
-    val connections = Connections(options.maxConnections, options.http1Config, accepts = true)
+    // The idle timeout is Rapier's own on its server (IdleClose), not Vert.x's
+    val idleNanos = if options.idleTimeout.isFinite then options.idleTimeout.toNanos else 0L
+    val connections = Connections(options.maxConnections, options.http1Config, accepts = true, idleNanos)
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val handler = VertxServerInterpreter(options).handler(endpoints, connections)
     val owned = vertx.isEmpty
     val v = vertx.getOrElse(Vertx.vertx(VertxOptions().setEventLoopPoolSize(Runtime.getRuntime.availableProcessors)))
     try
-      val httpOptions = options.httpServerOptions
+      val httpOptions = options.httpServerOptions.setIdleTimeout(0)
       val wsLimit = handler.maxWebSocketMessageSize
       // Vert.x's limits are the server's: each WebSocket's own, if lower, is its channel's to keep (1009)
       if wsLimit > 0 then httpOptions.setMaxWebSocketFrameSize(wsLimit).setMaxWebSocketMessageSize(wsLimit)

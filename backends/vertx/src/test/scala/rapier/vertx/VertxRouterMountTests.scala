@@ -26,8 +26,13 @@ class VertxRouterMountTests extends ServerTests, WebSocketTests:
     "stopping does not wait past the shutdown timeout" -> serverOwned,
     "a request target that is not a path is a 400" -> routerFirst,
     "connections over the limit are closed at once, and service resumes when one closes" -> serverOwned,
-    "stopping the server closes its WebSockets with 1001" -> serverOwned
+    "stopping the server closes its WebSockets with 1001" -> serverOwned,
+    "a request in progress is not cut by the idle timeout" -> appIdle
   )
+
+  private def appIdle =
+    "the application's HttpServer keeps Vert.x's idle timeout, which closes a connection without traffic also while " +
+      "its request is being served: only VertxServer watches idleness itself"
 
   private def appDecodes =
     "the application's HttpServer decodes its connections: only VertxServer puts Rapier's strict decoder in place"

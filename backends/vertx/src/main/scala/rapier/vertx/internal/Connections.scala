@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger
 private[vertx] final class Connections(
     max: Int = Int.MaxValue,
     decoder: Http1ServerConfig | Null = null,
-    accepts: Boolean = false
+    accepts: Boolean = false,
+    idleTimeoutNanos: Long = 0L
 ) extends Handler[HttpConnection]:
   private val open = AtomicInteger()
   private val refused = ConcurrentHashMap.newKeySet[HttpConnection]()
@@ -46,6 +47,7 @@ private[vertx] final class Connections(
       connection.closeHandler(_ => open.decrementAndGet())
       Connections.releaseParkedOnClose(connection)
       if decoder != null then strict(connection)
+      if idleTimeoutNanos > 0 then watchIdle(connection)
 
   /**
    * A request's connection, seen by a handler on an application's own server (as its request handler, or mounted on
@@ -56,6 +58,15 @@ private[vertx] final class Connections(
       val channel = Connections.channel(connection)
       if channel != null && channel.nn.attr(Connections.Watched).setIfAbsent(java.lang.Boolean.TRUE) == null then
         Connections.releaseParkedOnClose(connection)
+
+  /** Puts Rapier's idle timeout ([[IdleClose]]) in the connection's pipeline, before Vert.x's connection handler. */
+  private def watchIdle(connection: HttpConnection): Unit =
+    val channel = Connections.channel(connection)
+    if channel != null then
+      val pipeline = channel.nn.pipeline
+      val watch = IdleClose(idleTimeoutNanos)
+      if pipeline.get(IdleClose.Before) != null then pipeline.addBefore(IdleClose.Before, IdleClose.Name, watch)
+      else pipeline.addLast(IdleClose.Name, watch)
 
   /**
    * Replaces Vert.x's request decoder with the strict one. Vert.x calls the connection handler as it sets the
