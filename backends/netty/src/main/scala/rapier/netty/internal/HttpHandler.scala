@@ -7,7 +7,7 @@ import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
-import rapier.nettyhttp.InvalidRequest
+import rapier.nettyhttp.{IdleWatch, InvalidRequest}
 import rapier.server.spi.{EventLoop, Refusals, RequestBodyException, RequestSyntax, ResponseRules}
 import rapier.server.spi.{ResponseStream, Runner, Running}
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}

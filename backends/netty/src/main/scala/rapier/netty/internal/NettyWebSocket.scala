@@ -5,6 +5,7 @@ import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelIn
 import io.netty.handler.codec.TooLongFrameException
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
+import rapier.nettyhttp.IdleWatch
 import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
 
 import java.util.concurrent.TimeUnit

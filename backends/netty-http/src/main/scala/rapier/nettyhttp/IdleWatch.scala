@@ -1,4 +1,4 @@
-package rapier.netty.internal
+package rapier.nettyhttp
 
 import io.netty.channel.ChannelHandlerContext
 
@@ -12,14 +12,14 @@ import java.util.concurrent.TimeUnit
  *
  * Netty's `IdleStateHandler` reads the clock at the end of every read and puts a listener on every write's promise:
  * measured with `NettyPipelineBenchmark`, about 100 ns per request, 6% of what Netty's pipeline and Rapier spend on a
- * GET. This costs an increment.
+ * GET. This costs an increment. Rapier's Netty backend and its own Vert.x server both time idle connections with it.
  *
  * @param idle
  *   whether the connection has no request in progress (read or being answered)
  * @param expire
  *   ends the idle connection: closes it (HTTP), or starts its close handshake (a WebSocket)
  */
-private[netty] final class IdleWatch(
+final class IdleWatch(
     ctx: ChannelHandlerContext,
     timeoutNanos: Long,
     idle: () => Boolean,
