@@ -86,13 +86,17 @@ object Markdown:
         (s"| Rapier server | over | $columns |" :: ("|---|---|" + "---|" * scenarios.size) :: lines).mkString("\n")
     val m = results.meta
     val machine = m.machine
-    val distrust = results.rows.filter(r => r.status == Status.Invalid || r.status == Status.Failed || r.loadBound)
+    val distrust = results.rows.filter(r =>
+      r.status == Status.Invalid || r.status == Status.Failed || r.loadBound || r.note.nonEmpty
+    )
     val distrustLines =
       if distrust.isEmpty then List("None: every run was valid, and the load generator always had CPU to spare.")
       else
         distrust.map(r =>
           s"- start ${r.start}, `${r.server}`${if r.replica == 2 then " (A/A)" else ""} · ${r.scenario}: " +
-            (if r.loadBound then "load-bound (wrk's CPUs saturated, the server's not)" else s"${r.status}: ${r.note}")
+            (if r.loadBound then "load-bound (wrk's CPUs saturated, the server's not)"
+             else if r.valid then r.note
+             else s"${r.status}: ${r.note}")
         )
     val sections = List.newBuilder[String]
 

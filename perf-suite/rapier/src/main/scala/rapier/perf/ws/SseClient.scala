@@ -26,7 +26,7 @@ object SseClient:
 
   def run(uri: URI, users: Int, events: Int, settle: Int = Clients.Settle): String =
     val read = events + settle
-    Clients.run(uri, users, read * Ticks.Millis + 30000, settle) { (ch, latencies) =>
+    Clients.run(uri, users, read * Ticks.Millis + 30000, settle, _.close()) { (ch, latencies) =>
       ch.pipeline.addLast(HttpClientCodec(), User(uri, read, latencies))
     }
 
@@ -55,14 +55,15 @@ object SseClient:
     /** Events may come split at any byte: lines are gathered across chunks. */
     private def read(ctx: ChannelHandlerContext, text: String): Unit =
       var i = 0
-      while i < text.length do
+      while i < text.length && received < events do
         val c = text.charAt(i)
         if c != '\n' then line.append(c)
         else
           if line.startsWith("data:") then
             latencies.record(java.lang.Long.parseLong(line.substring(5).trim))
             received += 1
-            if received == events && latencies.finish() then ctx.close()
+            // The user reads no more (the server's writes wait in the socket's buffers) until every user is done
+            if received == events && latencies.finish() then ctx.channel.config.setAutoRead(false)
           line.clear()
         i += 1
 

@@ -36,13 +36,17 @@ object WsClient:
   def run(uri: URI, users: Int, requests: Int, intervalMillis: Long, settle: Int = Clients.Settle): String =
     val echo = uri.getPath.endsWith("/echo")
     val sent = requests + settle
-    Clients.run(uri, users, sent * intervalMillis + 30000, settle) { (ch, latencies) =>
+    Clients.run(uri, users, sent * intervalMillis + 30000, settle, leave) { (ch, latencies) =>
       // Close frames come to the user, which tells a server's close from a normal end
       val config = WebSocketClientProtocolConfig.newBuilder().webSocketUri(uri).handshakeTimeoutMillis(30000)
         .handleCloseFrames(false).build()
       ch.pipeline.addLast(HttpClientCodec(), HttpObjectAggregator(8192), WebSocketClientProtocolHandler(config))
       ch.pipeline.addLast(User(sent, intervalMillis, echo, latencies))
     }
+
+  /** A close frame, then the connection closed once it is written: the run is over, the server's answer not awaited. */
+  private def leave(ch: io.netty.channel.Channel): Unit =
+    ch.writeAndFlush(CloseWebSocketFrame(1000, "done")).addListener(_ => ch.close())
 
   /** One user: its messages on a timer of its connection's loop, its answers timed as they arrive. */
   private final class User(requests: Int, intervalMillis: Long, echo: Boolean, latencies: Clients.Latencies)
@@ -67,9 +71,7 @@ object WsClient:
       case text: TextWebSocketFrame =>
         latencies.record(java.lang.Long.parseLong(text.text()))
         received += 1
-        if received == requests && latencies.finish() then
-          ctx.writeAndFlush(CloseWebSocketFrame(1000, "done"))
-          ctx.executor.schedule((() => ctx.close()): Runnable, 1, TimeUnit.SECONDS)
+        if received == requests then latencies.finish()
       case close: CloseWebSocketFrame =>
         latencies.fail(ctx, s"closed by the server with ${close.statusCode} ${close.reasonText}")
       case _ => ()
