@@ -47,8 +47,8 @@ object Interval:
   private def point(log: Double) = Interval(math.exp(log), math.exp(log), math.exp(log), 1)
 
   private def logs(values: List[Double]) = values.filter(v => v > 0 && !v.isInfinite).map(math.log)
-  private def mean(xs: List[Double]) = xs.sum / xs.size
-  private def variance(xs: List[Double]) =
+  private[perf] def mean(xs: List[Double]) = xs.sum / xs.size
+  private[perf] def variance(xs: List[Double]) =
     val m = mean(xs)
     xs.map(x => (x - m) * (x - m)).sum / (xs.size - 1)
 
@@ -61,6 +61,23 @@ object Interval:
     2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
     2.042
   )
+
+/**
+ * A difference over the rounds of a run, in milliseconds: the mean of the rounds' differences (a library's latency
+ * percentile minus its twin's in the same round) and its 95% confidence interval (Student's t). Where a ratio says
+ * how many times slower, this says by how much: a percentile of 70 ms at 1.02 is 1.4 ms over.
+ */
+final case class Difference(meanMs: Double, lowMs: Double, highMs: Double, rounds: Int)
+
+object Difference:
+  def of(differences: List[Double]): Option[Difference] =
+    val ds = differences.filterNot(d => d.isNaN || d.isInfinite)
+    val n = ds.size
+    if n == 0 then None
+    else
+      val m = Interval.mean(ds)
+      val half = if n == 1 then 0.0 else Interval.tQuantile975(n - 1) * math.sqrt(Interval.variance(ds) / n)
+      Some(Difference(m, m - half, m + half, n))
 
 /**
  * The noise floor of a run, from its A/A ratios — each vanilla twin's second JVM over its first, slice by slice: the

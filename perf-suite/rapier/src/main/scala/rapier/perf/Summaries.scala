@@ -24,9 +24,16 @@ final case class FixedRateSummary(
 
 /**
  * A latency percentile of a study over its rounds: the mean in milliseconds and, for a library, its ratio to its twin's
- * in the same round (above 1: slower) read against the twin's A/A band; for a vanilla server, that band.
+ * in the same round (above 1: slower) read against the twin's A/A band, and its difference from the twin's in
+ * milliseconds; for a vanilla server, that band, and its second JVM's difference from its first.
  */
-final case class PercentileSummary(name: String, meanMs: Double, compared: Option[Compared], noise: Option[Band])
+final case class PercentileSummary(
+    name: String,
+    meanMs: Double,
+    compared: Option[Compared],
+    noise: Option[Band],
+    difference: Option[Difference] = None
+)
 
 object PercentileSummary:
   /** The percentiles a study's summary compares, by name. */
@@ -101,13 +108,17 @@ object Summaries:
      * slices (from before they were kept) is one slice of its own figures.
      */
     def ratios(pairs: List[(Row, Row)], f: Slice => Option[Double]): List[Double] =
+      figures(pairs, f).collect { case (p, q) if q > 0 => p / q }
+
+    /** The pairs' figures, slice by slice of the same round: (this server's, the other's). */
+    def figures(pairs: List[(Row, Row)], f: Slice => Option[Double]): List[(Double, Double)] =
       pairs.flatMap { (a, b) =>
         for
           x <- slicesOf(a)
           y <- slicesOf(b) if y.round == x.round
           p <- f(x)
-          q <- f(y) if q > 0
-        yield p / q
+          q <- f(y)
+        yield (p, q)
       }
     val throughput = (s: Slice) => Option(s.throughput).filter(_ > 0)
     def latency(f: LatencyMs => Option[Double]) = (s: Slice) => s.latencyMs.flatMap(f).filter(_ > 0)
@@ -149,7 +160,8 @@ object Summaries:
                 name,
                 ms,
                 Option.when(library)(Compared.of(ratios(pairs, latency(f)), ratios(aaPairs, latency(f)))).flatten,
-                Option.when(!library)(Band.of(ratios(aaPairs, latency(f)))).flatten
+                Option.when(!library)(Band.of(ratios(aaPairs, latency(f)))).flatten,
+                Difference.of(figures(if library then pairs else aaPairs, latency(f)).map((a, b) => a - b))
               )
             }
           }

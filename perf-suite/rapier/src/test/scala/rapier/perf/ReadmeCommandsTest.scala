@@ -113,6 +113,7 @@ class ReadmeCommandsTest extends munit.FunSuite:
     val rapier = results.summaries.find(_.server == "netty.future.Rapier").get
     assertEquals(rapier.percentiles.map(_.name), List("p50", "p99", "p99.9", "p99.99", "p99.9999"))
     assert(rapier.percentiles.forall(_.compared.exists(_.band.isDefined)), rapier.percentiles)
+    assert(rapier.percentiles.forall(_.difference.exists(_.rounds == 2)), rapier.percentiles)
     assert(rapier.compared.isEmpty, "a study compares latency, not throughput")
     val twin = results.summaries.find(_.server == "netty.Vanilla").get
     assert(twin.percentiles.forall(p => p.noise.isDefined && p.compared.isEmpty), twin.percentiles)

@@ -44,6 +44,20 @@ class StatsTest extends munit.FunSuite:
     assertEquals(Interval.between(List(300.0, 330.0), List(100.0)).map(_.rounds), Some(1))
     assertEquals(Interval.between(List(300.0), Nil), None)
 
+  test("a difference is the mean of the rounds' differences in milliseconds, with Student's t"):
+    val ds = List(1.5, -0.5, 2.0, 0.0)
+    val mean = ds.sum / 4
+    val sd = math.sqrt(ds.map(x => (x - mean) * (x - mean)).sum / 3)
+    val d = Difference.of(ds).get
+    assertEqualsDouble(d.meanMs, 0.75, 1e-12)
+    assertEqualsDouble(d.lowMs, 0.75 - 3.182 * sd / 2, 1e-12)
+    assertEqualsDouble(d.highMs, 0.75 + 3.182 * sd / 2, 1e-12)
+    assertEquals(d.rounds, 4)
+    // Negative differences are kept (a library faster than its twin); one round is a point; nonsense is left out
+    assertEquals(Difference.of(List(-2.0)), Some(Difference(-2.0, -2.0, -2.0, 1)))
+    assertEquals(Difference.of(List(Double.NaN, Double.PositiveInfinity)), None)
+    assertEquals(report.StudyTables.difference(Difference(1.234, -0.4, 2.867, 3)), "+1.23 ms [-0.40–+2.87]")
+
   test("the A/A band: the interval of the A/A ratios' mean, made symmetric around 1"):
     val aa = List(1.02, 0.99, 1.01, 1.0)
     val i = Interval.of(aa).get

@@ -15,7 +15,9 @@ object StudyTables:
     "Users hold a connection open at a steady pace; the suite's client times each answer from the timestamp it " +
       "carries, in milliseconds. Each percentile is the mean over rounds; for a library, beside it, its ratio to its " +
       "twin's in the same round (geometric mean and 95% interval; above 1 is slower), read against the twin's A/A " +
-      "band (*within noise* inside it); for a twin, that band. CPU efficiency is the twin's CPU time per answer over " +
+      "band (*within noise* inside it), then its difference from the twin's in milliseconds (mean of the rounds' " +
+      "differences and 95% interval); for a twin, that band and its second JVM's difference from its first. " +
+      "CPU efficiency is the twin's CPU time per answer over " +
       "the server's (0.5: twice the twin's CPU). Hiccups: a thread that sleeps 1 ms and records the " +
       "excess, in the server's JVM, in an idle JVM on the same CPU (the OS's share) and in the client's JVM (the " +
       "client's share), over the same window."
@@ -55,10 +57,20 @@ object StudyTables:
     }
     (head, lines)
 
-  /** `4.41 ms · 1.02 [0.95–1.10]`, `4.41 ms · within noise`, or a twin's `4.12 ms · A/A ±8.0% […]`. */
+  /**
+   * `4.41 ms · 1.02 [0.95–1.10] · +0.09 ms [-0.21–+0.39]`, `4.41 ms · within noise · …`, or a twin's
+   * `4.12 ms · A/A ±8.0% […] · +0.03 ms […]`.
+   */
   def cell(p: PercentileSummary): String =
     val ms = s"${number(p.meanMs, 2)} ms"
-    p.compared.map(c => s"$ms · ${compared(c)}").orElse(p.noise.map(b => s"$ms · A/A ${band(b)}")).getOrElse(ms)
+    val over = p.difference.fold("")(d => s" · ${difference(d)}")
+    p.compared.map(c => s"$ms · ${compared(c)}$over").orElse(p.noise.map(b => s"$ms · A/A ${band(b)}$over"))
+      .getOrElse(ms)
+
+  /** `+1.23 ms [-0.40–+2.86]`: a library's percentile over its twin's. */
+  def difference(d: rapier.perf.Difference): String =
+    def signed(x: Double) = f"$x%+.2f"
+    s"${signed(d.meanMs)} ms [${signed(d.lowMs)}–${signed(d.highMs)}]"
 
   /** A meter's p99 / p99.99 / max, in milliseconds. */
   def hiccups(l: Option[LatencyMs]): String =
