@@ -108,7 +108,8 @@ final class StudyMeasurement(
   /** Runs the study's client on the load CPUs against one server, and reads what it printed. */
   private def client(study: Study, m: Member, users: Int, requests: Int): Either[String, Reading] =
     val command = pin(loadCpus) ++
-      List(java) ++ StudyMeasurement.ClientJvm ++ List(StudyMeasurement.tick(options), "-cp", classpath, study.client) ++
+      List(java) ++ StudyMeasurement.ClientJvm ++
+      List(StudyMeasurement.tick(options), "-cp", classpath, study.client) ++
       study.arguments(study.url(m.host, m.port), users, requests, options.studyIntervalMillis)
     Measurement.exec(command).flatMap(out =>
       out.linesIterator.map(_.trim).filter(_.startsWith("{")).toList.lastOption

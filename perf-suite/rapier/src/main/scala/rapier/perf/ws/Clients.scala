@@ -119,8 +119,7 @@ private[perf] object Clients:
         .handler(new ChannelInitializer[Channel]:
           override def initChannel(ch: Channel): Unit =
             channels.add(ch)
-            init(ch, Latencies(recorder, done, failures, settle, meter))
-        )
+            init(ch, Latencies(recorder, done, failures, settle, meter)))
       // Connect in batches, so that the listen backlog takes them all
       for batch <- (0 until users).grouped(100) do
         batch.foreach { _ =>
