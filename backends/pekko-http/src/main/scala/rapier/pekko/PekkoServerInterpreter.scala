@@ -90,7 +90,7 @@ final class PekkoServerInterpreter(
       view.body = Array.emptyByteArray
       answer(view, interpreter.serve(view, chain), closes = false)
     else
-      val read = Bodies.read(entity, limit, options.bodyReadTimeout, held)
+      val read = Bodies.read(entity, limit, options.bodyReadTimeout, held, Refusals.LingerMillis.millis)
       read.value match
         case Some(bytes) => served(view, chain, bytes)
         case None => read.transformWith(served(view, chain, _))(using ExecutionContext.parasitic)

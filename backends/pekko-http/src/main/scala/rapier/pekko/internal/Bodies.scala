@@ -8,7 +8,7 @@ import org.apache.pekko.http.scaladsl.model.{
   RequestEntity
 }
 import org.apache.pekko.stream.scaladsl.{Sink, SinkQueueWithCancel, Source}
-import org.apache.pekko.stream.{Materializer, StreamTcpException}
+import org.apache.pekko.stream.{KillSwitches, Materializer, StreamTcpException}
 import org.apache.pekko.util.ByteString
 import rapier.server.spi.{
   BodyArray,
@@ -23,7 +23,7 @@ import rapier.server.spi.RequestSyntax.Invalid
 import java.util.concurrent.TimeoutException
 import java.util.concurrent.atomic.{AtomicLong, AtomicReference}
 import scala.concurrent.duration.*
-import scala.concurrent.{ExecutionContext, Future}
+import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.{Failure, Success}
 
 /** Request bodies, from pekko-http's entities. */
@@ -33,10 +33,13 @@ private[pekko] object Bodies:
    * the request is answered, this method when the body can't be read). A strict entity (the whole body came with the
    * head, pekko-http's common case) is its array as it is; a streamed one is copied, chunk by chunk as it comes, into
    * one array (of the declared length, when there is one). Fails with a [[RequestBodyException]] for what is the
-   * client's doing: past the limit, broken framing, a connection gone, a body slower than the deadline.
+   * client's doing: past the limit, broken framing, a connection gone, a body slower than the deadline. Past the
+   * limit it fails at once, and the rest of the body is read and dropped for at most `linger`, as the other backends
+   * do: pekko-http closes the connection once its entity stream is cancelled, and a client still sending would have it
+   * reset under it, which may drop the 413 before the client reads it.
    */
-  def read(entity: RequestEntity, limit: Long, deadline: Duration, held: AtomicLong)(using
-      Materializer
+  def read(entity: RequestEntity, limit: Long, deadline: Duration, held: AtomicLong, linger: FiniteDuration)(using
+      mat: Materializer
   ): Future[Array[Byte]] =
     entity match
       case strict: HttpEntity.Strict =>
@@ -47,20 +50,31 @@ private[pekko] object Bodies:
           Future.successful(bytes)
       case streamed =>
         val into = BodyArray(streamed.contentLengthOption.getOrElse(-1L), limit, held)
-        val chunks = streamed.withSizeLimit(limit).dataBytes
+        val body = Promise[Array[Byte]]()
+        val chunks = streamed.withoutSizeLimit.dataBytes
         val timed = if deadline.isFinite then chunks.completionTimeout(finite(deadline)) else chunks
-        timed
-          .runForeach { chunk =>
+        val stop = KillSwitches.shared("refused body")
+        val done = timed
+          .via(stop.flow)
+          .runWith(Sink.foreach { chunk =>
             val n = chunk.length
-            chunk.copyToArray(into.room(n), into.size, n)
-            into.added(n)
-          }
-          .transform {
-            case Success(_) => Success(into.result())
-            case Failure(e) =>
+            if body.isCompleted then () // dropped: the body was refused
+            else if into.size.toLong + n > limit then
               into.drop()
-              Failure(clientsDoing(e, limit, deadline))
-          }(using ExecutionContext.parasitic)
+              body.failure(BodyTooLargeException(limit))
+              val _ = mat.scheduleOnce(linger, () => stop.shutdown())
+            else
+              chunk.copyToArray(into.room(n), into.size, n)
+              into.added(n)
+          })
+        done.onComplete {
+          case Success(_) => if !body.isCompleted then body.success(into.result())
+          case Failure(e) =>
+            if !body.isCompleted then
+              into.drop()
+              body.failure(clientsDoing(e, limit, deadline))
+        }(using ExecutionContext.parasitic)
+        body.future
 
   /**
    * What a failure of pekko-http's entity stream says about the client, as a [[RequestBodyException]] with its
