@@ -82,19 +82,23 @@ private[perf] object Clients:
         done.countDown()
       ctx.close()
 
-  /** The client JVM's hiccup meter and collection count, from the first recorded arrival to [[read]]. */
+  /**
+   * The client JVM's hiccup meter and collection count, from the first recorded arrival to [[read]]. Started from the
+   * client's one event loop, read from the thread that waits for the users.
+   */
   final class Meter:
-    private val started = java.util.concurrent.atomic.AtomicReference[(Hiccups, Long)]()
+    @volatile private var started: (Hiccups, Long) | Null = null
     private def collections =
       java.lang.management.ManagementFactory.getGarbageCollectorMXBeans.stream.mapToLong(_.getCollectionCount).sum
 
-    def start(): Unit = if started.get == null then started.compareAndSet(null, (Hiccups(), collections))
+    def start(): Unit = if started == null then started = (Hiccups(), collections)
 
     /** Its JSON fields, prefixed [[OwnHiccups]]; a meter never started (nothing recorded) reads as an empty record. */
-    def read(): String =
-      val (meter, before) = Option(started.get).getOrElse((Hiccups(), collections))
-      meter.stop()
-      s""""${OwnHiccups}collections":${collections - before},${meter.fieldsSinceLast(OwnHiccups)}"""
+    def read(): String = started match
+      case (meter, before) =>
+        meter.stop()
+        s""""${OwnHiccups}collections":${collections - before},${meter.fieldsSinceLast(OwnHiccups)}"""
+      case null => s""""${OwnHiccups}collections":0,${Hiccups.fields(org.HdrHistogram.Histogram(3), OwnHiccups)}"""
 
   /**
    * Runs `users` users, each a channel `init` sets up, each leaving out its first `settle` arrivals; waits for them at
