@@ -153,7 +153,9 @@ trait BodyTests extends ServerTestSupport:
         val r = scala.concurrent.Await.result(answer, scala.concurrent.duration.Duration(10, "s"))
         assertEquals(r.status, 413)
         assertEquals(r.problem.detail, "The body is larger than the limit of 1048576 bytes.")
-        assert(sent > (4L << 20), s"only $sent bytes were sent")
+        // The server reads on, and drops, what the client sends after the refusal, for a while (the sockets' buffers
+        // alone take a few MiB): a connection closed at the limit is reset under the client, which may lose the 413.
+        assert(sent > (32L << 20), s"only $sent bytes were sent")
         // Never more than the limit: a body is refused before a chunk would take it over.
         assert(most <= limit, s"the server held $most bytes of body while $sent bytes were sent")
       finally c.close()

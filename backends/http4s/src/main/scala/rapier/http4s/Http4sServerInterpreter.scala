@@ -188,7 +188,10 @@ final class Http4sServerInterpreter[F[_]](
       F.flatMap(F.start(body.source.run)) { reader =>
         F.flatMap(orServerError(body.timed(interpreter.serve(view, chain)))) { r =>
           val refused = body.refusal
-          if refused != null then refuse(view, refused.nn, bodyUnread = false)
+          if refused != null then
+            // What the client still sends of a body refused past the limit is read and dropped, for a while
+            view.drain = body.drain(reader)
+            refuse(view, refused.nn, bodyUnread = false)
           else
             // What the logic left unread is drained after the response: so that the connection can go on when nothing
             // read it, and so that its close doesn't reset it under the response otherwise

@@ -102,6 +102,7 @@ final class PekkoServerInterpreter(
         val answered = answer(view, interpreter.serve(view, chain), closes = false)
         answered.onComplete(_ => held.addAndGet(-bytes.length))(using ExecutionContext.parasitic)
         answered
+      case Failure(still: Bodies.StillSent) => refuse(view, still.refusal, still.dropped)
       case Failure(client: RequestBodyException) => refuse(view, client.refusal)
       case Failure(e) => answer(view, Future.failed(e), closes = true)
 
@@ -115,12 +116,12 @@ final class PekkoServerInterpreter(
     val entity = view.request.entity
     if declaredOver(entity, limit) then refuse(view, Refusals.bodyTooLarge(limit))
     else
-      val body = Bodies.EntitySource(entity, limit, options.bodyReadTimeout)
+      val body = Bodies.EntitySource(entity, limit, options.bodyReadTimeout, Refusals.LingerMillis.millis)
       view.source = body
       val answered = body.dispatching(Completion.attempt(interpreter.serve(view, chain)))
       answered.transformWith { outcome =>
         val refused = body.refusal
-        if refused != null then refuse(view, refused.nn)
+        if refused != null then refuse(view, refused.nn, body.refusalDropped)
         else
           val response = Completion.responseOf(outcome)
           if !Bodies.hasBody(entity) || body.readWhole then Responses.of(view, response, closes = false)
@@ -141,11 +142,17 @@ final class PekkoServerInterpreter(
   private def declaredOver(entity: HttpEntity, limit: Long): Boolean =
     entity.contentLengthOption.exists(_ > limit)
 
-  /** A refusal, after which the connection closes. */
-  private def refuse(view: PekkoRequest, reason: RequestSyntax.Invalid): Future[HttpResponse] =
-    Future.successful(
-      Responses.now(view, options.serverOptions.problemRenderer(Problem(reason.status, reason.message)), closes = true)
-    )
+  /**
+   * A refusal, after which the connection closes: once `dropped` completes, when the rest of a refused body is read and
+   * dropped meanwhile.
+   */
+  private def refuse(
+      view: PekkoRequest,
+      reason: RequestSyntax.Invalid,
+      dropped: Future[Unit] = Future.unit
+  ): Future[HttpResponse] =
+    val problem = options.serverOptions.problemRenderer(Problem(reason.status, reason.message))
+    Future.successful(Responses.closingOnceDropped(Responses.now(view, problem, closes = true), dropped))
 
 private object PekkoServerInterpreter:
   /** `f` mapped, at once when it is complete: the common case of logic that answered at once costs no task. */

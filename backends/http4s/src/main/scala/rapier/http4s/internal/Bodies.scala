@@ -109,6 +109,8 @@ private[http4s] object Bodies:
     private val whole: Stream[F, Chunk[Byte]] = request.body.chunks
     @volatile private var unread: Stream[F, Chunk[Byte]] = whole
     @volatile private var failed: Invalid | Null = null
+    // Whether the body was refused past the limit: what the client still sends of it is drained after the 413
+    @volatile private var overLimit = false
     // Completed when a wait passes the deadline: interrupts the stream's pull with the 408's exception
     private val timedOut = Deferred.unsafe[F, Either[Throwable, Unit]]
 
@@ -117,9 +119,11 @@ private[http4s] object Bodies:
 
     /**
      * What of the body no one read, to drain after the response so that the connection is not reset under it, or
-     * null: the body was read to its end, or broke.
+     * null: the body was read to its end, or broke (a body refused past the limit is drained after its 413).
      */
-    def leftover: Stream[F, Byte] | Null = if ended || failed != null then null else unread.unchunks
+    def leftover: Stream[F, Byte] | Null = if drains then unread.unchunks else null
+
+    private def drains: Boolean = !ended && (failed == null || overLimit)
 
     /**
      * Whether the body was read in part, or its reading started, and not to its end: the connection closes after the
@@ -135,7 +139,7 @@ private[http4s] object Bodies:
      * closes on what is left.
      */
     def drain(reader: Fiber[F, Throwable, Unit]): F[Unit] = F.defer {
-      if ended || failed != null then F.unit
+      if !drains then F.unit
       else
         source.cancel()
         val rest = F.flatMap(reader.join) { _ =>
@@ -187,7 +191,9 @@ private[http4s] object Bodies:
             waitingSince = 0L
             unread = rest
             val total = seen + chunk.size
-            if checksLength && total > limit then fail(BodyTooLargeException(limit))
+            if checksLength && total > limit then
+              overLimit = true
+              fail(BodyTooLargeException(limit))
             else Pull.output1(chunk) >> watch(rest, total)
           case Left(e) =>
             waitingSince = 0L

@@ -34,9 +34,9 @@ private[pekko] object Bodies:
    * head, pekko-http's common case) is its array as it is; a streamed one is copied, chunk by chunk as it comes, into
    * one array (of the declared length, when there is one). Fails with a [[RequestBodyException]] for what is the
    * client's doing: past the limit, broken framing, a connection gone, a body slower than the deadline. Past the
-   * limit it fails at once, and the rest of the body is read and dropped for at most `linger`, as the other backends
-   * do: pekko-http closes the connection once its entity stream is cancelled, and a client still sending would have it
-   * reset under it, which may drop the 413 before the client reads it.
+   * limit it fails at once with [[StillSent]], and the rest of the body is read and dropped for at most `linger`, as
+   * the other backends do: a connection closed under a client still sending is reset, which may drop the 413 before
+   * the client reads it.
    */
   def read(entity: RequestEntity, limit: Long, deadline: Duration, held: AtomicLong, linger: FiniteDuration)(using
       mat: Materializer
@@ -51,6 +51,7 @@ private[pekko] object Bodies:
       case streamed =>
         val into = BodyArray(streamed.contentLengthOption.getOrElse(-1L), limit, held)
         val body = Promise[Array[Byte]]()
+        val dropped = Promise[Unit]()
         val chunks = streamed.withoutSizeLimit.dataBytes
         val timed = if deadline.isFinite then chunks.completionTimeout(finite(deadline)) else chunks
         val stop = KillSwitches.shared("refused body")
@@ -61,20 +62,29 @@ private[pekko] object Bodies:
             if body.isCompleted then () // dropped: the body was refused
             else if into.size.toLong + n > limit then
               into.drop()
-              body.failure(BodyTooLargeException(limit))
+              body.failure(StillSent(BodyTooLargeException(limit), dropped.future))
               val _ = mat.scheduleOnce(linger, () => stop.shutdown())
             else
               chunk.copyToArray(into.room(n), into.size, n)
               into.added(n)
           })
-        done.onComplete {
-          case Success(_) => if !body.isCompleted then body.success(into.result())
-          case Failure(e) =>
-            if !body.isCompleted then
-              into.drop()
-              body.failure(clientsDoing(e, limit, deadline))
+        done.onComplete { outcome =>
+          outcome match
+            case Success(_) => if !body.isCompleted then body.success(into.result())
+            case Failure(e) =>
+              if !body.isCompleted then
+                into.drop()
+                body.failure(clientsDoing(e, limit, deadline))
+          dropped.success(())
         }(using ExecutionContext.parasitic)
         body.future
+
+  /**
+   * A body refused (past the limit) while its client still sends it: what it sends is read and dropped until `dropped`
+   * completes, for a while at most; its refusal's connection should stay open until then.
+   */
+  final class StillSent(refused: RequestBodyException, val dropped: Future[Unit])
+      extends RequestBodyException(refused.refusal)
 
   /**
    * What a failure of pekko-http's entity stream says about the client, as a [[RequestBodyException]] with its
@@ -104,10 +114,11 @@ private[pekko] object Bodies:
    * client: the entity's bytes pulled through a queue, one chunk per pull. An fs2-free, pekko-free reader (a
    * `Flow.Publisher`, an `InputStream`, `BodyChunks`) pulls it so; a reader of pekko's own `Source` takes the entity's
    * stream as it is ([[takeSource]]). A body that could not be read leaves its [[refusal]], which answers the request
-   * whatever the logic answered.
+   * whatever the logic answered; one past the limit is read on and dropped for at most `linger` meanwhile.
    */
-  final class EntitySource(entity: RequestEntity, limit: Long, deadline: Duration)(using mat: Materializer)
-      extends BodySource:
+  final class EntitySource(entity: RequestEntity, limit: Long, deadline: Duration, linger: FiniteDuration)(using
+      mat: Materializer
+  ) extends BodySource:
     // Null until the first pull (or the stream taken): the entity's bytes, one read at a time
     private var queue: SinkQueueWithCancel[ByteString] | Null = null
     private var seen = 0L
@@ -118,6 +129,8 @@ private[pekko] object Bodies:
     private val waiting = AtomicReference[BodyReceiver | Null](null)
     // The thread running the connection's stream while it hands the request to the endpoint, or null
     @volatile private var dispatcher: Thread | Null = null
+    // What is left of a body refused past the limit, read and dropped until this completes; null before
+    @volatile private var dropping: Future[Boolean] | Null = null
 
     /**
      * Runs `dispatch` (the endpoint taking the request) noting that the calling thread runs the connection's stream:
@@ -134,6 +147,14 @@ private[pekko] object Bodies:
 
     /** Why the body could not be read (413, 400, 408), or null. */
     def refusal: Invalid | Null = failed
+
+    /**
+     * Completes once what the client still sends of a refused body is read and dropped (its end, or the linger's):
+     * the refusal's connection stays open until then. Complete at once for a body that is not being dropped.
+     */
+    def refusalDropped: Future[Unit] =
+      val d = dropping
+      if d == null then Future.unit else d.nn.map(_ => ())(using ExecutionContext.parasitic)
 
     /** Whether the body was read to its end: the connection can serve another request. */
     def readWhole: Boolean = finished
@@ -191,8 +212,11 @@ private[pekko] object Bodies:
       case Success(Some(chunk)) =>
         seen += chunk.length
         if seen > limit then
-          stop()
-          receiver.onError(fail(BodyTooLargeException(limit)))
+          // Refused, and the connection closes after the 413; what the client still sends is read and dropped
+          // meanwhile, as for a body read whole, so that its 413 is not reset under it
+          val refused = fail(BodyTooLargeException(limit))
+          dropping = dropRest(linger)
+          receiver.onError(refused)
         else receiver.onChunk(chunk.asByteBuffer)
       case Success(None) =>
         finished = true
@@ -218,23 +242,26 @@ private[pekko] object Bodies:
       if finished then Future.successful(true)
       else if taken || failed != null || waiting.get != null || (queue == null && !unpulled) then
         Future.successful(false)
-      else
-        if queue == null then queue = entity.dataBytes.runWith(Sink.queue[ByteString](1))
-        val q = queue.nn
-        val done = scala.concurrent.Promise[Boolean]()
-        val timer = mat.scheduleOnce(within, () => if done.trySuccess(false) then stop())
-        def next(): Unit = q.pull().onComplete {
-          case Success(Some(_)) => if !done.isCompleted then next()
-          case Success(None) =>
-            finished = true
-            timer.cancel()
-            done.trySuccess(true)
-          case Failure(_) =>
-            timer.cancel()
-            done.trySuccess(false)
-        }(using ExecutionContext.parasitic)
-        next()
-        done.future
+      else dropRest(within)
+
+    /** Reads the rest of the body and drops it, for at most `within`, with no pull waiting: whether it reached the end. */
+    private def dropRest(within: FiniteDuration): Future[Boolean] =
+      if queue == null then queue = entity.dataBytes.runWith(Sink.queue[ByteString](1))
+      val q = queue.nn
+      val done = scala.concurrent.Promise[Boolean]()
+      val timer = mat.scheduleOnce(within, () => if done.trySuccess(false) then stop())
+      def next(): Unit = q.pull().onComplete {
+        case Success(Some(_)) => if !done.isCompleted then next()
+        case Success(None) =>
+          finished = true
+          timer.cancel()
+          done.trySuccess(true)
+        case Failure(_) =>
+          timer.cancel()
+          done.trySuccess(false)
+      }(using ExecutionContext.parasitic)
+      next()
+      done.future
 
     /**
      * The reader wants no more. With no pull waiting, the rest is left for [[drain]] to read and drop after the

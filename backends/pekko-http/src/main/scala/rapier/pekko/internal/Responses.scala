@@ -110,6 +110,23 @@ private[pekko] object Responses:
         empty.abandon()
         response(r, closes, HttpEntity.empty(contentTypeOf(r)))
 
+  /**
+   * A refusal that closes its connection only once `dropped` completes, while the rest of the request's body is read
+   * and dropped: the response is sent at once, but pekko-http closes a connection as soon as a `Connection: close`
+   * response's entity ends, and a connection closed with the client's bytes unread is reset, which may drop the
+   * response before the client reads it. Its entity, sent whole at once, ends when `dropped` completes.
+   */
+  def closingOnceDropped(r: HttpResponse, dropped: Future[Unit]): HttpResponse =
+    if dropped.isCompleted then r
+    else
+      r.entity match
+        case strict: HttpEntity.Strict if strict.data.nonEmpty =>
+          val end =
+            dropped.transform(_ => scala.util.Success(Source.empty[ByteString]))(using ExecutionContext.parasitic)
+          val held = Source.single(strict.data).concat(Source.futureSource(end))
+          r.withEntity(HttpEntity.Default(strict.contentType, strict.data.length.toLong, held))
+        case _ => r
+
   /** HEAD, and the statuses without content: the stream is let go, nothing of it sent. */
   private def skipsBody(view: PekkoRequest, r: ServerResponse): Boolean =
     (view.request.method eq HttpMethods.HEAD) || !allowsBody(r.status)
