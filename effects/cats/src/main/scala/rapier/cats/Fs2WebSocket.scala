@@ -1,7 +1,7 @@
 package rapier.cats
 
 import cats.effect.Async
-import fs2.{Pipe, Stream}
+import fs2.{Chunk, Pipe, Pull, Stream}
 import org.slf4j.LoggerFactory
 import rapier.server.spi.{EventLoop, WebSocketChannel, WebSocketRelay, WebSocketRunner}
 import rapier.{EndpointOutput, WebSocketCodec}
@@ -88,6 +88,8 @@ private[rapier] object Fs2WebSocket:
     // The pipe's pull and write waiting for the loop
     private val pulling = AtomicReference[(Either[Throwable, Option[Any]] => Unit) | Null](null)
     private val writing = AtomicReference[(Either[Throwable, Unit] => Unit) | Null](null)
+    // Set when the connection took a write with no wait for it yet: the write made on the loop went through
+    @volatile private var wroteAhead = false
 
     /**
      * The fiber: waits for the 101 (or the end, if it never comes), runs the pipe on the connection's loop, then closes
@@ -103,8 +105,8 @@ private[rapier] object Fs2WebSocket:
      * the whole stream, where `interruptWhen` would look at the signal at every step.
      */
     private def piped: F[Unit] =
-      val messages = Stream.repeatEval(next).unNoneTerminate.onFinalize(F.delay(onLoop(() => dropInput())(())))
-      val sent = F.race(pipe(messages).foreach(send).compile.drain, over.await[F])
+      val messages = received(next).stream.onFinalize(F.delay(onLoop(() => dropInput())(())))
+      val sent = F.race(sendAll(pipe(messages)).stream.compile.drain, over.await[F])
       F.flatMap(F.attempt(sent)) {
         case Right(_) => closing(1000, "")
         case Left(e) =>
@@ -112,6 +114,32 @@ private[rapier] object Fs2WebSocket:
             closing(1011, "The server failed.")
           )
       }
+
+    /**
+     * The client's messages, one asked of the connection each time the pipe pulls, until the end: one step of fs2's
+     * per message (`repeatEval` and `unNoneTerminate` would be two stages).
+     */
+    private def received(next: F[Option[Any]]): Pull[F, Any, Unit] =
+      Pull.eval(next).flatMap {
+        case Some(message) => Pull.output1(message) >> received(next)
+        case None => Pull.done
+      }
+
+    /**
+     * The pipe's messages written in order, each once the connection can take it: one pull of the pipe's stream per
+     * chunk (`foreach` would make a stream of each message).
+     */
+    private def sendAll(messages: Stream[F, Any]): Pull[F, Nothing, Unit] =
+      messages.pull.uncons.flatMap {
+        case Some((chunk, rest)) =>
+          Pull.eval(sendFrom(chunk, 0)) >> sendAll(rest)
+        case None => Pull.done
+      }
+
+    private def sendFrom(chunk: Chunk[Any], i: Int): F[Unit] =
+      if i >= chunk.size then F.unit
+      else if i == chunk.size - 1 then send(chunk(i))
+      else F.flatMap(send(chunk(i)))(_ => sendFrom(chunk, i + 1))
 
     /** The pipe, for a backend to run itself: this relay's fiber ends, and the relay is not started. */
     def takeOver(): Pipe[F, Any, Any] =
@@ -134,7 +162,7 @@ private[rapier] object Fs2WebSocket:
 
     def written(): Unit =
       val w = writing.getAndSet(null)
-      if w != null then w(Right(()))
+      if w != null then w(Right(())) else wroteAhead = true
 
     def ended(): Unit =
       closed = true
@@ -153,14 +181,24 @@ private[rapier] object Fs2WebSocket:
       onLoop(() => if closed then endPull() else askIfWanted())(cb(Right(None)))
     }
 
-    /** Writes a message of the pipe's, and waits until the connection can take the next. */
-    private def send(message: Any): F[Unit] =
-      F.flatMap(F.delay(out.encode(message))) { bytes =>
+    /**
+     * Writes a message of the pipe's, and waits until the connection can take the next. On the loop (where the pipe
+     * runs) the write is made at once, and a write that went through while it was made (the common case: a connection
+     * with room) costs no wait.
+     */
+    private def send(message: Any): F[Unit] = F.defer {
+      val bytes = out.encode(message)
+      if loop.inLoop then
+        wroteAhead = false
+        if !closed then channel.send(bytes, out.text)
+        if closed || wroteAhead then F.unit
+        else waitFor[F, Unit](cb => if wroteAhead then cb(Right(())) else writing.set(cb))
+      else
         waitFor[F, Unit] { cb =>
           writing.set(cb)
           onLoop(() => if closed then written() else channel.send(bytes, out.text))(cb(Right(())))
         }
-      }
+    }
 
     private def dropInput(): Unit =
       inputDropped = true
