@@ -59,6 +59,28 @@ abstract class ServerTestSupport extends munit.FunSuite:
     while !condition && System.nanoTime < deadline do Thread.sleep(10)
     assert(condition, s"not so within 10 s: $what")
 
+  /**
+   * Posts a chunked body of up to 1 GiB, 64 KiB a chunk, to `path` over a raw connection, reading the response
+   * meanwhile, until the server stops taking it; `sampled` runs after each chunk. The response (within 10 s of the
+   * last chunk) and how many bytes of body went out. A server that refuses the body at a limit should read on, and
+   * drop, what still comes for a while: a connection closed at once is reset under the client, which may lose the
+   * refusal, and takes no more than the sockets' buffers (a few MiB).
+   */
+  def uploadGiB(t: Target, path: String)(sampled: => Unit): (TestResponse, Long) =
+    val c = t.raw()
+    try
+      c.send(s"POST $path HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+      val answer = Future(c.readResponse())(using scala.concurrent.ExecutionContext.global)
+      val chunk = ("10000\r\n" + "x" * 65536 + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII)
+      var sent = 0L
+      var writing = true
+      while writing && sent < (1L << 30) do
+        writing = scala.util.Try(c.send(chunk)).isSuccess
+        if writing then sent += 65536
+        sampled
+      (scala.concurrent.Await.result(answer, 10.seconds), sent)
+    finally c.close()
+
   override def afterAll(): Unit =
     super.afterAll()
     val leaks = LeakDetection.leaksSoFar()

@@ -1,13 +1,45 @@
 package rapier.pekko
 
-import rapier.server.ServerEndpoint
+import org.apache.pekko.actor.ActorSystem
+import org.apache.pekko.stream.Materializer
+import org.apache.pekko.stream.scaladsl.Sink
+import rapier.*
+import rapier.server.*
+import rapier.server.spi.BodyTooLargeException
 import rapier.testkit.*
 
-import scala.concurrent.Future
+import java.util.concurrent.atomic.AtomicLong
+import scala.concurrent.duration.*
+import scala.concurrent.{Await, ExecutionContext, Future, Promise}
 
 /** The shared server test kit, on Rapier's standalone pekko-http server. */
 class PekkoServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = PekkoTestServer
+
+  private lazy val system = ActorSystem("rapier-pekko-source-tests")
+
+  override def afterAll(): Unit =
+    Await.ready(system.terminate(), 10.seconds)
+    super.afterAll()
+
+  test("a pekko Source body past maxStreamedBodySize fails its reader; the client, still sending, reads the 413"):
+    given Materializer = Materializer.matFromSystem(using system)
+    val limit = 1024 * 1024
+    val read = AtomicLong()
+    val failed = Promise[Throwable]()
+    val count = endpoint.post.in("count").in(pekkoSourceBody).out(stringBody).serverLogicSuccess { body =>
+      val counted = body.runWith(Sink.foreach(chunk => read.addAndGet(chunk.length)))
+      counted.failed.foreach(failed.success)(using ExecutionContext.parasitic)
+      counted.map(_ => read.get.toString)(using ExecutionContext.parasitic)
+    }
+    withServerConfig(TestServerConfig(maxStreamedBodySize = limit))(count) { t =>
+      val (r, sent) = uploadGiB(t, "/count")(())
+      assertEquals(r.status, 413)
+      assert(r.problem.detail.contains(limit.toString), r.problem.detail)
+      assert(sent > (32L << 20), s"only $sent bytes were sent")
+      assert(Await.result(failed.future, 10.seconds).isInstanceOf[BodyTooLargeException])
+      assert(read.get <= limit, s"the reader got ${read.get} bytes")
+    }
 
   override def unsupported: Map[String, String] = PekkoServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = PekkoServerTests.unsupportedMalformedRequests

@@ -8,7 +8,16 @@ import org.apache.pekko.http.scaladsl.model.{
   RequestEntity
 }
 import org.apache.pekko.stream.scaladsl.{Sink, SinkQueueWithCancel, Source}
-import org.apache.pekko.stream.{KillSwitches, Materializer, StreamTcpException}
+import org.apache.pekko.stream.stage.{GraphStage, GraphStageLogic, InHandler, OutHandler, TimerGraphStageLogic}
+import org.apache.pekko.stream.{
+  Attributes,
+  FlowShape,
+  Inlet,
+  KillSwitches,
+  Materializer,
+  Outlet,
+  StreamTcpException
+}
 import org.apache.pekko.util.ByteString
 import rapier.server.spi.{
   BodyArray,
@@ -87,6 +96,41 @@ private[pekko] object Bodies:
       extends RequestBodyException(refused.refusal)
 
   /**
+   * A body within `limit`, for a reader of pekko `Source`s: past it the reader's stream fails with the 413's exception
+   * while the rest of the body is read and dropped, until its end or for `linger` at most (a connection closed under a
+   * client still sending is reset, which may lose the 413); `stopped` completes when the stage stops.
+   */
+  private final class WithinLimit(limit: Long, linger: FiniteDuration, stopped: Promise[Unit])
+      extends GraphStage[FlowShape[ByteString, ByteString]]:
+    private val in = Inlet[ByteString]("body.in")
+    private val out = Outlet[ByteString]("body.out")
+    val shape: FlowShape[ByteString, ByteString] = FlowShape(in, out)
+
+    def createLogic(attributes: Attributes): GraphStageLogic =
+      new TimerGraphStageLogic(shape) with InHandler with OutHandler:
+        private var seen = 0L
+        private var dropping = false
+
+        def onPush(): Unit =
+          val chunk = grab(in)
+          if dropping then pull(in)
+          else
+            seen += chunk.length
+            if seen <= limit then push(out, chunk)
+            else
+              dropping = true
+              fail(out, BodyTooLargeException(limit))
+              scheduleOnce("linger", linger)
+              pull(in)
+
+        def onPull(): Unit = pull(in)
+        override def onUpstreamFailure(e: Throwable): Unit = if dropping then completeStage() else failStage(e)
+        override def onDownstreamFinish(cause: Throwable): Unit = if !dropping then cancelStage(cause)
+        override protected def onTimer(key: Any): Unit = completeStage()
+        override def postStop(): Unit = stopped.trySuccess(())
+        setHandlers(in, out, this)
+
+  /**
    * What a failure of pekko-http's entity stream says about the client, as a [[RequestBodyException]] with its
    * refusal: past the limit (413), a connection closed before the body's end (400, answered nowhere), broken chunked
    * framing (400), a body slower than the deadline (408). Anything else is left as it is.
@@ -130,7 +174,7 @@ private[pekko] object Bodies:
     // The thread running the connection's stream while it hands the request to the endpoint, or null
     @volatile private var dispatcher: Thread | Null = null
     // What is left of a body refused past the limit, read and dropped until this completes; null before
-    @volatile private var dropping: Future[Boolean] | Null = null
+    @volatile private var dropping: Future[Any] | Null = null
 
     /**
      * Runs `dispatch` (the endpoint taking the request) noting that the calling thread runs the connection's stream:
@@ -161,21 +205,17 @@ private[pekko] object Bodies:
 
     /**
      * The entity's bytes as pekko-http streams them, for a reader of pekko `Source`s, with one stage that holds the
-     * limit; or null once something pulled from this source. A stalled body is pekko-http's idle timeout's.
+     * limit ([[WithinLimit]]); or null once something pulled from this source. A stalled body is pekko-http's idle
+     * timeout's.
      */
     def takeSource(): Source[ByteString, Any] | Null =
       if queue != null || taken then null
       else
         taken = true
+        val stopped = Promise[Unit]()
+        dropping = stopped.future
         entity.dataBytes
-          .statefulMap(() => 0L)(
-            (total, chunk) =>
-              val now = total + chunk.length
-              if now > limit then fail(BodyTooLargeException(limit))
-              (now, chunk)
-            ,
-            _ => None
-          )
+          .via(WithinLimit(limit, linger, stopped))
           .mapError { case e => fail(clientsDoing(e, limit, deadline)) }
           .watchTermination() { (m, done) =>
             done.foreach(_ => finished = true)(using ExecutionContext.parasitic)
