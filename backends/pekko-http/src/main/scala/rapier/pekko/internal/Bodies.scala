@@ -13,7 +13,6 @@ import org.apache.pekko.stream.{
   Attributes,
   FlowShape,
   Inlet,
-  KillSwitches,
   Materializer,
   Outlet,
   StreamTcpException
@@ -59,34 +58,24 @@ private[pekko] object Bodies:
           Future.successful(bytes)
       case streamed =>
         val into = BodyArray(streamed.contentLengthOption.getOrElse(-1L), limit, held)
-        val body = Promise[Array[Byte]]()
         val dropped = Promise[Unit]()
         val chunks = streamed.withoutSizeLimit.dataBytes
         val timed = if deadline.isFinite then chunks.completionTimeout(finite(deadline)) else chunks
-        val stop = KillSwitches.shared("refused body")
-        val done = timed
-          .via(stop.flow)
-          .runWith(Sink.foreach { chunk =>
+        timed
+          .via(WithinLimit(limit, linger, dropped))
+          .runForeach { chunk =>
             val n = chunk.length
-            if body.isCompleted then () // dropped: the body was refused
-            else if into.size.toLong + n > limit then
-              into.drop()
-              body.failure(StillSent(BodyTooLargeException(limit), dropped.future))
-              val _ = mat.scheduleOnce(linger, () => stop.shutdown())
-            else
-              chunk.copyToArray(into.room(n), into.size, n)
-              into.added(n)
-          })
-        done.onComplete { outcome =>
-          outcome match
-            case Success(_) => if !body.isCompleted then body.success(into.result())
+            chunk.copyToArray(into.room(n), into.size, n)
+            into.added(n)
+          }
+          .transform {
+            case Success(_) => Success(into.result())
             case Failure(e) =>
-              if !body.isCompleted then
-                into.drop()
-                body.failure(clientsDoing(e, limit, deadline))
-          dropped.success(())
-        }(using ExecutionContext.parasitic)
-        body.future
+              into.drop()
+              clientsDoing(e, limit, deadline) match
+                case tooLarge: BodyTooLargeException => Failure(StillSent(tooLarge, dropped.future))
+                case other => Failure(other)
+          }(using ExecutionContext.parasitic)
 
   /**
    * A body refused (past the limit) while its client still sends it: what it sends is read and dropped until `dropped`
@@ -96,9 +85,10 @@ private[pekko] object Bodies:
       extends RequestBodyException(refused.refusal)
 
   /**
-   * A body within `limit`, for a reader of pekko `Source`s: past it the reader's stream fails with the 413's exception
-   * while the rest of the body is read and dropped, until its end or for `linger` at most (a connection closed under a
-   * client still sending is reset, which may lose the 413); `stopped` completes when the stage stops.
+   * A body within `limit`: past it the reader's stream fails with the 413's exception while the rest of the body is
+   * read and dropped, until its end or for `linger` at most (a connection closed under a client still sending is
+   * reset, which may lose the 413); `stopped` completes when the stage stops. Every reader of a body that has a limit
+   * reads it through this stage: a body read whole, pulled, or taken as a pekko `Source`.
    */
   private final class WithinLimit(limit: Long, linger: FiniteDuration, stopped: Promise[Unit])
       extends GraphStage[FlowShape[ByteString, ByteString]]:
@@ -165,7 +155,6 @@ private[pekko] object Bodies:
   ) extends BodySource:
     // Null until the first pull (or the stream taken): the entity's bytes, one read at a time
     private var queue: SinkQueueWithCancel[ByteString] | Null = null
-    private var seen = 0L
     private var taken = false
     @volatile private var failed: Invalid | Null = null
     @volatile private var finished = false
@@ -173,8 +162,9 @@ private[pekko] object Bodies:
     private val waiting = AtomicReference[BodyReceiver | Null](null)
     // The thread running the connection's stream while it hands the request to the endpoint, or null
     @volatile private var dispatcher: Thread | Null = null
-    // What is left of a body refused past the limit, read and dropped until this completes; null before
-    @volatile private var dropping: Future[Any] | Null = null
+    // Completes when the limit's stage stops: once the rest of a body refused past the limit is dropped; null until
+    // the body is read
+    @volatile private var dropping: Future[Unit] | Null = null
 
     /**
      * Runs `dispatch` (the endpoint taking the request) noting that the calling thread runs the connection's stream:
@@ -198,7 +188,7 @@ private[pekko] object Bodies:
      */
     def refusalDropped: Future[Unit] =
       val d = dropping
-      if d == null then Future.unit else d.nn.map(_ => ())(using ExecutionContext.parasitic)
+      if d == null then Future.unit else d.nn
 
     /** Whether the body was read to its end: the connection can serve another request. */
     def readWhole: Boolean = finished
@@ -212,10 +202,7 @@ private[pekko] object Bodies:
       if queue != null || taken then null
       else
         taken = true
-        val stopped = Promise[Unit]()
-        dropping = stopped.future
-        entity.dataBytes
-          .via(WithinLimit(limit, linger, stopped))
+        limited
           .mapError { case e => fail(clientsDoing(e, limit, deadline)) }
           .watchTermination() { (m, done) =>
             done.foreach(_ => finished = true)(using ExecutionContext.parasitic)
@@ -225,8 +212,7 @@ private[pekko] object Bodies:
     def pull(receiver: BodyReceiver): Unit =
       if taken then receiver.onError(IllegalStateException("the body was taken as a stream"))
       else
-        if queue == null then queue = entity.dataBytes.runWith(Sink.queue[ByteString](1))
-        val next = queue.nn.pull()
+        val next = queued().pull()
         next.value match
           case Some(now) => answer(receiver, now)
           case None =>
@@ -249,15 +235,7 @@ private[pekko] object Bodies:
             }(using ExecutionContext.parasitic)
 
     private def answer(receiver: BodyReceiver, outcome: scala.util.Try[Option[ByteString]]): Unit = outcome match
-      case Success(Some(chunk)) =>
-        seen += chunk.length
-        if seen > limit then
-          // Refused, and the connection closes after the 413; what the client still sends is read and dropped
-          // meanwhile, as for a body read whole, so that its 413 is not reset under it
-          val refused = fail(BodyTooLargeException(limit))
-          dropping = dropRest(linger)
-          receiver.onError(refused)
-        else receiver.onChunk(chunk.asByteBuffer)
+      case Success(Some(chunk)) => receiver.onChunk(chunk.asByteBuffer)
       case Success(None) =>
         finished = true
         receiver.onEnd()
@@ -282,26 +260,34 @@ private[pekko] object Bodies:
       if finished then Future.successful(true)
       else if taken || failed != null || waiting.get != null || (queue == null && !unpulled) then
         Future.successful(false)
-      else dropRest(within)
+      else
+        val q = queued()
+        val done = scala.concurrent.Promise[Boolean]()
+        val timer = mat.scheduleOnce(within, () => if done.trySuccess(false) then stop())
+        def next(): Unit = q.pull().onComplete {
+          case Success(Some(_)) => if !done.isCompleted then next()
+          case Success(None) =>
+            finished = true
+            timer.cancel()
+            done.trySuccess(true)
+          case Failure(_) =>
+            // Past the limit, the limit's stage drops the rest itself, for a while: the response waits for it
+            timer.cancel()
+            dropping.nn.onComplete(_ => done.trySuccess(false))(using ExecutionContext.parasitic)
+        }(using ExecutionContext.parasitic)
+        next()
+        done.future
 
-    /** Reads the rest of the body and drops it, for at most `within`, with no pull waiting: whether it reached the end. */
-    private def dropRest(within: FiniteDuration): Future[Boolean] =
-      if queue == null then queue = entity.dataBytes.runWith(Sink.queue[ByteString](1))
-      val q = queue.nn
-      val done = scala.concurrent.Promise[Boolean]()
-      val timer = mat.scheduleOnce(within, () => if done.trySuccess(false) then stop())
-      def next(): Unit = q.pull().onComplete {
-        case Success(Some(_)) => if !done.isCompleted then next()
-        case Success(None) =>
-          finished = true
-          timer.cancel()
-          done.trySuccess(true)
-        case Failure(_) =>
-          timer.cancel()
-          done.trySuccess(false)
-      }(using ExecutionContext.parasitic)
-      next()
-      done.future
+    /** The body through [[WithinLimit]], the stage's end noted in `dropping`. */
+    private def limited: Source[ByteString, Any] =
+      val stopped = Promise[Unit]()
+      dropping = stopped.future
+      entity.dataBytes.via(WithinLimit(limit, linger, stopped))
+
+    /** The queue the body is pulled through, one chunk at a time, opened at the first pull. */
+    private def queued(): SinkQueueWithCancel[ByteString] =
+      if queue == null then queue = limited.runWith(Sink.queue[ByteString](1))
+      queue.nn
 
     /**
      * The reader wants no more. With no pull waiting, the rest is left for [[drain]] to read and drop after the
