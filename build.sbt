@@ -38,6 +38,9 @@ val versions = new {
   val zioSchema = "1.8.5"
   // The cats-effect module, and the fs2 it streams bodies with.
   val catsEffect = "3.7.1"
+  // The ZIO module: the ZIO and ZIO streams zio-http 3.11.3 brings, so that the suite's zio-http side and Rapier's
+  // ZIO side run the same runtime.
+  val zio = "2.1.26"
   val fs2 = "3.14.0"
   // The http4s backend: its Ember server and the http4s core it is mounted with.
   val http4s = "0.23.37"
@@ -105,6 +108,8 @@ lazy val root = (project in file("."))
     catsEffect,
     nettyCats,
     vertxCats,
+    zioEffect,
+    nettyZio,
     http4s,
     pekkoHttp,
     openapi,
@@ -249,6 +254,25 @@ lazy val vertxCats = (project in file("backends/vertx-cats"))
     libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
   )
 
+lazy val zioEffect = (project in file("effects/zio"))
+  .dependsOn(server, testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-zio",
+    libraryDependencies ++= Seq(
+      "dev.zio" %% "zio" % versions.zio,
+      "dev.zio" %% "zio-streams" % versions.zio
+    )
+  )
+
+lazy val nettyZio = (project in file("backends/netty-zio"))
+  .dependsOn(netty, zioEffect % "compile->compile;test->test", testkit % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-netty-zio",
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+  )
+
 // http4s: endpoints as HttpRoutes[F] beside an application's own, or a standalone Ember server; bodies as the fs2
 // streams http4s has.
 lazy val http4s = (project in file("backends/http4s"))
@@ -368,7 +392,7 @@ lazy val fuzz = (project in file("fuzz"))
   )
 
 lazy val examples = (project in file("examples"))
-  .dependsOn(netty, vertx, nettyCats, nettySync, jsonJsoniter, openapi, swaggerUi, testkit % Test)
+  .dependsOn(netty, vertx, nettyCats, nettyZio, nettySync, jsonJsoniter, openapi, swaggerUi, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-examples",
@@ -427,6 +451,7 @@ lazy val perf = (project in file("perf-suite/rapier"))
     vertx,
     nettyCats,
     vertxCats,
+    nettyZio,
     nettySync,
     http4s,
     pekkoHttp,

@@ -16,19 +16,21 @@ class ExamplesTest extends munit.FunSuite:
   private val json = "Content-Type" -> "application/json"
   private val librarian = "Authorization" -> s"Bearer ${BooksServer.defaultToken}"
 
-  test("one endpoint in three styles answers the same in each"):
+  test("one endpoint in four styles answers the same in each"):
     given cats.effect.unsafe.IORuntime = cats.effect.unsafe.IORuntime.global
-    val future = ThreeStyles.withFuture(0)
+    val future = Styles.withFuture(0)
     try assertEquals(TestClient(future.port).get("/greet/you").body, "Hello, you")
     finally future.stop()
-    val viaIO = ThreeStyles.withIO(0).use(b => cats.effect.IO(TestClient(b.port).get("/greet/you").body))
+    val viaIO = Styles.withIO(0).use(b => cats.effect.IO(TestClient(b.port).get("/greet/you").body))
     assertEquals(viaIO.unsafeRunSync(), "Hello, you")
+    val viaZio = zio.ZIO.scoped(Styles.withZio(0).map(b => TestClient(b.port).get("/greet/you").body))
+    assertEquals(zio.Unsafe.unsafely(zio.Runtime.default.unsafe.run(viaZio).getOrThrow()), "Hello, you")
     if rapier.server.spi.VirtualThreadRunner.available then
-      val direct = ThreeStyles.direct(0)
+      val direct = Styles.direct(0)
       try assertEquals(TestClient(direct.port).get("/greet/you").body, "Hello, you")
       finally direct.stop()
     else
-      val refused = intercept[UnsupportedOperationException](ThreeStyles.direct(0))
+      val refused = intercept[UnsupportedOperationException](Styles.direct(0))
       assert(refused.getMessage.contains("JDK 21"), refused.getMessage)
 
   test("the WebSocket answers in capitals, to the JDK's own WebSocket client"):

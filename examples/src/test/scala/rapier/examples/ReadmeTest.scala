@@ -43,8 +43,8 @@ class ReadmeTest extends munit.FunSuite:
   test("the README shows the books API's documentation as the example serves it"):
     assertEquals(firstScalaBlockUnder("## Documentation: OpenAPI and Swagger UI"), region("BooksServer.scala", "docs"))
 
-  test("the README shows the three styles as they are in the example"):
-    assertEquals(firstScalaBlockUnder("## One endpoint, three styles"), region("ThreeStyles.scala", "styles"))
+  test("the README shows the four styles as they are in the example"):
+    assertEquals(firstScalaBlockUnder("## One endpoint, four styles"), region("Styles.scala", "styles"))
 
   test("the README shows the WebSocket as it is in the example"):
     assertEquals(firstScalaBlockUnder("## WebSockets"), region("WebSockets.scala", "shout"))

@@ -2,9 +2,7 @@ package rapier.cats
 
 import cats.effect.Async
 import fs2.{Chunk, Stream}
-import rapier.server.spi.{BodyReceiver, BodySource, StreamReader, StreamWriter}
-
-import java.nio.ByteBuffer
+import rapier.server.spi.{BodySource, ChunkPuller, StreamReader, StreamWriter}
 
 /**
  * Bodies as fs2's `Stream[F, Byte]`, read from and written to the backend's connection directly: a request body is
@@ -29,28 +27,14 @@ final class Fs2Body[F[_]](using F: Async[F]) extends StreamReader[Stream[F, Byte
 
 private[rapier] object Fs2Body:
   /** Pulls a body's chunks for its stream, one pull per chunk the stream asks for (backends use it too). */
-  final class Reader[F[_]](source: BodySource)(using F: Async[F]) extends BodyReceiver:
-    // The waiting step's callback: one pull at a time, so one at a time
-    @volatile private var callback: (Either[Throwable, Option[(Chunk[Byte], Unit)]] => Unit) | Null = null
+  final class Reader[F[_]](source: BodySource)(using F: Async[F])
+      extends ChunkPuller[Either[Throwable, Option[(Chunk[Byte], Unit)]]](source):
+    protected def chunk(bytes: Array[Byte]): Either[Throwable, Option[(Chunk[Byte], Unit)]] =
+      Right(Some((Chunk.array(bytes), ())))
+    protected val end: Either[Throwable, Option[(Chunk[Byte], Unit)]] = Right(None)
+    protected def failure(cause: Throwable): Either[Throwable, Option[(Chunk[Byte], Unit)]] = Left(cause)
 
-    val next: F[Option[(Chunk[Byte], Unit)]] = F.async_ { cb =>
-      callback = cb
-      source.pull(this)
-    }
-
-    private def answer(a: Either[Throwable, Option[(Chunk[Byte], Unit)]]): Unit =
-      val cb = callback
-      callback = null
-      if cb != null then cb(a)
-
-    // The chunk is the backend's until the next pull, and fs2 may keep it: copied once, into the array it keeps.
-    def onChunk(chunk: ByteBuffer): Unit =
-      val bytes = new Array[Byte](chunk.remaining)
-      chunk.get(bytes)
-      answer(Right(Some((Chunk.array(bytes), ()))))
+    val next: F[Option[(Chunk[Byte], Unit)]] = F.async_(pullInto)
 
     /** The chunks from here on, pulled as the stream asks for them; the source is cancelled when the stream ends. */
     def stream: Stream[F, Byte] = Stream.unfoldChunkEval(())(_ => next).onFinalize(F.delay(source.cancel()))
-
-    def onEnd(): Unit = answer(Right(None))
-    def onError(cause: Throwable): Unit = answer(Left(cause))

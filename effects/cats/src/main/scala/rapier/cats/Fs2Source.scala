@@ -2,7 +2,7 @@ package rapier.cats
 
 import cats.effect.{Async, Outcome}
 import fs2.{Chunk, Stream}
-import rapier.server.spi.{BodyReceiver, BodySource}
+import rapier.server.spi.{BodyReceiver, ChunkHandoff}
 
 import java.nio.ByteBuffer
 import java.util.concurrent.CancellationException
@@ -18,20 +18,11 @@ import java.util.concurrent.CancellationException
  * back from one with [[takeStream]] — both only while nothing has pulled from it, so that the stream runs once, and
  * with no stage added per chunk. The fiber then ends without running the stream.
  */
-final class Fs2Source[F[_]](stream: Stream[F, Byte])(using F: Async[F]) extends BodySource:
-  // Guarded by `this`: a pull waiting for a chunk, or a chunk (and its offer's callback) waiting for a pull
-  private var receiver: BodyReceiver | Null = null
-  private var offered: Chunk[Byte] | Null = null
-  private var offerDone: (Either[Throwable, Unit] => Unit) | Null = null
-  private var ended = false
-  private var failure: Throwable | Null = null
-  private var cancelled = false
+final class Fs2Source[F[_]](stream: Stream[F, Byte])(using F: Async[F]) extends ChunkHandoff:
   // Whether the stream runs here (a first pull came), runs elsewhere or never (taken, cancelled), or not yet; and the
   // fiber waiting to know
   @volatile private var fate = Fs2Source.Undecided
   private var fateKnown: (Either[Throwable, Boolean] => Unit) | Null = null
-
-  def declaredLength: Long = -1L
 
   /** Whether a pull started the stream here: it runs, or ran, in [[run]]'s fiber, which [[cancel]] ends. */
   def runsHere: Boolean = fate == Fs2Source.Here
@@ -85,68 +76,20 @@ final class Fs2Source[F[_]](stream: Stream[F, Byte])(using F: Async[F]) extends 
     if chunk.isEmpty then F.unit
     else
       F.async_ { done =>
-        var now: BodyReceiver | Null = null
-        synchronized {
-          if cancelled then ()
-          else if receiver != null then
-            now = receiver
-            receiver = null
-          else
-            offered = chunk
-            offerDone = done
-        }
-        if cancelled then done(Left(CancellationException("the client no longer wants the response body")))
-        else if now != null then
-          now.nn.onChunk(view(chunk))
-          done(Right(()))
+        val slice = chunk.toArraySlice
+        offer(
+          ByteBuffer.wrap(slice.values, slice.offset, slice.length),
+          refusal => done(if refusal == null then Right(()) else Left(refusal.nn))
+        )
       }
 
-  def pull(r: BodyReceiver): Unit =
+  override def pull(r: BodyReceiver): Unit =
     if fate == Fs2Source.Undecided then decide(Fs2Source.Here) // settled at the first pull: no lock for the others
-    var chunk: Chunk[Byte] | Null = null
-    var done: (Either[Throwable, Unit] => Unit) | Null = null
-    var over = false
-    synchronized {
-      if offered != null then
-        chunk = offered
-        done = offerDone
-        offered = null
-        offerDone = null
-      else if ended then over = true
-      else receiver = r
-    }
-    if chunk != null then
-      r.onChunk(view(chunk.nn))
-      done.nn(Right(()))
-    else if over then
-      if failure == null then r.onEnd() else r.onError(failure.nn)
+    super.pull(r)
 
-  def cancel(): Unit =
+  override def cancel(): Unit =
     decide(Fs2Source.Nowhere)
-    var done: (Either[Throwable, Unit] => Unit) | Null = null
-    synchronized {
-      cancelled = true
-      receiver = null
-      offered = null
-      done = offerDone
-      offerDone = null
-    }
-    if done != null then done.nn(Left(CancellationException("the client no longer wants the response body")))
-
-  private def finish(cause: Throwable | Null): Unit =
-    var now: BodyReceiver | Null = null
-    synchronized {
-      ended = true
-      failure = cause
-      now = receiver
-      receiver = null
-    }
-    if now != null then
-      if cause == null then now.nn.onEnd() else now.nn.onError(cause.nn)
-
-  private def view(chunk: Chunk[Byte]): ByteBuffer =
-    val slice = chunk.toArraySlice
-    ByteBuffer.wrap(slice.values, slice.offset, slice.length)
+    super.cancel()
 
 private[cats] object Fs2Source:
   val Undecided = 0

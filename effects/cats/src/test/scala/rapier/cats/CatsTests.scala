@@ -6,7 +6,7 @@ import rapier.*
 import rapier.server.*
 import rapier.testkit.*
 
-import java.util.concurrent.atomic.{AtomicBoolean, AtomicReference}
+import java.util.concurrent.atomic.AtomicBoolean
 import java.util.zip.CRC32
 import scala.concurrent.duration.*
 
@@ -15,7 +15,7 @@ import scala.concurrent.duration.*
  * at once or later, fails, blocks, times out or is cancelled with its client; streamed bodies both ways; a graceful
  * stop with fibers in flight. A backend runs it with a class of a few lines, as it runs the kit.
  */
-abstract class CatsTests extends ServerTestSupport:
+abstract class CatsTests extends EffectChecks:
   def server: CatsKit.CatsTestServer
 
   def withIOServer[T](endpoints: ServerEndpoint[IO]*)(body: Target => T): T =
@@ -25,11 +25,6 @@ abstract class CatsTests extends ServerTestSupport:
 
   private def text(path: String)(logic: IO[String]): ServerEndpoint[IO] =
     endpoint.get.in(path).out(stringBody).serverLogicSuccess[IO](_ => logic)
-
-  private def crc(bytes: Array[Byte]): Long =
-    val c = CRC32()
-    c.update(bytes)
-    c.getValue
 
   test("IO logic answers at once, after an async boundary, and from IO.blocking"):
     val now = text("now")(IO.pure("now"))
@@ -63,25 +58,12 @@ abstract class CatsTests extends ServerTestSupport:
     val cancelled = AtomicBoolean()
     // Past an async boundary, the logic runs as a fiber on the runtime: what can be cancelled
     val hanging = text("hang")(IO.cede *> IO(started.set(true)) *> IO.never[String].onCancel(IO(cancelled.set(true))))
-    withIOServer(hanging) { t =>
-      val c = t.raw()
-      c.send("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n")
-      eventually(started.get, "the logic started")
-      c.close()
-      eventually(cancelled.get, "the fiber was cancelled")
-      assertEquals(t.get("/nowhere").status, 404)
-    }
+    withIOServer(hanging)(checkClientGoneEndsLogic(_, "/hang", started, cancelled))
 
   test("a blocking call by mistake in IO holds only its own request"):
     val mistake = text("mistake")(IO { Thread.sleep(300); "done" })
     val quick = text("quick")(IO.pure("quick"))
-    withIOServer(mistake, quick) { t =>
-      val slow = new Thread(() => assertEquals(t.get("/mistake").body, "done"))
-      slow.start()
-      assertEquals(t.get("/quick").body, "quick")
-      slow.join(10000)
-      assert(!slow.isAlive, "the blocking request was answered")
-    }
+    withIOServer(mistake, quick)(checkBlockingMistake)
 
   test("an fs2 request body is read as it arrives, whole and in order"):
     val count = endpoint.post.in("count").in(fs2Body[IO]).out(stringBody).serverLogicSuccess[IO] { body =>
@@ -90,39 +72,20 @@ abstract class CatsTests extends ServerTestSupport:
         (n + chunk.size, c)
       }.map((n, c) => s"$n ${c.getValue}")
     }
-    val bytes = Array.tabulate[Byte](5 * 1024 * 1024 + 7)(i => (i * 13 % 251).toByte)
-    withIOServer(count) { t =>
-      assertEquals(t.post("/count", bytes).body, s"${bytes.length} ${crc(bytes)}")
-      assertEquals(t.post("/count", Array.emptyByteArray).body, s"0 ${crc(Array.emptyByteArray)}")
-      eventually(t.bodyBytesHeld == 0, "nothing is held once the requests are answered")
-    }
+    withIOServer(count)(checkStreamedUpload(_, "/count"))
 
   test("an fs2 response body streams, chunked, and an fs2 echo returns what was sent"):
     val numbers = endpoint.get.in("numbers").in(query[Int]("n")).out(fs2Body[IO]).serverLogicSuccess[IO] { n =>
       IO.pure(Stream.range(0, n).covary[IO].map(i => s"$i\n").through(fs2.text.utf8.encode))
     }
     val echo = endpoint.post.in("echo").in(fs2Body[IO]).out(fs2Body[IO]).serverLogicSuccess[IO](IO.pure)
-    val bytes = Array.tabulate[Byte](1024 * 1024)(i => (i % 241).toByte)
-    withIOServer(numbers, echo) { t =>
-      val r = t.rawExchange("GET /numbers?n=1000 HTTP/1.1\r\nHost: x\r\n\r\n")
-      assertEquals(r.header("Transfer-Encoding"), Some("chunked"))
-      assertEquals(r.body, (0 until 1000).map(i => s"$i\n").mkString)
-      assert(java.util.Arrays.equals(t.post("/echo", bytes).bytes, bytes), "the echo differs from what was sent")
-    }
+    withIOServer(numbers, echo)(checkStreamedResponses)
 
   test("an fs2 response body's failure after its start cuts the response; before it, a 500"):
     val cut = endpoint.get.in("cut").out(fs2Body[IO]).serverLogicSuccess[IO] { _ =>
       IO.pure(Stream.chunk(Chunk.array("abc".getBytes)) ++ Stream.raiseError[IO](IllegalStateException("broken")))
     }
-    withIOServer(cut) { t =>
-      val c = t.raw()
-      try
-        c.send("GET /cut HTTP/1.1\r\nHost: x\r\n\r\n")
-        val head = String(c.readBytes(512), "ISO-8859-1")
-        assert(head.startsWith("HTTP/1.1 200") || head.startsWith("HTTP/1.1 500"), head)
-        assert(c.closedByServer(3000), "a cut body closes its connection")
-      finally c.close()
-    }
+    withIOServer(cut)(checkCutResponse(_, "/cut"))
 
   test("a client gone mid-response stops an fs2 stream and runs its finalizers"):
     val finalized = AtomicBoolean()
@@ -130,79 +93,29 @@ abstract class CatsTests extends ServerTestSupport:
       val chunk = Chunk.array(new Array[Byte](64 * 1024))
       IO.pure(Stream.chunk(chunk).repeat.covary[IO].onFinalize(IO(finalized.set(true))))
     }
-    withIOServer(endless) { t =>
-      val c = t.raw()
-      c.send("GET /endless HTTP/1.1\r\nHost: x\r\n\r\n")
-      assert(c.readBytes(256 * 1024).length == 256 * 1024)
-      c.close()
-      eventually(finalized.get, "the stream's finalizer ran")
-    }
+    withIOServer(endless)(checkEndlessResponseStops(_, "/endless", finalized))
 
   test("a graceful stop lets the fibers in flight finish"):
     val started = AtomicBoolean()
     val slow = text("slow")(IO(started.set(true)) *> IO.sleep(300.millis).as("finished"))
-    val running = server.startIO(List(slow), TestServerConfig(shutdownTimeout = 5.seconds))
-    val answer = AtomicReference[String]("none")
-    val client = new Thread(() => answer.set(TestClient(running.port).get("/slow").body))
-    try
-      client.start()
-      eventually(started.get, "the request is in flight")
-    finally running.stop()
-    client.join(10000)
-    assertEquals(answer.get, "finished")
+    checkGracefulStop(server.startIO(List(slow), TestServerConfig(shutdownTimeout = 5.seconds)), started)
 
   // WebSockets whose logic is an fs2 pipe
-  import WebSocketTests.{Close, Continuation, Ping, Pong, Text, closePayload, frame, handshake, readFrame}
+  import WebSocketTests.{Continuation, Text, frame, readFrame}
 
   private def pipe(path: String)(p: fs2.Pipe[IO, String, String]): ServerEndpoint[IO] =
     endpoint.get.in("ws" / path).out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO](_ => IO.pure(p))
 
-  private def openWebSocket(t: Target, path: String): RawHttp =
-    val c = t.raw()
-    assertEquals(c.send(handshake(s"/ws/$path")).readResponse(head = true).status, 101)
-    c
-
-  private def closedWith(c: RawHttp, code: Int): Unit =
-    val f = readFrame(c)
-    assertEquals((f.opcode, f.closeCode), (Close, code))
-
-  /** On a new WebSocket to `path`: a message answered as `answered` says, then one that closes it with `code`. */
-  private def answersThenCloses(t: Target, path: String, answered: (String, String), bad: String, code: Int): Unit =
-    val c = openWebSocket(t, path)
-    try
-      c.send(frame(Text, answered(0)))
-      assertEquals(readFrame(c).text, answered(1))
-      c.send(frame(Text, bad))
-      closedWith(c, code)
-    finally c.close()
-
   test("an fs2 pipe answers each message in order, across async boundaries; its stream ending closes with 1000"):
     val upper = pipe("upper")(_.evalMap(m => IO.sleep(2.millis).as(m.toUpperCase)).take(5))
-    withIOServer(upper) { t =>
-      val c = openWebSocket(t, "upper")
-      try
-        for i <- 1 to 5 do c.send(frame(Text, s"message $i"))
-        for i <- 1 to 5 do assertEquals(readFrame(c).text, s"MESSAGE $i")
-        closedWith(c, 1000)
-        c.send(frame(Close, closePayload(1000, "")))
-        assert(c.closedByServer(2000))
-      finally c.close()
-    }
+    withIOServer(upper)(checkFiveInCapitals)
 
   test("an fs2 pipe that drops its input still has pings answered; one that fails closes with 1011"):
     val first = pipe("first")(in => in.head.map(m => s"first: $m") ++ Stream.never[IO])
     val failing =
       pipe("failing")(_.evalMap(m => if m == "boom" then IO.raiseError(IllegalStateException(m)) else IO.pure(m)))
     withIOServer(first, failing) { t =>
-      val c = openWebSocket(t, "first")
-      try
-        c.send(frame(Text, "one"))
-        assertEquals(readFrame(c).text, "first: one")
-        c.send(frame(Text, "dropped"))
-        c.send(frame(Ping, "still there?"))
-        val pong = readFrame(c)
-        assertEquals((pong.opcode, pong.text), (Pong, "still there?"))
-      finally c.close()
+      checkDroppedInputKeepsPings(t)
       answersThenCloses(t, "failing", "fine" -> "fine", "boom", 1011)
     }
 
@@ -214,11 +127,7 @@ abstract class CatsTests extends ServerTestSupport:
       .out(fs2WebSocketBody[IO, Int, Int](using summon, numberCodec, numberCodec))
       .serverLogicSuccess[IO](_ => IO.pure(_.map(_ * 2)))
     withIOServer(held, numbers) { t =>
-      val c = openWebSocket(t, "held")
-      c.send(frame(Text, "hello"))
-      assertEquals(readFrame(c).text, "hello")
-      c.close()
-      eventually(finalized.get, "the pipe's finalizer ran once its client went away")
+      checkClientGoneEndsPipe(t, finalized)
       answersThenCloses(t, "numbers", "21" -> "42", "twenty", 1007)
     }
 
@@ -228,25 +137,7 @@ abstract class CatsTests extends ServerTestSupport:
       .in("ws" / "small")
       .out(fs2WebSocketBody[IO, String, String].withMaxMessageSize(16))
       .serverLogicSuccess[IO](_ => IO.pure(_.onFinalize(IO(finalized.set(true)))))
-    withIOServer(small) { t =>
-      val c = openWebSocket(t, "small")
-      try
-        c.send(frame(Text, "frag", fin = false))
-        c.send(frame(Ping, "between"))
-        c.send(frame(Continuation, "ments"))
-        val pong = readFrame(c)
-        assertEquals((pong.opcode, pong.text), (Pong, "between"))
-        assertEquals(readFrame(c).text, "fragments")
-        c.send(frame(Text, "0123456789", fin = false))
-        c.send(frame(Continuation, "0123456789"))
-        closedWith(c, 1009)
-        eventually(finalized.get, "the pipe is interrupted, its finalizers run")
-        // Read and dropped until the client's close, which ends the connection
-        c.send(frame(Text, "after the close"))
-        c.send(frame(Close, closePayload(1000, "")))
-        assert(c.closedByServer(2000), "the connection ends after the client's close")
-      finally c.close()
-    }
+    withIOServer(small)(checkFragmentsAndLimit(_, finalized))
 
   test("an fs2 pipe's WebSocket closes with 1007 at a fragment that isn't UTF-8, before the message ends"):
     withIOServer(pipe("echo")(identity)) { t =>
@@ -273,20 +164,10 @@ abstract class CatsTests extends ServerTestSupport:
         closedWith(c, 1001)
       finally c.close()
     }
-    val running = server.startIO(List(pipe("echo")(identity)), TestServerConfig(shutdownTimeout = 5.seconds))
-    val t = Target(running)
-    val c = openWebSocket(t, "echo")
-    try
-      c.send(frame(Text, "hi"))
-      assertEquals(readFrame(c).text, "hi")
-      val stopping = new Thread(() => running.stop())
-      stopping.start()
-      closedWith(c, 1001)
-      c.send(frame(Close, closePayload(1001, "")))
-      assert(c.closedByServer(2000), "the connection ends after the client's close")
-      stopping.join(10000)
-      assert(!stopping.isAlive, "the server stopped")
-    finally c.close()
+    checkStopClosesWebSocket(server.startIO(
+      List(pipe("echo")(identity)),
+      TestServerConfig(shutdownTimeout = 5.seconds)
+    ))
 
   private val numberCodec: WebSocketCodec[Int] = WebSocketCodec.text(
     Codec.Mapped(
@@ -324,12 +205,4 @@ abstract class CatsTests extends ServerTestSupport:
             Stream(ServerSentEvent(data = Some("second"), id = Some("2")))
         )
       )
-    withIOServer(events) { t =>
-      val r = t.get("/sse")
-      assertEquals(r.header("Content-Type"), Some("text/event-stream"))
-      assertEquals(r.header("Cache-Control"), Some("no-cache"))
-      val first = r.body.indexOf("data: first\n\n")
-      val comment = r.body.indexOf(":\n\n", first + 1)
-      val second = r.body.indexOf("id: 2\ndata: second\n\n")
-      assert(first == 0 && comment > first && second > comment, r.body)
-    }
+    withIOServer(events)(checkSseKeepAlive)

@@ -58,6 +58,7 @@ object Catalogue:
   private val tapirVertx = "rapier.perf.tapir.TapirVertxServer"
   private val rapierNettyCats = "rapier.perf.servers.RapierNettyCatsServer"
   private val rapierVertxCats = "rapier.perf.servers.RapierVertxCatsServer"
+  private val rapierNettyZio = "rapier.perf.servers.RapierNettyZioServer"
   private val rapierNettySync = "rapier.perf.servers.RapierNettySyncServer"
   private val rapierNettySyncOnLoop = "rapier.perf.servers.RapierNettySyncOnLoopServer"
   private val tapirNettyCats = "rapier.perf.tapir.TapirNettyCatsServer"
@@ -238,6 +239,36 @@ object Catalogue:
       Implementation.Rapier,
       Some("netty.Vanilla"),
       "Rapier on Netty 4.2 with IO logic, request log on, writing nothing"
+    ),
+    ServerSpec(
+      "netty.zio.Rapier",
+      Side.Rapier,
+      rapierNettyZio,
+      1,
+      false,
+      Implementation.Rapier,
+      Some("netty.Vanilla"),
+      "Rapier on Netty 4.2 with ZIO logic, request log off"
+    ),
+    ServerSpec(
+      "netty.zio.RapierMulti",
+      Side.Rapier,
+      rapierNettyZio,
+      128,
+      false,
+      Implementation.Rapier,
+      Some("netty.VanillaMulti"),
+      "Rapier on Netty 4.2 with ZIO logic, 128 endpoints per kind, request log off"
+    ),
+    ServerSpec(
+      "netty.zio.RapierLog",
+      Side.Rapier,
+      rapierNettyZio,
+      1,
+      true,
+      Implementation.Rapier,
+      Some("netty.Vanilla"),
+      "Rapier on Netty 4.2 with ZIO logic, request log on, writing nothing"
     ),
     ServerSpec(
       "netty.sync.Rapier",
@@ -697,6 +728,8 @@ object Catalogue:
     "netty.future.Rapier" -> "ziohttp.Endpoint",
     "netty.future.RapierMulti" -> "netty.future.TapirMulti",
     "netty.future.RapierMulti" -> "ziohttp.EndpointMulti",
+    "netty.zio.Rapier" -> "ziohttp.Endpoint",
+    "netty.zio.RapierMulti" -> "ziohttp.EndpointMulti",
     "vertx.future.Rapier" -> "vertx.future.Tapir",
     "vertx.future.RapierMulti" -> "vertx.future.TapirMulti",
     "netty.cats.Rapier" -> "netty.cats.Tapir",

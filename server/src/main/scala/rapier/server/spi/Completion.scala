@@ -39,15 +39,20 @@ object Completion:
    * connection with it.
    */
   def whenComplete(result: Future[ServerResponse], loop: EventLoop)(k: ServerResponse => Unit): Unit =
-    result.onComplete { outcome =>
-      val response = responseOf(outcome)
-      if loop.inLoop then k(response)
-      else
-        try loop.execute(() => k(response))
-        catch
-          case _: RejectedExecutionException =>
-            log.debug("A response completed after the server stopped; dropped")
-    }(using ExecutionContext.parasitic)
+    result.onComplete(outcome => deliver(responseOf(outcome), loop)(k))(using ExecutionContext.parasitic)
+
+  /**
+   * Calls `k` with `response` on `loop`: at once on the loop's own thread, else by a hop to it; nothing when the loop
+   * no longer takes tasks (the server stopped, and the connection with it). For a runner whose effect completes on
+   * another thread.
+   */
+  def deliver(response: ServerResponse, loop: EventLoop)(k: ServerResponse => Unit): Unit =
+    if loop.inLoop then k(response)
+    else
+      try loop.execute(() => k(response))
+      catch
+        case _: RejectedExecutionException =>
+          log.debug("A response completed after the server stopped; dropped")
 
   /** The response, or a bare 500 for a failed one, whose cause is logged and never sent. */
   def responseOf(outcome: Try[ServerResponse]): ServerResponse = outcome match

@@ -5,7 +5,8 @@ import cats.effect.std.Queue
 import fs2.{Pipe, Stream}
 import org.http4s.websocket.WebSocketFrame
 import org.slf4j.LoggerFactory
-import rapier.cats.OnceSignal
+import rapier.cats.await
+import rapier.server.spi.OnceSignal
 import rapier.server.spi.{MessageJoiner, WebSocketRelay}
 import rapier.{EndpointOutput, WebSocketCodec}
 import scodec.bits.ByteVector

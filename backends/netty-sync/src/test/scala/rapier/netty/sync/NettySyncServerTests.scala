@@ -6,7 +6,7 @@ import rapier.server.spi.VirtualThreadRunner
 import rapier.server.*
 import rapier.testkit.*
 
-import java.util.concurrent.atomic.{AtomicBoolean, AtomicReference}
+import java.util.concurrent.atomic.AtomicBoolean
 import scala.concurrent.duration.Duration
 import scala.concurrent.{Await, Future}
 
@@ -29,7 +29,7 @@ class NettySyncOnLoopServerTests extends ServerTests:
   override def cannotRun: Option[String] = Jdk.cannotRun
 
 /** What direct-style logic must get right on its virtual threads, wherever they start. */
-abstract class NettySyncTests(start: VirtualThreadStart) extends ServerTestSupport:
+abstract class NettySyncTests(start: VirtualThreadStart) extends EffectChecks:
   val server: NettySyncTestServer = NettySyncTestServer(start)
   override def cannotRun: Option[String] = Jdk.cannotRun
 
@@ -104,15 +104,7 @@ abstract class NettySyncTests(start: VirtualThreadStart) extends ServerTestSuppo
       Thread.sleep(300)
       "finished"
     }
-    val running = server.startSync(List(slow), TestServerConfig())
-    val answer = AtomicReference[String]("none")
-    val client = new Thread(() => answer.set(TestClient(running.port).get("/slow").body))
-    try
-      client.start()
-      eventually(started.get, "the request is in flight")
-    finally running.stop()
-    client.join(10000)
-    assertEquals(answer.get, "finished")
+    checkGracefulStop(server.startSync(List(slow), TestServerConfig()), started)
 
 class NettySyncOnCarrierTests extends NettySyncTests(VirtualThreadStart.OnCarrier):
   test("a request's thread runs on the JDK's carriers from the start"):

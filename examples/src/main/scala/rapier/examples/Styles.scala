@@ -5,12 +5,15 @@ import rapier.*
 import rapier.netty.NettyServer
 import rapier.netty.cats.NettyCatsServer
 import rapier.netty.sync.NettySyncServer
+import rapier.netty.zioeffect.NettyZioServer
 import rapier.server.*
+import rapier.zioeffect.zServerLogic
+import zio.{Scope, ZIO}
 
 import scala.concurrent.Future
 
-/** One endpoint, served with `Future` logic, with cats-effect's `IO`, and in direct style. */
-object ThreeStyles:
+/** One endpoint, served with `Future` logic, with cats-effect's `IO`, with ZIO, and in direct style. */
+object Styles:
   // start:styles
   /** `GET /greet/{name}`: described once, whatever runs it. */
   val greet: Endpoint[Unit, String, Unit, String] = endpoint.get.in("greet" / path[String]("name")).out(stringBody)
@@ -25,6 +28,12 @@ object ThreeStyles:
   def withIO(port: Int): Resource[IO, NettyServer.Binding] =
     val logic = greet.serverLogicSuccess[IO](name => IO.pure(s"Hello, $name"))
     NettyCatsServer[IO]().withPort(port).addEndpoint(logic).start()
+
+  // ZIO logic: start() gives the server within a Scope; zServerLogic takes a ZIO[Any, E, O], its failure the
+  // endpoint's error output.
+  def withZio(port: Int): ZIO[Scope, Throwable, NettyServer.Binding] =
+    val logic = greet.zServerLogic(name => ZIO.succeed(s"Hello, $name"))
+    NettyZioServer().withPort(port).addEndpoint(logic).start()
 
   // Direct style: plain code that may block, one virtual thread per request (JDK 21 or newer).
   def direct(port: Int): NettyServer.Binding =

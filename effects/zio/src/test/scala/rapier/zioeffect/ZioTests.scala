@@ -1,0 +1,225 @@
+package rapier.zioeffect
+
+import rapier.*
+import rapier.server.*
+import rapier.testkit.*
+import zio.stream.ZStream
+import zio.{Chunk, Task, ZIO, durationInt as _}
+
+import java.util.concurrent.atomic.AtomicBoolean
+import java.util.zip.CRC32
+import scala.concurrent.duration.*
+
+/**
+ * What a ZIO backend must get right beyond the shared kit, with ZIO logic and `ZStream` bodies: logic that answers at
+ * once or later, fails with its error output, dies, blocks, times out or is interrupted with its client; streamed
+ * bodies both ways; Server-Sent Events; a graceful stop with fibers in flight. A backend runs it with a class of a few
+ * lines, as it runs the kit.
+ */
+abstract class ZioTests extends EffectChecks:
+  def server: ZioKit.ZioTestServer
+
+  def withZioServer[T](endpoints: ServerEndpoint[Task]*)(body: Target => T): T =
+    val running = server.startZio(endpoints.toList, TestServerConfig())
+    try body(Target(running))
+    finally running.stop()
+
+  private def text(path: String)(logic: Task[String]): ServerEndpoint[Task] =
+    endpoint.get.in(path).out(stringBody).serverLogicSuccess[Task](_ => logic)
+
+  private def millis(n: Long) = zio.Duration.fromMillis(n)
+
+  test("ZIO logic answers at once, after an async boundary, and from ZIO.attemptBlocking"):
+    val now = text("now")(ZIO.succeed("now"))
+    val later = text("later")(ZIO.sleep(millis(20)).as("later"))
+    val blocking = text("blocking")(ZIO.attemptBlocking { Thread.sleep(20); "blocking" })
+    val yielded = text("yielded")(ZIO.yieldNow.as("yielded"))
+    withZioServer(now, later, blocking, yielded) { t =>
+      for path <- List("now", "later", "blocking", "yielded") do assertEquals(t.get(s"/$path").body, path)
+    }
+
+  test("a ZIO failure is the endpoint's error output; its value the output"):
+    val parity = endpoint.get
+      .in("parity")
+      .in(query[Int]("n"))
+      .out(stringBody)
+      .errorOut(statusCode(model.StatusCode.BadRequest).and(stringBody))
+      .zServerLogic(n => if n % 2 == 0 then ZIO.succeed(s"$n is even") else ZIO.fail(s"$n is odd"))
+    withZioServer(parity) { t =>
+      assertEquals(t.get("/parity?n=4").body, "4 is even")
+      val odd = t.get("/parity?n=3")
+      assertEquals((odd.status, odd.body), (400, "3 is odd"))
+    }
+
+  test("security logic in ZIO runs first: its failure is answered before the main logic"):
+    val ran = AtomicBoolean(false)
+    val secret = endpoint.get
+      .in("secret")
+      .securityIn(header[String]("X-Key"))
+      .out(stringBody)
+      .errorOut(statusCode(model.StatusCode.Unauthorized).and(stringBody))
+      .zServerSecurityLogic[String](key => if key == "open" then ZIO.succeed("alice") else ZIO.fail("no such key"))
+      .zServerLogic(user => _ => ZIO.succeed { ran.set(true); s"hello $user" })
+    withZioServer(secret) { t =>
+      val refused = t.get("/secret", "X-Key" -> "wrong")
+      assertEquals((refused.status, refused.body), (401, "no such key"))
+      assert(!ran.get, "the main logic ran after a refused key")
+      assertEquals(t.get("/secret", "X-Key" -> "open").body, "hello alice")
+    }
+
+  test("a failing or dying ZIO is a 500 whose body names a request id, never the cause"):
+    val failing = text("fail")(ZIO.fail(IllegalStateException("secret detail")))
+    val dying = text("die")(ZIO.succeed(throw IllegalStateException("secret detail")))
+    val dyingLater = text("dieLater")(ZIO.sleep(millis(5)) *> ZIO.die(IllegalStateException("secret detail")))
+    withZioServer(failing, dying, dyingLater) { t =>
+      for path <- List("/fail", "/die", "/dieLater") do
+        val r = t.get(path)
+        assertEquals(r.status, 500, path)
+        assert(!r.body.contains("secret"), r.body)
+    }
+
+  test("a timeout in the logic answers as the logic says"):
+    val timed = text("timed")(ZIO.sleep(millis(10000)).as("late").timeout(millis(30)).map(_.getOrElse("timed out")))
+    val timedOut = text("timedOut")(
+      ZIO.sleep(millis(10000)).as("late").timeoutFail(IllegalStateException("too slow"))(millis(30))
+    )
+    withZioServer(timed, timedOut) { t =>
+      assertEquals(t.get("/timed").body, "timed out")
+      assertEquals(t.get("/timedOut").status, 500)
+    }
+
+  test("a client that goes away interrupts its request's fiber"):
+    val started = AtomicBoolean()
+    val interrupted = AtomicBoolean()
+    val hanging =
+      text("hang")(ZIO.yieldNow *> ZIO.succeed(started.set(true)) *>
+        ZIO.never.onInterrupt(ZIO.succeed(interrupted.set(true))))
+    withZioServer(hanging)(checkClientGoneEndsLogic(_, "/hang", started, interrupted))
+
+  test("a blocking call by mistake in ZIO.succeed holds only its own request"):
+    val mistake = text("mistake")(ZIO.succeed { Thread.sleep(300); "done" })
+    val quick = text("quick")(ZIO.succeed("quick"))
+    withZioServer(mistake, quick)(checkBlockingMistake)
+
+  test("a ZStream request body is read as it arrives, whole and in order"):
+    val count = endpoint.post.in("count").in(zioStreamBody).out(stringBody).serverLogicSuccess[Task] { body =>
+      body.chunks.runFold((0L, CRC32())) { case ((n, c), chunk) =>
+        c.update(chunk.toArray)
+        (n + chunk.size, c)
+      }.map((n, c) => s"$n ${c.getValue}")
+    }
+    withZioServer(count)(checkStreamedUpload(_, "/count"))
+
+  test("a ZStream request body past the limit fails the stream, and the request is answered 413"):
+    val count = endpoint.post.in("count").in(zioStreamBody).out(stringBody).serverLogicSuccess[Task] { body =>
+      body.runCount.map(_.toString)
+    }
+    val running = server.startZio(List(count), TestServerConfig(maxStreamedBodySize = 1024 * 1024))
+    try
+      val t = Target(running)
+      assertEquals(t.post("/count", new Array[Byte](1024 * 1024)).body, (1024 * 1024).toString)
+      assertEquals(t.post("/count", new Array[Byte](1024 * 1024 + 1)).status, 413)
+    finally running.stop()
+
+  test("a ZStream response body streams, chunked, and a ZStream echo returns what was sent"):
+    val numbers = endpoint.get.in("numbers").in(query[Int]("n")).out(zioStreamBody).serverLogicSuccess[Task] { n =>
+      ZIO.succeed(ZStream.range(0, n).map(i => s"$i\n").via(zio.stream.ZPipeline.utf8Encode))
+    }
+    val echo = endpoint.post.in("echo").in(zioStreamBody).out(zioStreamBody).serverLogicSuccess[Task](ZIO.succeed(_))
+    withZioServer(numbers, echo)(checkStreamedResponses)
+
+  test("a ZStream response body's failure after its start cuts the response"):
+    val cut = endpoint.get.in("cut").out(zioStreamBody).serverLogicSuccess[Task] { _ =>
+      ZIO.succeed(ZStream.fromChunk(Chunk.fromArray("abc".getBytes)) ++ ZStream.fail(IllegalStateException("broken")))
+    }
+    withZioServer(cut)(checkCutResponse(_, "/cut"))
+
+  test("a client gone mid-response stops a ZStream and runs its finalizers"):
+    val finalized = AtomicBoolean()
+    val endless = endpoint.get.in("endless").out(zioStreamBody).serverLogicSuccess[Task] { _ =>
+      val chunk = Chunk.fromArray(new Array[Byte](64 * 1024))
+      ZIO.succeed(ZStream.fromChunk(chunk).forever.ensuring(ZIO.succeed(finalized.set(true))))
+    }
+    withZioServer(endless)(checkEndlessResponseStops(_, "/endless", finalized))
+
+  test("a graceful stop lets the fibers in flight finish"):
+    val started = AtomicBoolean()
+    val slow = text("slow")(ZIO.succeed(started.set(true)) *> ZIO.sleep(millis(300)).as("finished"))
+    checkGracefulStop(server.startZio(List(slow), TestServerConfig(shutdownTimeout = 5.seconds)), started)
+
+  test("a stop interrupts the fibers still running past its timeout"):
+    val started = AtomicBoolean()
+    val interrupted = AtomicBoolean()
+    val stuck = text("stuck")(
+      ZIO.succeed(started.set(true)) *> ZIO.never.onInterrupt(ZIO.succeed(interrupted.set(true)))
+    )
+    val running = server.startZio(List(stuck), TestServerConfig(shutdownTimeout = 200.millis))
+    val client = new Thread(() =>
+      try TestClient(running.port).get("/stuck").status
+      catch case _: Exception => 0
+      ()
+    )
+    client.start()
+    eventually(started.get, "the request is in flight")
+    running.stop()
+    assert(interrupted.get, "the fiber was interrupted when the server stopped")
+    client.join(10000)
+
+  test("Server-Sent Events from a ZStream, with keep-alive comments while it is idle"):
+    val events = endpoint.get
+      .in("sse")
+      .out(zioSseBody(keepAlive = 100.millis))
+      .serverLogicSuccess[Task](_ =>
+        ZIO.succeed(
+          ZStream(ServerSentEvent.data("first")) ++ ZStream.fromZIO(ZIO.sleep(millis(350))).drain ++
+            ZStream(ServerSentEvent(data = Some("second"), id = Some("2")))
+        )
+      )
+    val quiet = endpoint.get
+      .in("quiet")
+      .out(zioSseBody(keepAlive = Duration.Inf))
+      .serverLogicSuccess[Task](_ =>
+        ZIO.succeed(
+          ZStream(ServerSentEvent.data("first")) ++ ZStream.fromZIO(ZIO.sleep(millis(300))).drain ++
+            ZStream(ServerSentEvent.data("x"))
+        )
+      )
+    withZioServer(events, quiet) { t =>
+      checkSseKeepAlive(t)
+      assertEquals(t.get("/quiet").body, "data: first\n\ndata: x\n\n")
+    }
+
+  // WebSockets whose logic is a ZIO pipe
+
+  private def pipe(path: String)(p: ZioPipe[String, String]): ServerEndpoint[Task] =
+    endpoint.get.in("ws" / path).out(zioWebSocketBody[String, String]).serverLogicSuccess[Task](_ => ZIO.succeed(p))
+
+  test("a ZIO pipe answers each message in order, across async boundaries; its stream ending closes with 1000"):
+    val upper = pipe("upper")(_.mapZIO(m => ZIO.sleep(millis(2)).as(m.toUpperCase)).take(5))
+    withZioServer(upper)(checkFiveInCapitals)
+
+  test("a ZIO pipe that drops its input still has pings answered; one that fails closes with 1011"):
+    val first = pipe("first")(in => in.take(1).map(m => s"first: $m") ++ ZStream.never)
+    val failing =
+      pipe("failing")(_.mapZIO(m => if m == "boom" then ZIO.fail(IllegalStateException(m)) else ZIO.succeed(m)))
+    withZioServer(first, failing) { t =>
+      checkDroppedInputKeepsPings(t)
+      answersThenCloses(t, "failing", "fine" -> "fine", "boom", 1011)
+    }
+
+  test("a client gone interrupts a ZIO pipe and runs its finalizers; a server's stop closes its WebSocket with 1001"):
+    val finalized = AtomicBoolean(false)
+    val held = pipe("held")(in => in.ensuring(ZIO.succeed(finalized.set(true))))
+    withZioServer(held)(checkClientGoneEndsPipe(_, finalized))
+    checkStopClosesWebSocket(server.startZio(
+      List(pipe("echo")(identity)),
+      TestServerConfig(shutdownTimeout = 5.seconds)
+    ))
+
+  test("a ZIO pipe's WebSocket joins fragments and closes with 1009 past its limit, its pipe interrupted"):
+    val finalized = AtomicBoolean(false)
+    val small = endpoint.get
+      .in("ws" / "small")
+      .out(zioWebSocketBody[String, String].withMaxMessageSize(16))
+      .serverLogicSuccess[Task](_ => ZIO.succeed(_.ensuring(ZIO.succeed(finalized.set(true)))))
+    withZioServer(small)(checkFragmentsAndLimit(_, finalized))
