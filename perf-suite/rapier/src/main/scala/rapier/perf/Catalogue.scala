@@ -102,6 +102,7 @@ object Catalogue:
       rapierVertx,
       rapierNettyCats,
       rapierVertxCats,
+      rapierNettyZio,
       rapierHttp4s,
       rapierPekko,
       rapierNettySync,
