@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit
  * payload limit, reserved bits and opcodes, a close's code and reason), its UTF-8 check of text messages and its
  * aggregator joining fragments into messages; this handler closes what they refuse with their code (1002, 1007,
  * 1009), answers pings, keeps the close handshake and the idle timeout, and hands whole messages to the upgrade's
- * relay as it asks for them. The connection is read only while a message is wanted (or the close is awaited): the
+ * relay as it asks for them. Once a message is first wanted, the connection is read on while less than
+ * [[NettyWebSocket.ReadAhead]] bytes of messages wait for the relay (or while the close is awaited): beyond that, the
  * client's messages wait in its socket, not here.
  */
 private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
@@ -24,8 +25,11 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       EventLoop:
   private var ctx: ChannelHandlerContext = null
   private val relay = upgrade.relay
-  // Messages read before they were asked for (one read may hold several frames)
+  // Messages read before they were asked for (one read may hold several frames), and their bytes
   private val ready = java.util.ArrayDeque[DataFrame]()
+  private var readyBytes = 0L
+  // Whether reading stopped with ReadAhead bytes waiting: taking them below it reads again
+  private var paused = false
   private var wanted = false
   private var closeSent = false
   private var idle: IdleWatch = null
@@ -69,12 +73,18 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       case other => ReferenceCountUtil.release(other)
 
   private def data(frame: WebSocketFrame, text: Boolean): Unit =
-    try if !closeSent then ready.add(DataFrame(ByteBufUtil.getBytes(frame.content), text))
+    try
+      if !closeSent then
+        val bytes = ByteBufUtil.getBytes(frame.content)
+        ready.add(DataFrame(bytes, text))
+        readyBytes += bytes.length
     finally frame.release()
     if wanted then deliverReady()
 
+  // Reads on while less than ReadAhead waits for the logic: a read asked for here, before Netty's read ends, keeps the
+  // socket's read interest as it is, where stopping and starting again at each message cost two epoll_ctl calls each
   override def channelReadComplete(ctx: ChannelHandlerContext): Unit =
-    if (wanted || closeSent) && ready.isEmpty then ctx.read()
+    if closeSent || readyBytes < NettyWebSocket.ReadAhead then ctx.read() else paused = true
 
   def requestMessage(): Unit =
     wanted = true
@@ -83,7 +93,11 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
   private def deliverReady(): Unit =
     if wanted && !ready.isEmpty then
       val message = ready.poll()
+      readyBytes -= message.bytes.length
       wanted = false
+      if paused && readyBytes < NettyWebSocket.ReadAhead then
+        paused = false
+        ctx.read()
       relay.received(message.bytes, message.text)
 
   def send(bytes: Array[Byte], text: Boolean): Unit =
@@ -138,6 +152,12 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
 private[netty] object NettyWebSocket:
   /** How long a close waits for the client's. */
   val CloseWaitMillis = 1000L
+
+  /**
+   * Bytes of whole messages read ahead of the logic's asking, past which the connection is no longer read until the
+   * logic takes them: the back-pressure, and all a connection holds beyond the message being joined.
+   */
+  val ReadAhead: Long = 64 * 1024
 
   /**
    * Turns an HTTP connection into a WebSocket one once its 101 is written: Netty's frame codec replaces the HTTP one,
