@@ -110,6 +110,7 @@ lazy val root = (project in file("."))
     vertxCats,
     zioEffect,
     nettyZio,
+    vertxZio,
     http4s,
     pekkoHttp,
     openapi,
@@ -270,6 +271,15 @@ lazy val nettyZio = (project in file("backends/netty-zio"))
   .settings(testSettings)
   .settings(
     name := "rapier-netty-zio",
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+  )
+
+lazy val vertxZio = (project in file("backends/vertx-zio"))
+  .dependsOn(vertx % "compile->compile;test->test", zioEffect % "compile->compile;test->test", testkit % Test)
+  .settings(testSettings)
+  .settings(
+    nettyPin,
+    name := "rapier-vertx-zio",
     libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
   )
 

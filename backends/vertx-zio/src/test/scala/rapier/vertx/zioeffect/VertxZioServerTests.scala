@@ -1,0 +1,24 @@
+package rapier.vertx.zioeffect
+
+import rapier.server.ServerEndpoint
+import rapier.testkit.*
+import rapier.vertx.{VertxServerTests, VertxTestServer}
+import rapier.zioeffect.{ZioKit, ZioTests}
+import zio.Task
+
+/** The shared server test kit on Vert.x with ZIO logic: every kit endpoint's logic runs as a `Task`. */
+class VertxZioServerTests extends ServerTests, WebSocketTests:
+  def server: TestServer = VertxZioTestServer
+
+  override def unsupported: Map[String, String] = VertxServerTests.unsupported
+  override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
+
+/** What ZIO logic and `ZStream` bodies must do on Vert.x. */
+class VertxZioTests extends ZioTests:
+  def server: ZioKit.ZioTestServer = VertxZioTestServer
+
+object VertxZioTestServer extends ZioKit.ZioTestServer:
+  def name = "vertx.zio"
+
+  def startZio(endpoints: List[ServerEndpoint[Task]], config: TestServerConfig): RunningServer =
+    ZioKit.running(VertxZioServer(endpoints, VertxTestServer.options(config)).start())
