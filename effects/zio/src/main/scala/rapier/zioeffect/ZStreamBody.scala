@@ -55,7 +55,9 @@ object ZStreamBody extends StreamReader[ZStream[Any, Throwable, Byte]], StreamWr
     private def offer(chunk: Chunk[Byte]): IO[Throwable, Unit] =
       if chunk.isEmpty then ZIO.unit
       else
-        ZIO.async { cb =>
-          val bytes = chunk.toArray
-          offer(ByteBuffer.wrap(bytes), refusal => cb(if refusal == null then ZIO.unit else Exit.fail(refusal.nn)))
-        }
+        ZIO.async(cb => offer(view(chunk), refusal => cb(if refusal == null then ZIO.unit else Exit.fail(refusal.nn))))
+
+    // A chunk over an array (what `Chunk.fromArray` and most byte streams make) is handed over as it is, with no copy
+    private def view(chunk: Chunk[Byte]): ByteBuffer = chunk match
+      case bytes: Chunk.ByteArray => ByteBuffer.wrap(bytes.array, bytes.offset, bytes.length)
+      case other => ByteBuffer.wrap(other.toArray)
