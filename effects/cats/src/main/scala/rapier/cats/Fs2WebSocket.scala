@@ -3,7 +3,7 @@ package rapier.cats
 import cats.effect.Async
 import fs2.{Chunk, Pipe, Pull, Stream}
 import org.slf4j.LoggerFactory
-import rapier.server.spi.{FiberRelay, OnceSignal, WebSocketRelay, WebSocketRunner}
+import rapier.server.spi.{FiberRelay, WebSocketRelay, WebSocketRunner}
 import rapier.EndpointOutput
 
 /**
@@ -54,17 +54,11 @@ private[rapier] object Fs2WebSocket:
   private final class Relay[F[_]](output: EndpointOutput.WebSocketBody[?, ?, ?], pipe: Pipe[F, Any, Any])(using
       F: Async[F]
   ) extends FiberRelay(output):
-    private val attachedSignal = OnceSignal[Unit]()
-    private val overSignal = OnceSignal[Unit]()
-
-    protected def attached(): Unit = attachedSignal.fire(())
-    protected def over(): Unit = overSignal.fire(())
-
     /**
      * The fiber: waits for the 101 (or the end, if it never comes), runs the pipe on the connection's loop, then closes
      * as it ended.
      */
-    def run: F[Unit] = F.flatMap(F.race(attachedSignal.await[F], overSignal.await[F])) {
+    def run: F[Unit] = F.flatMap(F.race(attached.await[F], over.await[F])) {
       case Left(_) => F.flatMap(F.executionContext)(rest => F.evalOn(piped, FiberRelay.onLoop(loop, rest)))
       case Right(_) => F.unit
     }
@@ -75,7 +69,7 @@ private[rapier] object Fs2WebSocket:
      */
     private def piped: F[Unit] =
       val messages = messagesFrom(next).stream.onFinalize(F.delay(inputDropped()))
-      val sent = F.race(sendAll(pipe(messages)).stream.compile.drain, overSignal.await[F])
+      val sent = F.race(sendAll(pipe(messages)).stream.compile.drain, over.await[F])
       F.flatMap(F.attempt(sent)) {
         case Right(_) => F.delay(closing(1000, ""))
         case Left(e) =>
@@ -113,7 +107,7 @@ private[rapier] object Fs2WebSocket:
 
     /** The pipe, for a backend to run itself: this relay's fiber ends, and the relay is not started. */
     def takeOver(): Pipe[F, Any, Any] =
-      over()
+      end()
       pipe
 
     /** The pipe's next message: asked of the connection, answered by `received` (none once the connection ended). */

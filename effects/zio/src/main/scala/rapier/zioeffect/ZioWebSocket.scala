@@ -37,17 +37,11 @@ object ZioWebSocket extends WebSocketRunner[ZioPipe[Any, Any]]:
   /** One WebSocket's pipe on its connection, its fiber waiting on the connection's answers (see [[FiberRelay]]). */
   private final class Relay(output: EndpointOutput.WebSocketBody[?, ?, ?], pipe: ZioPipe[Any, Any])
       extends FiberRelay(output):
-    private val attachedSignal = OnceSignal[Unit]()
-    private val overSignal = OnceSignal[Unit]()
-
-    protected def attached(): Unit = attachedSignal.fire(())
-    protected def over(): Unit = overSignal.fire(())
-
     /**
      * The fiber: waits for the 101 (or the end, if it never comes), runs the pipe on the connection's loop, then closes
      * as it ended.
      */
-    def run: UIO[Unit] = await(attachedSignal).raceEither(await(overSignal)).flatMap {
+    def run: UIO[Unit] = await(attached).raceEither(await(over)).flatMap {
       case Left(_) =>
         ZIO.executor.flatMap(rest => piped.onExecutionContext(FiberRelay.onLoop(loop, rest.asExecutionContext)))
       case Right(_) => ZIO.unit
@@ -56,7 +50,7 @@ object ZioWebSocket extends WebSocketRunner[ZioPipe[Any, Any]]:
     /** The pipe between the connection's messages and its writes, interrupted when the connection ends. */
     private def piped: UIO[Unit] =
       val messages = ZStream.repeatZIOOption(next).ensuring(ZIO.succeed(inputDropped()))
-      val sent = pipe(messages).runForeachChunk(sendAll).raceFirst(await(overSignal))
+      val sent = pipe(messages).runForeachChunk(sendAll).raceFirst(await(over))
       sent.foldCauseZIO(
         cause =>
           ZIO.succeed {

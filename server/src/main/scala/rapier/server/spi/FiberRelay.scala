@@ -13,7 +13,7 @@ import scala.util.control.NonFatal
  * The connection's side of a WebSocket whose pipe runs as a fiber of an effect module's (fs2's, ZIO's): what the
  * fiber asks of the connection and how the connection answers, written once. The module's relay extends it with how
  * its fiber waits — for the 101 ([[attached]]), for the end ([[over]]), for a message ([[askMessage]]), for a write
- * to go through ([[send]]) — each wait a callback this class calls once.
+ * to go through ([[awaitWritten]], [[sendFromElsewhere]]) — each wait a callback this class calls once.
  *
  * The fiber registers a callback, then asks the loop; the loop answers it (`received`, `written`, `ended`): one
  * callback of each kind waits at a time, as the pipe pulls one message and writes one at a time. The connection is
@@ -37,11 +37,14 @@ abstract class FiberRelay(output: EndpointOutput.WebSocketBody[?, ?, ?]) extends
   // Set when the connection took a write with no wait for it yet: the write made on the loop went through
   @volatile private var wroteAhead = false
 
-  /** The 101 is written: the fiber may run the pipe, on [[loop]]. Called once, on the loop. */
-  protected def attached(): Unit
+  /** Set once the 101 is written: the fiber may run the pipe, on [[loop]]. */
+  protected final val attached = OnceSignal[Unit]()
 
-  /** The connection ended, or the relay is taken over: the fiber stops. Called at least once, on any thread. */
-  protected def over(): Unit
+  /** Set once the connection ended, or the relay is taken over ([[end]]): the fiber stops. */
+  protected final val over = OnceSignal[Unit]()
+
+  /** The fiber is to stop, the connection's end or not: a relay handing its pipe to a backend ends it so. */
+  protected final def end(): Unit = over.fire(())
 
   /** The connection's loop, once attached. */
   protected final def loop: EventLoop = eventLoop.nn
@@ -49,7 +52,7 @@ abstract class FiberRelay(output: EndpointOutput.WebSocketBody[?, ?, ?]) extends
   final def start(channel: WebSocketChannel, loop: EventLoop): Unit =
     this.channel = channel
     this.eventLoop = loop
-    attached()
+    attached.fire(())
 
   final def received(bytes: Array[Byte], text: Boolean): Unit =
     asked = false
@@ -68,7 +71,7 @@ abstract class FiberRelay(output: EndpointOutput.WebSocketBody[?, ?, ?]) extends
     closed = true
     endPull()
     written()
-    over()
+    end()
 
   /**
    * Asks the connection for the pipe's next message: `cb` gets it, or None once the connection has ended (or can't
