@@ -3,8 +3,11 @@ package rapier.zioeffect
 import rapier.model.StatusCode
 import rapier.server.spi.{Completion, EventLoop, Runner, Running, ServerRequest}
 import rapier.server.{EndpointChain, ServerInterpreter, ServerResponse}
-import zio.{Exit, Fiber, Runtime, Task, Unsafe}
+import zio.{Exit, Fiber, Runtime, Scope, Task, UIO, Unsafe, ZIO}
 
+import java.util.concurrent.ConcurrentHashMap
+import scala.concurrent.duration.FiniteDuration
+import scala.jdk.CollectionConverters.*
 import scala.util.Failure
 import scala.util.control.NonFatal
 
@@ -18,8 +21,14 @@ import scala.util.control.NonFatal
  * interrupted if its client goes away. Code in `ZIO.succeed` must therefore not block: what blocks belongs in
  * `ZIO.attemptBlocking`, as anywhere in ZIO, and a blocking call by mistake holds the loop and every connection on it
  * until it returns.
+ *
+ * A server's runner is best made with [[ZioRunner.scoped]], which interrupts what still runs when the server's scope
+ * closes.
  */
 final class ZioRunner(runtime: Runtime[Any]) extends Runner[Task]:
+  // The fibers of requests that went past an asynchronous boundary and haven't ended: what a release interrupts.
+  private val inFlight = ConcurrentHashMap.newKeySet[Fiber.Runtime[Throwable, ServerResponse]]()
+
   def start(
       interpreter: ServerInterpreter[Task],
       request: ServerRequest,
@@ -30,8 +39,18 @@ final class ZioRunner(runtime: Runtime[Any]) extends Runner[Task]:
       val result = Runner.serve(interpreter, request, chain, routed)
       Unsafe.unsafely(runtime.unsafe.runOrFork(result)) match
         case Right(exit) => ZioRunner.responseOf(exit)
-        case Left(fiber) => Pending(fiber)
+        case Left(fiber) =>
+          inFlight.add(fiber)
+          Unsafe.unsafely(fiber.unsafe.addObserver(_ => inFlight.remove(fiber)))
+          Pending(fiber)
     catch case NonFatal(e) => Completion.responseOf(Failure(e))
+
+  /**
+   * Interrupts the requests' fibers still running and waits for them to end, their finalizers run, at most `within`:
+   * a fiber in an uninterruptible region is left to finish in the background rather than hold the caller forever.
+   */
+  def interruptAll(within: FiniteDuration): UIO[Unit] =
+    ZIO.suspendSucceed(Fiber.interruptAll(inFlight.asScala.toList)).timeout(zio.Duration.fromScala(within)).unit
 
   /**
    * The rest of a request's effect, a fiber on the runtime: interrupted when its client goes away, which includes a
@@ -48,6 +67,16 @@ final class ZioRunner(runtime: Runtime[Any]) extends Runner[Task]:
     def cancel(): Unit = Unsafe.unsafely(fiber.unsafe.interrupt(zio.Cause.interrupt(zio.FiberId.None)))
 
 object ZioRunner:
+  /**
+   * A runner for a server's life, on the runtime of the effect that starts it: released after the server (acquire it
+   * first), it interrupts the fibers still running then and waits for them at most `shutdownTimeout`, as a scope
+   * waits for the fibers it interrupts.
+   */
+  def scoped(shutdownTimeout: FiniteDuration): ZIO[Scope, Nothing, ZioRunner] =
+    ZIO.runtime[Any].flatMap(runtime =>
+      ZIO.acquireRelease(ZIO.succeed(ZioRunner(runtime)))(_.interruptAll(shutdownTimeout))
+    )
+
   /**
    * The response, or a bare 500 for a failure the interpreter could not handle (logged, never sent); a 503 for a
    * fiber interrupted (its client gone, or the server stopping), which no one reads.

@@ -10,7 +10,7 @@ import zio.{Scope, Task, ZIO}
  * A Rapier server on Netty for endpoints whose logic is a ZIO `Task` (see [[rapier.zioeffect.zServerLogic]] for
  * logic in `ZIO[Any, E, O]`), started within a `Scope`: bound when `start()` runs, stopped gracefully when the scope
  * closes (requests in progress finish within the shutdown timeout; the connections still busy then are closed, their
- * fibers interrupted).
+ * fibers interrupted and waited for, their finalizers run, at most the shutdown timeout again).
  *
  * {{{
  * ZIO.scoped(NettyZioServer().withPort(8080).addEndpoint(hello).start() *> ZIO.never)
@@ -30,8 +30,8 @@ final case class NettyZioServer(
     NettyZioServer(endpoints, options)
 
   def start(): ZIO[Scope, Throwable, NettyServer.Binding] =
-    ZIO.runtime[Any].flatMap { runtime =>
-      given Runner[Task] = ZioRunner(runtime)
+    ZioRunner.scoped(options.shutdownTimeout).flatMap { runner =>
+      given Runner[Task] = runner
       ZIO.acquireRelease(ZIO.attemptBlocking(NettyServer.bind(endpoints, options)))(binding =>
         ZIO.attemptBlocking(binding.stop()).ignoreLogged
       )

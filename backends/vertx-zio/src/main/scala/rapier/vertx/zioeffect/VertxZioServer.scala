@@ -10,7 +10,8 @@ import zio.{Scope, Task, ZIO}
 /**
  * A Rapier server on Vert.x for endpoints whose logic is a ZIO `Task` (see [[rapier.zioeffect.zServerLogic]] for
  * logic in `ZIO[Any, E, O]`), started within a `Scope`: bound when `start()` runs, stopped gracefully when the scope
- * closes. It runs on the given `Vertx`, or on one of its own (closed with the server).
+ * closes (the fibers still running past the shutdown timeout are interrupted and waited for, at most as long again).
+ * It runs on the given `Vertx`, or on one of its own (closed with the server).
  *
  * {{{
  * ZIO.scoped(VertxZioServer().withPort(8080).addEndpoint(hello).start() *> ZIO.never)
@@ -33,8 +34,8 @@ final case class VertxZioServer(
   def withVertx(v: Vertx): VertxZioServer = copy(vertx = Some(v))
 
   def start(): ZIO[Scope, Throwable, VertxServer.Binding] =
-    ZIO.runtime[Any].flatMap { runtime =>
-      given Runner[Task] = ZioRunner(runtime)
+    ZioRunner.scoped(options.shutdownTimeout).flatMap { runner =>
+      given Runner[Task] = runner
       ZIO.acquireRelease(ZIO.attemptBlocking(VertxServer.bind(endpoints, options, vertx)))(binding =>
         ZIO.attemptBlocking(binding.stop()).ignoreLogged
       )
