@@ -7,8 +7,8 @@ import rapier.netty.cats.NettyCatsServer
 import rapier.netty.sync.NettySyncServer
 import rapier.netty.zioeffect.NettyZioServer
 import rapier.server.*
-import rapier.zioeffect.zServerLogic
-import zio.{Scope, ZIO}
+import rapier.zioeffect.{zServerLogic, zServerLogicNeeding}
+import zio.{Scope, UIO, ULayer, ZIO, ZLayer}
 
 import scala.concurrent.Future
 
@@ -40,3 +40,17 @@ object Styles:
     val logic = greet.serverLogicSuccess[Identity](name => s"Hello, $name")
     NettySyncServer().withPort(port).addEndpoint(logic).start()
   // end:styles
+
+  // start:zio-environment
+  /** A service the logic needs, from ZIO's environment. */
+  trait Greetings:
+    def greet(name: String): UIO[String]
+
+  object Greetings:
+    val live: ULayer[Greetings] = ZLayer.succeed(name => ZIO.succeed(s"Hello, $name"))
+
+  // The logic names what it needs; the server's start needs it too, and gives it to every request's logic.
+  def needingGreetings(port: Int): ZIO[Greetings & Scope, Throwable, NettyServer.Binding] =
+    val logic = greet.zServerLogicNeeding[Greetings](name => ZIO.serviceWithZIO[Greetings](_.greet(name)))
+    NettyZioServer.needing[Greetings].withPort(port).addEndpoint(logic).start()
+  // end:zio-environment

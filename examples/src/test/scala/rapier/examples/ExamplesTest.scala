@@ -25,6 +25,10 @@ class ExamplesTest extends munit.FunSuite:
     assertEquals(viaIO.unsafeRunSync(), "Hello, you")
     val viaZio = zio.ZIO.scoped(Styles.withZio(0).map(b => TestClient(b.port).get("/greet/you").body))
     assertEquals(zio.Unsafe.unsafely(zio.Runtime.default.unsafe.run(viaZio).getOrThrow()), "Hello, you")
+    val needing = zio.ZIO
+      .scoped(Styles.needingGreetings(0).map(b => TestClient(b.port).get("/greet/you").body))
+      .provide(Styles.Greetings.live)
+    assertEquals(zio.Unsafe.unsafely(zio.Runtime.default.unsafe.run(needing).getOrThrow()), "Hello, you")
     if rapier.server.spi.VirtualThreadRunner.available then
       val direct = Styles.direct(0)
       try assertEquals(TestClient(direct.port).get("/greet/you").body, "Hello, you")

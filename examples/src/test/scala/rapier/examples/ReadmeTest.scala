@@ -45,6 +45,7 @@ class ReadmeTest extends munit.FunSuite:
 
   test("the README shows the four styles as they are in the example"):
     assertEquals(firstScalaBlockUnder("## One endpoint, four styles"), region("Styles.scala", "styles"))
+    assertEquals(firstScalaBlockUnder("### ZIO logic that needs a service"), region("Styles.scala", "zio-environment"))
 
   test("the README shows the WebSocket as it is in the example"):
     assertEquals(firstScalaBlockUnder("## WebSockets"), region("WebSockets.scala", "shout"))

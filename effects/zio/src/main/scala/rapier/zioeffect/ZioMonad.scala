@@ -1,26 +1,26 @@
 package rapier.zioeffect
 
 import rapier.server.Monad
-import zio.{Exit, Task, ZIO}
+import zio.{Exit, RIO, ZIO}
 
 /**
- * What the interpreter needs of an effect, for ZIO's `Task`: logic in `ZIO[Any, E, O]` is served as a `Task` of
- * `Either[E, O]` (see [[zServerLogic]]). The ZIO servers bring it themselves; code that builds an interpreter for
- * `Task` brings it with `import rapier.zioeffect.given`.
+ * What the interpreter needs of an effect, for ZIO's `RIO[R, *]` (`Task` when the logic needs no environment): logic
+ * in `ZIO[R, E, O]` is served as an `RIO[R, Either[E, O]]` (see [[zServerLogic]]). The ZIO servers bring it
+ * themselves; code that builds an interpreter for ZIO brings it with `import rapier.zioeffect.given`.
  *
  * A failure the logic's own code throws inside `ZIO.succeed` is a defect to ZIO; the interpreter handles it as it
  * handles a failure (a 500 naming a request id), and never an interruption, which ends the request's fiber.
  */
-object ZioMonad extends Monad[Task]:
-  def unit[A](a: A): Task[A] = Exit.succeed(a)
-  def map[A, B](fa: Task[A])(f: A => B): Task[B] = fa.map(f)
-  def flatMap[A, B](fa: Task[A])(f: A => Task[B]): Task[B] = fa.flatMap(f)
-  def error[A](e: Throwable): Task[A] = Exit.fail(e)
+final class ZioMonad[R] private () extends Monad[[A] =>> RIO[R, A]]:
+  def unit[A](a: A): RIO[R, A] = Exit.succeed(a)
+  def map[A, B](fa: RIO[R, A])(f: A => B): RIO[R, B] = fa.map(f)
+  def flatMap[A, B](fa: RIO[R, A])(f: A => RIO[R, B]): RIO[R, B] = fa.flatMap(f)
+  def error[A](e: Throwable): RIO[R, A] = Exit.fail(e)
 
-  def handleError[A](fa: Task[A])(h: Throwable => Task[A]): Task[A] =
+  def handleError[A](fa: RIO[R, A])(h: Throwable => RIO[R, A]): RIO[R, A] =
     fa.catchAllCause(cause => if cause.isInterrupted then Exit.failCause(cause) else h(cause.squashTrace))
 
-  def async[A](register: (Either[Throwable, A] => Unit) => Unit): Task[A] =
+  def async[A](register: (Either[Throwable, A] => Unit) => Unit): RIO[R, A] =
     ZIO.async[Any, Throwable, A] { cb =>
       register {
         case Right(a) => cb(Exit.succeed(a))
@@ -28,5 +28,11 @@ object ZioMonad extends Monad[Task]:
       }
     }
 
-/** The interpreter's [[Monad]] for ZIO's `Task`. */
-given zioMonad: Monad[Task] = ZioMonad
+object ZioMonad:
+  // Nothing in it depends on `R`, which only types what it is given: one instance serves every environment
+  private val instance = new ZioMonad[Any]()
+
+  def apply[R]: ZioMonad[R] = instance.asInstanceOf[ZioMonad[R]]
+
+/** The interpreter's [[Monad]] for ZIO's `RIO[R, *]`, `Task` included. */
+given zioMonad[R]: Monad[[A] =>> RIO[R, A]] = ZioMonad[R]

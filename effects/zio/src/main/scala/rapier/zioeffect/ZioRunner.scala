@@ -3,7 +3,7 @@ package rapier.zioeffect
 import rapier.model.StatusCode
 import rapier.server.spi.{Completion, EventLoop, Runner, Running, ServerRequest}
 import rapier.server.{EndpointChain, ServerInterpreter, ServerResponse}
-import zio.{Exit, Fiber, Runtime, Scope, Task, UIO, Unsafe, ZIO}
+import zio.{Exit, Fiber, RIO, Runtime, Scope, UIO, Unsafe, ZIO}
 
 import java.util.concurrent.ConcurrentHashMap
 import scala.concurrent.duration.FiniteDuration
@@ -12,7 +12,8 @@ import scala.util.Failure
 import scala.util.control.NonFatal
 
 /**
- * Runs endpoints whose logic is a ZIO `Task` on a backend's event loop, with `runtime`.
+ * Runs endpoints whose logic is a ZIO `RIO[R, *]` (a `Task` when `R` is `Any`) on a backend's event loop, with
+ * `runtime`, whose environment is the one the logic is given: no per-request cost for it.
  *
  * What the interpreter answers is first run right there, on the connection's loop, up to its first asynchronous
  * boundary (ZIO's `runOrFork`): logic that answers at once — `ZIO.succeed`, `ZIO.fail`, decoding, encoding — costs no
@@ -25,14 +26,14 @@ import scala.util.control.NonFatal
  * A server's runner is best made with [[ZioRunner.scoped]], which interrupts what still runs when the server's scope
  * closes.
  */
-final class ZioRunner(runtime: Runtime[Any]) extends Runner[Task]:
+final class ZioRunner[R](runtime: Runtime[R]) extends Runner[[A] =>> RIO[R, A]]:
   // The fibers of requests that went past an asynchronous boundary and haven't ended: what a release interrupts.
   private val inFlight = ConcurrentHashMap.newKeySet[Fiber.Runtime[Throwable, ServerResponse]]()
 
   def start(
-      interpreter: ServerInterpreter[Task],
+      interpreter: ServerInterpreter[[A] =>> RIO[R, A]],
       request: ServerRequest,
-      chain: EndpointChain[Task] | Null,
+      chain: EndpointChain[[A] =>> RIO[R, A]] | Null,
       routed: Boolean
   ): ServerResponse | Running =
     try
@@ -68,12 +69,12 @@ final class ZioRunner(runtime: Runtime[Any]) extends Runner[Task]:
 
 object ZioRunner:
   /**
-   * A runner for a server's life, on the runtime of the effect that starts it: released after the server (acquire it
-   * first), it interrupts the fibers still running then and waits for them at most `shutdownTimeout`, as a scope
-   * waits for the fibers it interrupts.
+   * A runner for a server's life, on the runtime of the effect that starts it (its environment, `R`, the one the
+   * logic is given): released after the server (acquire it first), it interrupts the fibers still running then and
+   * waits for them at most `shutdownTimeout`, as a scope waits for the fibers it interrupts.
    */
-  def scoped(shutdownTimeout: FiniteDuration): ZIO[Scope, Nothing, ZioRunner] =
-    ZIO.runtime[Any].flatMap(runtime =>
+  def scoped[R](shutdownTimeout: FiniteDuration): ZIO[R & Scope, Nothing, ZioRunner[R]] =
+    ZIO.runtime[R].flatMap(runtime =>
       ZIO.acquireRelease(ZIO.succeed(ZioRunner(runtime)))(_.interruptAll(shutdownTimeout))
     )
 

@@ -3,7 +3,7 @@ package rapier.zioeffect
 import rapier.server.{PartialServerEndpoint, ServerEndpoint, serverLogic, serverSecurityLogic}
 import rapier.{Codec, Endpoint, EndpointIO, EndpointOutput, RawBodyType, ServerSentEvent, WebSocketCodec}
 import zio.stream.ZStream
-import zio.{Chunk, IO, Task, ZIO}
+import zio.{Chunk, IO, RIO, Task, ZIO}
 
 import java.util.concurrent.TimeUnit
 import scala.concurrent.duration.{Duration, FiniteDuration}
@@ -50,6 +50,14 @@ extension [I, E, O](e: Endpoint[Unit, I, E, O])
   def zServerLogic(f: I => IO[E, O]): ServerEndpoint.Full[Unit, Unit, I, E, O, Task] =
     e.serverLogic[Task](i => f(i).either)
 
+  /**
+   * Serves the endpoint with ZIO logic that needs `R` from the environment (`ZIO.serviceWith[Db]`), named, as Scala
+   * can't infer it: `zServerLogicNeeding[Db](...)`. The server's start needs `R` too, and gives it to the logic (see
+   * `NettyZioServer.needing`).
+   */
+  def zServerLogicNeeding[R](f: I => ZIO[R, E, O]): ServerEndpoint.Full[Unit, Unit, I, E, O, [A] =>> RIO[R, A]] =
+    e.serverLogic[[A] =>> RIO[R, A]](i => f(i).either)
+
 extension [S, I, E, O](e: Endpoint[S, I, E, O])
   /**
    * Checks the security inputs with ZIO logic first: its value is the principal the main logic receives, its failure
@@ -58,10 +66,28 @@ extension [S, I, E, O](e: Endpoint[S, I, E, O])
   def zServerSecurityLogic[P](f: S => IO[E, P]): PartialServerEndpoint[S, P, I, E, O, Task] =
     e.serverSecurityLogic[P, Task](s => f(s).either)
 
-extension [S, P, I, E, O](e: PartialServerEndpoint[S, P, I, E, O, Task])
-  /** The main logic in ZIO, given the principal and the input: its failure `E` is the error output. */
-  def zServerLogic(f: P => I => IO[E, O]): ServerEndpoint.Full[S, P, I, E, O, Task] =
+  /**
+   * As [[zServerSecurityLogic]], for logic that needs `R` from the environment, named: `R` is then given to the main
+   * logic too.
+   */
+  def zServerSecurityLogicNeeding[R, P](f: S => ZIO[R, E, P]): PartialServerEndpoint[S, P, I, E, O, [A] =>> RIO[R, A]] =
+    e.serverSecurityLogic[P, [A] =>> RIO[R, A]](s => f(s).either)
+
+extension [S, P, I, E, O, R](e: PartialServerEndpoint[S, P, I, E, O, [A] =>> RIO[R, A]])
+  /**
+   * The main logic in ZIO, given the principal and the input: its failure `E` is the error output. It needs what the
+   * security logic needed, or less.
+   */
+  def zServerLogic(f: P => I => ZIO[R, E, O]): ServerEndpoint.Full[S, P, I, E, O, [A] =>> RIO[R, A]] =
     e.serverLogic((p, i) => f(p)(i).either)
+
+extension [R](e: ServerEndpoint[[A] =>> RIO[R, A]])
+  /**
+   * The endpoint served where more is in the environment than its logic needs (ZIO's environment is contravariant: an
+   * `RIO[R, A]` runs wherever an `R1 <: R` is given), to serve it beside endpoints that need more:
+   * `NettyZioServer[Db]().addEndpoints(List(users, health.widen[Db]))`.
+   */
+  def widen[R1 <: R]: ServerEndpoint[[A] =>> RIO[R1, A]] = e.asInstanceOf[ServerEndpoint[[A] =>> RIO[R1, A]]]
 
 /**
  * A WebSocket whose logic is a [[ZioPipe]] from the client's messages to the server's, each read and written by its

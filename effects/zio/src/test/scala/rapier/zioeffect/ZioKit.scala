@@ -2,7 +2,7 @@ package rapier.zioeffect
 
 import rapier.server.{Binding, ServerEndpoint}
 import rapier.testkit.{RunningServer, TestServer, TestServerConfig}
-import zio.{Exit, Runtime, Scope, Task, Unsafe, ZIO}
+import zio.{Exit, RIO, Runtime, Scope, Task, Unsafe, ZEnvironment, ZIO}
 
 import scala.concurrent.Future
 
@@ -25,10 +25,10 @@ object ZioKit:
     case Exit.Success(a) => a
     case Exit.Failure(cause) => throw cause.squash
 
-  /** A server started in a scope of its own, closed when the test stops it. */
-  def running[B <: Binding](start: ZIO[Scope, Throwable, B]): RunningServer =
+  /** A server started in a scope of its own with `env` given to it, closed when the test stops it. */
+  def running[R, B <: Binding](start: ZIO[R & Scope, Throwable, B], env: ZEnvironment[R]): RunningServer =
     val scope = run(Scope.make)
-    val binding = run(scope.extend(start))
+    val binding = run(scope.extend(start.provideSomeEnvironment[Scope](env ++ _)))
     new RunningServer:
       def port: Int = binding.port
       def stop(): Unit = run(scope.close(Exit.unit))
@@ -36,6 +36,14 @@ object ZioKit:
 
   /** A kit server for a ZIO backend: `start` gives it `Task` endpoints. */
   abstract class ZioTestServer extends TestServer:
-    def startZio(endpoints: List[ServerEndpoint[Task]], config: TestServerConfig): RunningServer
+    /** Starts `endpoints` whose logic needs `R`, in `env`. */
+    def startNeeding[R](
+        endpoints: List[ServerEndpoint[[A] =>> RIO[R, A]]],
+        env: ZEnvironment[R],
+        config: TestServerConfig
+    ): RunningServer
+
+    final def startZio(endpoints: List[ServerEndpoint[Task]], config: TestServerConfig): RunningServer =
+      startNeeding[Any](endpoints, ZEnvironment.empty, config)
     final def start(endpoints: List[ServerEndpoint[Future]], config: TestServerConfig): RunningServer =
       startZio(endpoints.map(toTask), config)

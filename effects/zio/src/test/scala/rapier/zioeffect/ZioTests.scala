@@ -38,6 +38,38 @@ abstract class ZioTests extends EffectChecks:
       for path <- List("now", "later", "blocking", "yielded") do assertEquals(t.get(s"/$path").body, path)
     }
 
+  test("logic that needs a service is given the environment the server was started in, at once or after a boundary"):
+    val hello = endpoint.get
+      .in("hello" / path[String]("name"))
+      .out(stringBody)
+      .zServerLogicNeeding[ZioTests.Greeter](name => ZIO.serviceWithZIO[ZioTests.Greeter](_.greet(name)))
+    val later = endpoint.get
+      .in("later" / path[String]("name"))
+      .out(stringBody)
+      .zServerLogicNeeding[ZioTests.Greeter](name =>
+        ZIO.sleep(millis(5)) *> ZIO.serviceWithZIO[ZioTests.Greeter](_.greet(name))
+      )
+    val mine = endpoint.get
+      .in("mine")
+      .securityIn(header[String]("X-Key"))
+      .out(stringBody)
+      .errorOut(statusCode(model.StatusCode.Unauthorized).and(stringBody))
+      .zServerSecurityLogicNeeding[ZioTests.Greeter, String](key =>
+        if key == "open" then ZIO.serviceWithZIO[ZioTests.Greeter](_.greet("key")) else ZIO.fail("no such key")
+      )
+      .zServerLogic(principal => _ => ZIO.serviceWithZIO[ZioTests.Greeter](_.greet(principal)))
+    val plain = text("plain")(ZIO.succeed("plain")).widen[ZioTests.Greeter]
+    val greeter = ZioTests.Greeter("Hello")
+    val running = server.startNeeding(List(hello, later, mine, plain), zio.ZEnvironment(greeter), TestServerConfig())
+    try
+      val t = Target(running)
+      assertEquals(t.get("/hello/ada").body, "Hello, ada")
+      assertEquals(t.get("/later/bob").body, "Hello, bob")
+      assertEquals(t.get("/mine", "X-Key" -> "open").body, "Hello, Hello, key")
+      assertEquals(t.get("/mine", "X-Key" -> "shut").status, 401)
+      assertEquals(t.get("/plain").body, "plain")
+    finally running.stop()
+
   test("a ZIO failure is the endpoint's error output; its value the output"):
     val parity = endpoint.get
       .in("parity")
@@ -224,3 +256,8 @@ abstract class ZioTests extends EffectChecks:
       .out(zioWebSocketBody[String, String].withMaxMessageSize(16))
       .serverLogicSuccess[Task](_ => ZIO.succeed(_.ensuring(ZIO.succeed(finalized.set(true)))))
     withZioServer(small)(checkFragmentsAndLimit(_, finalized))
+
+object ZioTests:
+  /** A service the logic of the environment's test needs. */
+  final case class Greeter(greeting: String):
+    def greet(name: String): zio.UIO[String] = ZIO.succeed(s"$greeting, $name")

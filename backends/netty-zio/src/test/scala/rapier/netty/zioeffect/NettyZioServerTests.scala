@@ -4,7 +4,7 @@ import rapier.netty.{NettyServerOptions, NettyTransport}
 import rapier.server.ServerEndpoint
 import rapier.testkit.*
 import rapier.zioeffect.{ZioKit, ZioTests}
-import zio.Task
+import zio.{RIO, ZEnvironment}
 
 /** The shared server test kit on Netty with ZIO logic: every kit endpoint's logic runs as a `Task`. */
 class NettyZioServerTests extends ServerTests, WebSocketTests:
@@ -17,11 +17,15 @@ class NettyZioTests extends ZioTests:
 object NettyZioTestServer extends ZioKit.ZioTestServer:
   def name = "netty.zio"
 
-  def startZio(endpoints: List[ServerEndpoint[Task]], config: TestServerConfig): RunningServer =
+  def startNeeding[R](
+      endpoints: List[ServerEndpoint[[A] =>> RIO[R, A]]],
+      env: ZEnvironment[R],
+      config: TestServerConfig
+  ): RunningServer =
     val options = NettyServerOptions(
       config.backend,
       headerReadTimeout = config.headerReadTimeout,
       eventLoopThreads = 2,
       transport = NettyTransport.Auto
     )
-    ZioKit.running(NettyZioServer(endpoints, options).start())
+    ZioKit.running(NettyZioServer.needing[R].addEndpoints(endpoints).withOptions(options).start(), env)

@@ -5,38 +5,55 @@ import rapier.server.spi.Runner
 import rapier.server.{ServerBuilder, ServerEndpoint}
 import rapier.vertx.{VertxServer, VertxServerOptions}
 import rapier.zioeffect.{ZioRunner, zioMonad}
-import zio.{Scope, Task, ZIO}
+import zio.{RIO, Scope, Task, ZIO}
 
 /**
- * A Rapier server on Vert.x for endpoints whose logic is a ZIO `Task` (see [[rapier.zioeffect.zServerLogic]] for
- * logic in `ZIO[Any, E, O]`), started within a `Scope`: bound when `start()` runs, stopped gracefully when the scope
- * closes (the fibers still running past the shutdown timeout are interrupted and waited for, at most as long again).
- * It runs on the given `Vertx`, or on one of its own (closed with the server).
+ * A Rapier server on Vert.x for endpoints whose logic is ZIO (a `Task`, or an `RIO[R, *]` that needs `R` from the
+ * environment; see [[rapier.zioeffect.zServerLogic]] for logic in `ZIO[R, E, O]`), started within a `Scope`: bound
+ * when `start()` runs, stopped gracefully when the scope closes (the fibers still running past the shutdown timeout
+ * are interrupted and waited for, at most as long again). It runs on the given `Vertx`, or on one of its own (closed
+ * with the server).
  *
  * {{{
  * ZIO.scoped(VertxZioServer().withPort(8080).addEndpoint(hello).start() *> ZIO.never)
+ * ZIO.scoped(VertxZioServer.needing[Db].addEndpoint(users).start() *> ZIO.never).provide(Db.live)
  * }}}
  *
  * Logic that answers at once is run on the request's event loop, with no hop to another thread; see
- * [[rapier.zioeffect.ZioRunner]]. The fibers run on the runtime of the effect that starts the server.
+ * [[rapier.zioeffect.ZioRunner]]. The fibers run on the runtime of the effect that starts the server, in its
+ * environment.
  */
-final case class VertxZioServer(
-    endpoints: List[ServerEndpoint[Task]] = Nil,
-    options: VertxServerOptions = VertxServerOptions.default,
-    vertx: Option[Vertx] = None
-) extends ServerBuilder[Task, VertxServerOptions, VertxZioServer]:
-  type Started = ZIO[Scope, Throwable, VertxServer.Binding]
+final class VertxZioServer[R] private (
+    val endpoints: List[ServerEndpoint[[A] =>> RIO[R, A]]],
+    val options: VertxServerOptions,
+    val vertx: Option[Vertx]
+) extends ServerBuilder[[A] =>> RIO[R, A], VertxServerOptions, VertxZioServer[R]]:
+  type Started = ZIO[R & Scope, Throwable, VertxServer.Binding]
 
-  protected def copyWith(endpoints: List[ServerEndpoint[Task]], options: VertxServerOptions): VertxZioServer =
-    copy(endpoints = endpoints, options = options)
+  protected def copyWith(endpoints: List[ServerEndpoint[[A] =>> RIO[R, A]]], options: VertxServerOptions) =
+    new VertxZioServer(endpoints, options, vertx)
 
   /** Runs on `v` rather than on a Vert.x of the server's own. */
-  def withVertx(v: Vertx): VertxZioServer = copy(vertx = Some(v))
+  def withVertx(v: Vertx): VertxZioServer[R] = new VertxZioServer(endpoints, options, Some(v))
 
-  def start(): ZIO[Scope, Throwable, VertxServer.Binding] =
-    ZioRunner.scoped(options.shutdownTimeout).flatMap { runner =>
-      given Runner[Task] = runner
+  def start(): ZIO[R & Scope, Throwable, VertxServer.Binding] =
+    ZioRunner.scoped[R](options.shutdownTimeout).flatMap { runner =>
+      given Runner[[A] =>> RIO[R, A]] = runner
       ZIO.acquireRelease(ZIO.attemptBlocking(VertxServer.bind(endpoints, options, vertx)))(binding =>
         ZIO.attemptBlocking(binding.stop()).ignoreLogged
       )
     }
+
+object VertxZioServer:
+  /** A server for endpoints whose logic is a `Task`. */
+  def apply(
+      endpoints: List[ServerEndpoint[Task]] = Nil,
+      options: VertxServerOptions = VertxServerOptions.default,
+      vertx: Option[Vertx] = None
+  ): VertxZioServer[Any] = new VertxZioServer(endpoints, options, vertx)
+
+  /**
+   * A server for endpoints whose logic needs `R` from the environment (those that need less join them with
+   * [[rapier.zioeffect.widen]]); its `start()` needs `R` too.
+   */
+  def needing[R]: VertxZioServer[R] = new VertxZioServer(Nil, VertxServerOptions.default, None)

@@ -4,7 +4,7 @@ import rapier.server.ServerEndpoint
 import rapier.testkit.*
 import rapier.vertx.{VertxServerTests, VertxTestServer}
 import rapier.zioeffect.{ZioKit, ZioTests}
-import zio.Task
+import zio.{RIO, ZEnvironment}
 
 /** The shared server test kit on Vert.x with ZIO logic: every kit endpoint's logic runs as a `Task`. */
 class VertxZioServerTests extends ServerTests, WebSocketTests:
@@ -20,5 +20,10 @@ class VertxZioTests extends ZioTests:
 object VertxZioTestServer extends ZioKit.ZioTestServer:
   def name = "vertx.zio"
 
-  def startZio(endpoints: List[ServerEndpoint[Task]], config: TestServerConfig): RunningServer =
-    ZioKit.running(VertxZioServer(endpoints, VertxTestServer.options(config)).start())
+  def startNeeding[R](
+      endpoints: List[ServerEndpoint[[A] =>> RIO[R, A]]],
+      env: ZEnvironment[R],
+      config: TestServerConfig
+  ): RunningServer =
+    val server = VertxZioServer.needing[R].addEndpoints(endpoints).withOptions(VertxTestServer.options(config))
+    ZioKit.running(server.start(), env)
