@@ -462,6 +462,7 @@ lazy val perf = (project in file("perf-suite/rapier"))
     nettyCats,
     vertxCats,
     nettyZio,
+    vertxZio,
     nettySync,
     http4s,
     pekkoHttp,

@@ -59,6 +59,7 @@ object Catalogue:
   private val rapierNettyCats = "rapier.perf.servers.RapierNettyCatsServer"
   private val rapierVertxCats = "rapier.perf.servers.RapierVertxCatsServer"
   private val rapierNettyZio = "rapier.perf.servers.RapierNettyZioServer"
+  private val rapierVertxZio = "rapier.perf.servers.RapierVertxZioServer"
   private val rapierNettySync = "rapier.perf.servers.RapierNettySyncServer"
   private val rapierNettySyncOnLoop = "rapier.perf.servers.RapierNettySyncOnLoopServer"
   private val tapirNettyCats = "rapier.perf.tapir.TapirNettyCatsServer"
@@ -103,6 +104,7 @@ object Catalogue:
       rapierNettyCats,
       rapierVertxCats,
       rapierNettyZio,
+      rapierVertxZio,
       rapierHttp4s,
       rapierPekko,
       rapierNettySync,
@@ -344,6 +346,36 @@ object Catalogue:
       Implementation.Rapier,
       Some("vertx.Vanilla"),
       "Rapier on Vert.x 5 with IO logic, request log on, writing nothing"
+    ),
+    ServerSpec(
+      "vertx.zio.Rapier",
+      Side.Rapier,
+      rapierVertxZio,
+      1,
+      false,
+      Implementation.Rapier,
+      Some("vertx.Vanilla"),
+      "Rapier on Vert.x 5 with ZIO logic, request log off"
+    ),
+    ServerSpec(
+      "vertx.zio.RapierMulti",
+      Side.Rapier,
+      rapierVertxZio,
+      128,
+      false,
+      Implementation.Rapier,
+      Some("vertx.VanillaMulti"),
+      "Rapier on Vert.x 5 with ZIO logic, 128 endpoints per kind, request log off"
+    ),
+    ServerSpec(
+      "vertx.zio.RapierLog",
+      Side.Rapier,
+      rapierVertxZio,
+      1,
+      true,
+      Implementation.Rapier,
+      Some("vertx.Vanilla"),
+      "Rapier on Vert.x 5 with ZIO logic, request log on, writing nothing"
     ),
     ServerSpec(
       "http4s.Vanilla",

@@ -2,14 +2,17 @@ package rapier.perf.servers
 
 import rapier.*
 import rapier.json.jsoniter.jsonBody
+import io.vertx.core.{Vertx, VertxOptions}
 import rapier.netty.zioeffect.NettyZioServer
 import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig, Ticks}
 import rapier.perf.vanilla.PayloadCodecs.given
 import rapier.server.*
+import rapier.vertx.zioeffect.VertxZioServer
 import rapier.zioeffect.{zioSseBody, zioStreamBody, zioWebSocketBody}
 import zio.stream.ZStream
 import zio.{Exit, Runtime, Scope, Task, UIO, Unsafe, ZIO}
 
+import java.util.concurrent.TimeUnit
 import scala.concurrent.duration.Duration
 
 /**
@@ -57,19 +60,40 @@ object RapierZioServer:
     }
   )
 
-/** [[RapierZioServer]]'s endpoints on Rapier's Netty server for ZIO. */
-final class RapierNettyZioServer extends PerfServer:
+/** A ZIO server of the suite, started in a `Scope` of its own on ZIO's default runtime and stopped by closing it. */
+abstract class RapierZioRunning extends PerfServer:
   private var scope: Scope.Closeable | Null = null
 
-  private def run[A](effect: Task[A]): A = Unsafe.unsafely(Runtime.default.unsafe.run(effect).getOrThrow())
+  protected def run[A](effect: Task[A]): A = Unsafe.unsafely(Runtime.default.unsafe.run(effect).getOrThrow())
+
+  /** The server for `endpoints`, as its backend starts it. */
+  protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[Task]]): ZIO[Scope, Throwable, Binding]
 
   def start(config: ServerConfig): Int =
     val endpoints = (0 until config.routes).toList.flatMap(RapierZioServer.endpoints) ++ RapierZioServer.webSockets
     val s = run(Scope.make)
     scope = s
-    run(s.extend(NettyZioServer(endpoints, RapierNettyServer.options(config)).start())).port
+    run(s.extend(server(config, endpoints))).port
 
   /** One server compiles every endpoint into one routing trie. */
   def routeSets: Int = 1
 
   def stop(): Unit = if scope != null then run(scope.nn.close(Exit.unit))
+
+/** [[RapierZioServer]]'s endpoints on Rapier's Netty server for ZIO. */
+final class RapierNettyZioServer extends RapierZioRunning:
+  protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[Task]]): ZIO[Scope, Throwable, Binding] =
+    NettyZioServer(endpoints, RapierNettyServer.options(config)).start()
+
+/** [[RapierZioServer]]'s endpoints on Rapier's Vert.x server for ZIO, on a Vert.x with the suite's event loops. */
+final class RapierVertxZioServer extends RapierZioRunning:
+  private var vertx: Vertx | Null = null
+
+  protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[Task]]): ZIO[Scope, Throwable, Binding] =
+    val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
+    vertx = v
+    VertxZioServer(endpoints, RapierVertxServer.options(config), Some(v)).start()
+
+  override def stop(): Unit =
+    super.stop()
+    if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
