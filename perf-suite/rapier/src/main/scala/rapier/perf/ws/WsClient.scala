@@ -1,6 +1,6 @@
 package rapier.perf.ws
 
-import io.netty.channel.{ChannelHandlerContext, SimpleChannelInboundHandler}
+import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, SimpleChannelInboundHandler}
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.handler.codec.http.{HttpClientCodec, HttpObjectAggregator}
 
@@ -46,7 +46,7 @@ object WsClient:
 
   /** A close frame, then the connection closed once it is written: the run is over, the server's answer not awaited. */
   private def leave(ch: io.netty.channel.Channel): Unit =
-    ch.writeAndFlush(CloseWebSocketFrame(1000, "done")).addListener(_ => ch.close())
+    ch.writeAndFlush(CloseWebSocketFrame(1000, "done")).addListener(ChannelFutureListener.CLOSE)
 
   /** One user: its messages on a timer of its connection's loop, its answers timed as they arrive. */
   private final class User(requests: Int, intervalMillis: Long, echo: Boolean, latencies: Clients.Latencies)
