@@ -29,7 +29,10 @@ final class NettyZioServer[R] private (
 ) extends ServerBuilder[[A] =>> RIO[R, A], NettyServerOptions, NettyZioServer[R]]:
   type Started = ZIO[R & Scope, Throwable, NettyServer.Binding]
 
-  protected def copyWith(endpoints: List[ServerEndpoint[[A] =>> RIO[R, A]]], options: NettyServerOptions) =
+  protected def copyWith(
+      endpoints: List[ServerEndpoint[[A] =>> RIO[R, A]]],
+      options: NettyServerOptions
+  ): NettyZioServer[R] =
     new NettyZioServer(endpoints, options)
 
   def start(): ZIO[R & Scope, Throwable, NettyServer.Binding] =

@@ -30,7 +30,10 @@ final class VertxZioServer[R] private (
 ) extends ServerBuilder[[A] =>> RIO[R, A], VertxServerOptions, VertxZioServer[R]]:
   type Started = ZIO[R & Scope, Throwable, VertxServer.Binding]
 
-  protected def copyWith(endpoints: List[ServerEndpoint[[A] =>> RIO[R, A]]], options: VertxServerOptions) =
+  protected def copyWith(
+      endpoints: List[ServerEndpoint[[A] =>> RIO[R, A]]],
+      options: VertxServerOptions
+  ): VertxZioServer[R] =
     new VertxZioServer(endpoints, options, vertx)
 
   /** Runs on `v` rather than on a Vert.x of the server's own. */
