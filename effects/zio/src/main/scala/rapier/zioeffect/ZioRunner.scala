@@ -13,7 +13,7 @@ import scala.util.control.NonFatal
 
 /**
  * Runs endpoints whose logic is a ZIO `RIO[R, *]` (a `Task` when `R` is `Any`) on a backend's event loop, with
- * `runtime`, whose environment is the one the logic is given: no per-request cost for it.
+ * `runtime`, whose environment is the one the logic is given: no step per request provides it.
  *
  * What the interpreter answers is first run right there, on the connection's loop, up to its first asynchronous
  * boundary (ZIO's `runOrFork`): logic that answers at once — `ZIO.succeed`, `ZIO.fail`, decoding, encoding — costs no
