@@ -85,6 +85,22 @@ trait EffectChecks extends ServerTestSupport:
     assertEquals(answer.get, "finished")
 
   /**
+   * `/stuck` sets `started` and never answers, its fiber's finalizer setting `ended` some time after it is stopped:
+   * `running`'s stop, past its shutdown timeout, stops the fiber and returns once that finalizer has run.
+   */
+  def checkStopEndsStuckLogic(running: RunningServer, started: AtomicBoolean, ended: AtomicBoolean): Unit =
+    val client = new Thread(() =>
+      try TestClient(running.port).get("/stuck").status
+      catch case _: java.io.IOException => 0
+      ()
+    )
+    client.start()
+    eventually(started.get, "the request is in flight")
+    running.stop()
+    assert(ended.get, "the stop returned before the stopped fiber's finalizer had run")
+    client.join(10000)
+
+  /**
    * `/sse` sends the event `first`, nothing for 350 ms, then `second` with id 2, with a keep-alive of 100 ms: a
    * comment goes out between them.
    */

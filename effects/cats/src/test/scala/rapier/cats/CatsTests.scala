@@ -100,6 +100,18 @@ abstract class CatsTests extends EffectChecks:
     val slow = text("slow")(IO(started.set(true)) *> IO.sleep(300.millis).as("finished"))
     checkGracefulStop(server.startIO(List(slow), TestServerConfig(shutdownTimeout = 5.seconds)), started)
 
+  test("a stop cancels the fibers still running past its timeout, and returns once their finalizers have run"):
+    val started = AtomicBoolean()
+    val cancelled = AtomicBoolean()
+    val stuck = text("stuck")(
+      IO.cede *> IO(started.set(true)) *> IO.never[String].onCancel(IO.sleep(100.millis) *> IO(cancelled.set(true)))
+    )
+    checkStopEndsStuckLogic(
+      server.startIO(List(stuck), TestServerConfig(shutdownTimeout = 1.second)),
+      started,
+      cancelled
+    )
+
   // WebSockets whose logic is an fs2 pipe
   import WebSocketTests.{Continuation, Text, frame, readFrame}
 
