@@ -20,7 +20,7 @@ object ZStreamBody extends StreamReader[ZStream[Any, Throwable, Byte]], StreamWr
 
   def write(stream: ZStream[Any, Throwable, Byte]): StreamWriter.Started =
     val source = Source(stream)
-    StreamWriter.Started(source, source.run.forkDaemon.unit)
+    StreamWriter.Started(source, ZioRunner.forkDaemon(source.run))
 
   /** Pulls a body's chunks for its stream, one pull per chunk the stream asks for. */
   private final class Reader(source: BodySource) extends ChunkPuller[IO[Option[Throwable], Chunk[Byte]]](source):

@@ -3,7 +3,7 @@ package rapier.zioeffect
 import rapier.model.StatusCode
 import rapier.server.spi.{Completion, EventLoop, Runner, Running, ServerRequest}
 import rapier.server.{EndpointChain, ServerInterpreter, ServerResponse}
-import zio.{Exit, Fiber, RIO, Runtime, Scope, UIO, Unsafe, ZIO}
+import zio.{Exit, Fiber, FiberRef, RIO, Runtime, Scope, UIO, Unsafe, ZIO}
 
 import java.util.concurrent.ConcurrentHashMap
 import scala.concurrent.duration.FiniteDuration
@@ -27,8 +27,11 @@ import scala.util.control.NonFatal
  * closes.
  */
 final class ZioRunner[R](runtime: Runtime[R]) extends Runner[[A] =>> RIO[R, A]]:
-  // The fibers of requests that went past an asynchronous boundary and haven't ended: what a release interrupts.
-  private val inFlight = ConcurrentHashMap.newKeySet[Fiber.Runtime[Throwable, ServerResponse]]()
+  // What a release interrupts: the fibers of requests past an asynchronous boundary, and, when `runtime` carries this
+  // set (a runner made by `scoped`), the fibers they forked to outlive them (response streams, WebSocket pipes)
+  private val inFlight: ZioRunner.Fibers =
+    val carried = runtime.fiberRefs.getOrDefault(ZioRunner.forked)
+    if carried == null then ZioRunner.Fibers() else carried
 
   def start(
       interpreter: ServerInterpreter[[A] =>> RIO[R, A]],
@@ -41,17 +44,16 @@ final class ZioRunner[R](runtime: Runtime[R]) extends Runner[[A] =>> RIO[R, A]]:
       Unsafe.unsafely(runtime.unsafe.runOrFork(result)) match
         case Right(exit) => ZioRunner.responseOf(exit)
         case Left(fiber) =>
-          inFlight.add(fiber)
-          Unsafe.unsafely(fiber.unsafe.addObserver(_ => inFlight.remove(fiber)))
+          inFlight.track(fiber)
           Pending(fiber)
     catch case NonFatal(e) => Completion.responseOf(Failure(e))
 
   /**
-   * Interrupts the requests' fibers still running and waits for them to end, their finalizers run, at most `within`:
-   * a fiber in an uninterruptible region is left to finish in the background rather than hold the caller forever.
+   * Interrupts the requests' fibers still running (and those they forked, for a runner made by [[ZioRunner.scoped]])
+   * and waits for them to end, their finalizers run, at most `within`: a fiber in an uninterruptible region is left to
+   * finish in the background rather than hold the caller forever.
    */
-  def interruptAll(within: FiniteDuration): UIO[Unit] =
-    ZIO.suspendSucceed(Fiber.interruptAll(inFlight.asScala.toList)).timeout(zio.Duration.fromScala(within)).unit
+  def interruptAll(within: FiniteDuration): UIO[Unit] = inFlight.interruptAll(within)
 
   /**
    * The rest of a request's effect, a fiber on the runtime: interrupted when its client goes away, which includes a
@@ -74,8 +76,32 @@ object ZioRunner:
    * waits for them at most `shutdownTimeout`, as a scope waits for the fibers it interrupts.
    */
   def scoped[R](shutdownTimeout: FiniteDuration): ZIO[R & Scope, Nothing, ZioRunner[R]] =
-    ZIO.runtime[R].flatMap(runtime =>
+    // The runtime carries the runner's set, so that what a request forks to outlive it joins the set (`forkDaemon`)
+    forked.locally(Fibers())(ZIO.runtime[R]).flatMap(runtime =>
       ZIO.acquireRelease(ZIO.succeed(ZioRunner(runtime)))(_.interruptAll(shutdownTimeout))
+    )
+
+  /** Fibers a server started and has not seen end. */
+  private[zioeffect] final class Fibers:
+    private val live = ConcurrentHashMap.newKeySet[Fiber.Runtime[Any, Any]]()
+
+    def track(fiber: Fiber.Runtime[Any, Any]): Unit =
+      live.add(fiber)
+      Unsafe.unsafely(fiber.unsafe.addObserver(_ => live.remove(fiber)))
+
+    def interruptAll(within: FiniteDuration): UIO[Unit] =
+      ZIO.suspendSucceed(Fiber.interruptAll(live.asScala.toList)).timeout(zio.Duration.fromScala(within)).unit
+
+  /** The set of the runner whose request is running, if it was made by [[scoped]]. */
+  private val forked: FiberRef[Fibers | Null] = Unsafe.unsafely(FiberRef.unsafe.make[Fibers | Null](null))
+
+  /**
+   * Forks `effect` as a daemon fiber (one that outlives the request that starts it: a response body's stream, a
+   * WebSocket's pipe) that the server's stop interrupts and waits for, as it does its requests' fibers.
+   */
+  private[zioeffect] def forkDaemon(effect: UIO[Unit]): UIO[Unit] =
+    forked.get.flatMap(fibers =>
+      effect.forkDaemon.map(fiber => if fibers != null then fibers.track(fiber))
     )
 
   /**

@@ -29,7 +29,7 @@ object ZioWebSocket extends WebSocketRunner[ZioPipe[Any, Any]]:
 
   def relay(output: EndpointOutput.WebSocketBody[?, ?, ?], pipe: ZioPipe[Any, Any]): WebSocketRunner.Started =
     val relay = Relay(output, pipe)
-    WebSocketRunner.Started(relay, relay.run.forkDaemon.unit)
+    WebSocketRunner.Started(relay, ZioRunner.forkDaemon(relay.run))
 
   /** Typed by its messages. */
   def typed[In, Out]: WebSocketRunner[ZioPipe[In, Out]] = this.asInstanceOf[WebSocketRunner[ZioPipe[In, Out]]]

@@ -234,14 +234,17 @@ abstract class ZioTests extends EffectChecks:
       answersThenCloses(t, "failing", "fine" -> "fine", "boom", 1011)
     }
 
-  test("a client gone interrupts a ZIO pipe and runs its finalizers; a server's stop closes its WebSocket with 1001"):
+  test("a client gone interrupts a ZIO pipe, its finalizers run; a stop closes it with 1001 and waits for the pipe"):
     val finalized = AtomicBoolean(false)
     val held = pipe("held")(in => in.ensuring(ZIO.succeed(finalized.set(true))))
     withZioServer(held)(checkClientGoneEndsPipe(_, finalized))
+    // The stop returns once the pipe it ended has run its finalizers
+    val stopped = AtomicBoolean(false)
     checkStopClosesWebSocket(server.startZio(
-      List(pipe("echo")(identity)),
+      List(pipe("echo")(_.ensuring(ZIO.sleep(millis(100)) *> ZIO.succeed(stopped.set(true))))),
       TestServerConfig(shutdownTimeout = 5.seconds)
     ))
+    assert(stopped.get, "the stop returned before the pipe's finalizer had run")
 
   test("a ZIO pipe's WebSocket joins fragments and closes with 1009 past its limit, its pipe interrupted"):
     val finalized = AtomicBoolean(false)

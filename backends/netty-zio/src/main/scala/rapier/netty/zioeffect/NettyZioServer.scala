@@ -10,8 +10,8 @@ import zio.{RIO, Scope, Task, ZIO}
  * A Rapier server on Netty for endpoints whose logic is ZIO (a `Task`, or an `RIO[R, *]` that needs `R` from the
  * environment; see [[rapier.zioeffect.zServerLogic]] for logic in `ZIO[R, E, O]`), started within a `Scope`: bound
  * when `start()` runs, stopped gracefully when the scope closes (requests in progress finish within the shutdown
- * timeout; the connections still busy then are closed, their fibers interrupted and waited for, their finalizers run,
- * at most the shutdown timeout again).
+ * timeout; the connections still busy then are closed, and their fibers — requests', response streams', WebSocket
+ * pipes' — interrupted and waited for, their finalizers run, at most the shutdown timeout again).
  *
  * {{{
  * ZIO.scoped(NettyZioServer().withPort(8080).addEndpoint(hello).start() *> ZIO.never)
