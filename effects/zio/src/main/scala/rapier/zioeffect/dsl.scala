@@ -85,7 +85,7 @@ extension [R](e: ServerEndpoint[[A] =>> RIO[R, A]])
   /**
    * The endpoint served where more is in the environment than its logic needs (ZIO's environment is contravariant: an
    * `RIO[R, A]` runs wherever an `R1 <: R` is given), to serve it beside endpoints that need more:
-   * `NettyZioServer[Db]().addEndpoints(List(users, health.widen[Db]))`.
+   * `NettyZioServer.needing[Db].addEndpoints(List(users, health.widen[Db]))`.
    */
   def widen[R1 <: R]: ServerEndpoint[[A] =>> RIO[R1, A]] = e.asInstanceOf[ServerEndpoint[[A] =>> RIO[R1, A]]]
 
