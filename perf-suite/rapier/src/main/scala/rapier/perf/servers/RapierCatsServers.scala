@@ -2,7 +2,7 @@ package rapier.perf.servers
 
 import cats.effect.unsafe.IORuntime
 import cats.effect.{IO, Resource}
-import io.vertx.core.{Vertx, VertxOptions}
+import io.vertx.core.Vertx
 import rapier.*
 import rapier.cats.{fs2Body, fs2SseBody, fs2WebSocketBody}
 import rapier.http4s.{Http4sServer, Http4sServerOptions}
@@ -14,7 +14,6 @@ import rapier.perf.vanilla.VanillaHttp4sServer
 import rapier.server.*
 import rapier.vertx.cats.VertxCatsServer
 
-import java.util.concurrent.TimeUnit
 import scala.concurrent.duration.Duration
 
 /**
@@ -85,13 +84,13 @@ final class RapierVertxCatsServer extends RapierCatsServer.Running:
   private var vertx: Vertx | Null = null
 
   protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[IO]]): Resource[IO, Binding] =
-    val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
+    val v = RapierVertxServer.newVertx(config)
     vertx = v
     VertxCatsServer[IO](endpoints, RapierVertxServer.options(config)).withVertx(v).start()
 
   override def stop(): Unit =
     super.stop()
-    if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
+    RapierVertxServer.close(vertx)
 
 /** [[RapierCatsServer]]'s endpoints on Rapier's standalone Ember server (http4s). */
 final class RapierHttp4sServer extends RapierCatsServer.Running:

@@ -15,7 +15,7 @@ final class RapierVertxServer extends PerfServer:
   private var binding: VertxServer.Binding | Null = null
 
   def start(config: ServerConfig): Int =
-    val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
+    val v = RapierVertxServer.newVertx(config)
     vertx = v
     val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ StudyLogic.endpoints
     val started = VertxServer(endpoints, RapierVertxServer.options(config)).withVertx(v).start()
@@ -27,8 +27,15 @@ final class RapierVertxServer extends PerfServer:
 
   def stop(): Unit =
     if binding != null then binding.nn.stop()
-    if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
+    RapierVertxServer.close(vertx)
 
 object RapierVertxServer:
   /** The options every Rapier server on Vert.x in the suite runs with, whatever its effect. */
   def options(config: ServerConfig): VertxServerOptions = SuiteOptions(VertxServerOptions(), config)
+
+  /** A Vert.x with the suite's event loops, for a Rapier server on Vert.x whatever its effect. */
+  def newVertx(config: ServerConfig): Vertx = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
+
+  /** Closes what [[newVertx]] made, if it made one, waiting at most 10 s. */
+  def close(vertx: Vertx | Null): Unit =
+    if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)

@@ -2,7 +2,7 @@ package rapier.perf.servers
 
 import rapier.*
 import rapier.json.jsoniter.jsonBody
-import io.vertx.core.{Vertx, VertxOptions}
+import io.vertx.core.Vertx
 import rapier.netty.zioeffect.NettyZioServer
 import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig, Ticks}
 import rapier.perf.vanilla.PayloadCodecs.given
@@ -12,7 +12,6 @@ import rapier.zioeffect.{zioSseBody, zioStreamBody, zioWebSocketBody}
 import zio.stream.ZStream
 import zio.{Exit, Runtime, Scope, Task, UIO, Unsafe, ZIO}
 
-import java.util.concurrent.TimeUnit
 import scala.concurrent.duration.Duration
 
 /**
@@ -64,7 +63,7 @@ object RapierZioServer:
 abstract class RapierZioRunning extends PerfServer:
   private var scope: Scope.Closeable | Null = null
 
-  protected def run[A](effect: Task[A]): A = Unsafe.unsafely(Runtime.default.unsafe.run(effect).getOrThrow())
+  private def run[A](effect: Task[A]): A = Unsafe.unsafely(Runtime.default.unsafe.run(effect).getOrThrow())
 
   /** The server for `endpoints`, as its backend starts it. */
   protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[Task]]): ZIO[Scope, Throwable, Binding]
@@ -90,10 +89,10 @@ final class RapierVertxZioServer extends RapierZioRunning:
   private var vertx: Vertx | Null = null
 
   protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[Task]]): ZIO[Scope, Throwable, Binding] =
-    val v = Vertx.vertx(VertxOptions().setEventLoopPoolSize(config.threads))
+    val v = RapierVertxServer.newVertx(config)
     vertx = v
     VertxZioServer(endpoints, RapierVertxServer.options(config), Some(v)).start()
 
   override def stop(): Unit =
     super.stop()
-    if vertx != null then vertx.nn.close().toCompletionStage.toCompletableFuture.get(10, TimeUnit.SECONDS)
+    RapierVertxServer.close(vertx)
