@@ -2,7 +2,7 @@ package rapier.zioeffect
 
 import rapier.model.StatusCode
 import rapier.server.spi.{Completion, EventLoop, Runner, Running, ServerRequest}
-import rapier.server.{EndpointChain, ServerInterpreter, ServerResponse}
+import rapier.server.{Binding, EndpointChain, ServerInterpreter, ServerResponse}
 import zio.{Exit, Fiber, FiberRef, RIO, Runtime, Scope, UIO, Unsafe, ZIO}
 
 import java.util.concurrent.ConcurrentHashMap
@@ -79,6 +79,17 @@ object ZioRunner:
     // The runtime carries the runner's set, so that what a request forks to outlive it joins the set (`forkDaemon`)
     forked.locally(Fibers())(ZIO.runtime[R]).flatMap(runtime =>
       ZIO.acquireRelease(ZIO.succeed(ZioRunner(runtime)))(_.interruptAll(shutdownTimeout))
+    )
+
+  /**
+   * A server as each backend's ZIO flavour starts it: `bind` given a [[scoped]] runner, within the scope, stopped when
+   * the scope closes and then its fibers still running interrupted and waited for.
+   */
+  def serve[R, B <: Binding](shutdownTimeout: FiniteDuration)(
+      bind: Runner[[A] =>> RIO[R, A]] ?=> B
+  ): ZIO[R & Scope, Throwable, B] =
+    scoped[R](shutdownTimeout).flatMap(runner =>
+      ZIO.acquireRelease(ZIO.attemptBlocking(bind(using runner)))(b => ZIO.attemptBlocking(b.stop()).ignoreLogged)
     )
 
   /** Fibers a server started and has not seen end. */

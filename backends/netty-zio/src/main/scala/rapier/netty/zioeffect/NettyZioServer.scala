@@ -1,7 +1,6 @@
 package rapier.netty.zioeffect
 
 import rapier.netty.{NettyServer, NettyServerOptions}
-import rapier.server.spi.Runner
 import rapier.server.{ServerBuilder, ServerEndpoint}
 import rapier.zioeffect.{ZioRunner, zioMonad}
 import zio.{RIO, Scope, Task, ZIO}
@@ -36,12 +35,7 @@ final class NettyZioServer[R] private (
     new NettyZioServer(endpoints, options)
 
   def start(): ZIO[R & Scope, Throwable, NettyServer.Binding] =
-    ZioRunner.scoped[R](options.shutdownTimeout).flatMap { runner =>
-      given Runner[[A] =>> RIO[R, A]] = runner
-      ZIO.acquireRelease(ZIO.attemptBlocking(NettyServer.bind(endpoints, options)))(binding =>
-        ZIO.attemptBlocking(binding.stop()).ignoreLogged
-      )
-    }
+    ZioRunner.serve[R, NettyServer.Binding](options.shutdownTimeout)(NettyServer.bind(endpoints, options))
 
 object NettyZioServer:
   /** A server for endpoints whose logic is a `Task`. */

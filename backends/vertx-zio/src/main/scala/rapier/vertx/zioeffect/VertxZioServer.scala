@@ -1,7 +1,6 @@
 package rapier.vertx.zioeffect
 
 import io.vertx.core.Vertx
-import rapier.server.spi.Runner
 import rapier.server.{ServerBuilder, ServerEndpoint}
 import rapier.vertx.{VertxServer, VertxServerOptions}
 import rapier.zioeffect.{ZioRunner, zioMonad}
@@ -40,12 +39,7 @@ final class VertxZioServer[R] private (
   def withVertx(v: Vertx): VertxZioServer[R] = new VertxZioServer(endpoints, options, Some(v))
 
   def start(): ZIO[R & Scope, Throwable, VertxServer.Binding] =
-    ZioRunner.scoped[R](options.shutdownTimeout).flatMap { runner =>
-      given Runner[[A] =>> RIO[R, A]] = runner
-      ZIO.acquireRelease(ZIO.attemptBlocking(VertxServer.bind(endpoints, options, vertx)))(binding =>
-        ZIO.attemptBlocking(binding.stop()).ignoreLogged
-      )
-    }
+    ZioRunner.serve[R, VertxServer.Binding](options.shutdownTimeout)(VertxServer.bind(endpoints, options, vertx))
 
 object VertxZioServer:
   /** A server for endpoints whose logic is a `Task`. */
