@@ -177,7 +177,9 @@ final class Http4sServerInterpreter[F[_]](
   /**
    * The body handed over as a stream, within `maxStreamedBodySize`, timed while the logic waits for it: as http4s's
    * own stream to an fs2 reader, pulled chunk by chunk by any other. A body that could not be read answers the request
-   * with its refusal whatever the logic answered; one the logic left unread closes the connection.
+   * with its refusal whatever the logic answered; one the logic left unread closes the connection. Past the body
+   * deadline, a pulling reader's pull fails with the 408, and an fs2 reader's logic is cancelled (see
+   * [[Bodies.Watched.timed]]).
    */
   private def streamed(view: Http4sRequest[F], chain: EndpointChain[F]): F[Response[F]] =
     val limit = options.maxStreamedBodySize
@@ -186,7 +188,8 @@ final class Http4sServerInterpreter[F[_]](
       val body = Bodies.Watched(view.request, limit, options.bodyReadTimeout, fromClient)
       view.source = body.source
       F.flatMap(F.start(body.source.run)) { reader =>
-        F.flatMap(orServerError(body.timed(interpreter.serve(view, chain)))) { r =>
+        val answering = body.timed(reader, interpreter.serve(view, chain), refusal(body.refusal.nn))
+        F.flatMap(orServerError(answering)) { r =>
           val refused = body.refusal
           if refused != null then
             // What the client still sends of a body refused past the limit is read and dropped, for a while

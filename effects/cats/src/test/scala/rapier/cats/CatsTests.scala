@@ -74,6 +74,28 @@ abstract class CatsTests extends EffectChecks:
     }
     withIOServer(count)(checkStreamedUpload(_, "/count"))
 
+  test(
+    "an fs2 reader waiting past the body deadline for a stalled client: 408, the reader ended; slow logic is served"
+  ):
+    val ended = AtomicBoolean()
+    val count = endpoint.post.in("count").in(fs2Body[IO]).in(query[Int]("wait")).out(stringBody)
+      .serverLogicSuccess[IO] { (body, wait) =>
+        IO.sleep(wait.millis) *> body.compile.count.map(_.toString).guarantee(IO(ended.set(true)))
+      }
+    val running = server.startIO(List(count), TestServerConfig(bodyReadTimeout = 500.millis))
+    try
+      val t = Target(running)
+      val c = t.raw()
+      try
+        c.send("POST /count?wait=0 HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n").send("0123456789")
+        assertEquals(c.readResponse().status, 408)
+        eventually(ended.get, "the reader's stream ended")
+      finally c.close()
+      // Logic that waits longer than the deadline before it reads is not a slow client
+      val r = t.post("/count?wait=900", "x" * 5000)
+      assertEquals((r.status, r.body), (200, "5000"))
+    finally running.stop()
+
   test("an fs2 response body streams, chunked, and an fs2 echo returns what was sent"):
     val numbers = endpoint.get.in("numbers").in(query[Int]("n")).out(fs2Body[IO]).serverLogicSuccess[IO] { n =>
       IO.pure(Stream.range(0, n).covary[IO].map(i => s"$i\n").through(fs2.text.utf8.encode))

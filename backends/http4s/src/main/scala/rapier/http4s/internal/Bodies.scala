@@ -1,7 +1,6 @@
 package rapier.http4s.internal
 
 import cats.effect.{Async, Fiber}
-import cats.effect.kernel.Deferred
 import fs2.{Chunk, Pull, Stream}
 import org.http4s.Request
 import org.http4s.ember.core.EmberException
@@ -106,13 +105,11 @@ private[http4s] object Bodies:
     @volatile private var waitingSince = 0L
     @volatile private var ended = false
     // What of http4s's stream no one has read yet: drained after the response (see `leftover`)
-    private val whole: Stream[F, Chunk[Byte]] = request.body.chunks
-    @volatile private var unread: Stream[F, Chunk[Byte]] = whole
+    private val whole: Stream[F, Byte] = request.body
+    @volatile private var unread: Stream[F, Byte] = whole
     @volatile private var failed: Invalid | Null = null
     // Whether the body was refused past the limit: what the client still sends of it is drained after the 413
     @volatile private var overLimit = false
-    // Completed when a wait passes the deadline: interrupts the stream's pull with the 408's exception
-    private val timedOut = Deferred.unsafe[F, Either[Throwable, Unit]]
 
     /** Why the body could not be read, if it could not: the request's answer then. */
     def refusal: Invalid | Null = failed
@@ -121,7 +118,7 @@ private[http4s] object Bodies:
      * What of the body no one read, to drain after the response so that the connection is not reset under it, or
      * null: the body was read to its end, or broke (a body refused past the limit is drained after its 413).
      */
-    def leftover: Stream[F, Byte] | Null = if drains then unread.unchunks else null
+    def leftover: Stream[F, Byte] | Null = if drains then unread else null
 
     private def drains: Boolean = !ended && (failed == null || overLimit)
 
@@ -151,23 +148,28 @@ private[http4s] object Bodies:
         F.void(F.attempt(F.timeoutTo(rest, Refusals.LingerMillis.millis, reader.cancel)))
     }
 
-    val source: Fs2Source[F] =
-      val watched = watch(whole, 0L).stream.unchunks
-      new Fs2Source[F](if deadlineNanos == 0L then watched else watched.interruptWhen(timedOut))
+    val source: Fs2Source[F] = new Fs2Source[F](watch(whole, 0L).handleErrorWith(failedBy).stream)
 
     /**
-     * Runs `answering` (the logic) while timing the reader's waits: a wait longer than the deadline fails the body
-     * with a 408, interrupting the stream's pull. The timing fiber ends with `answering`; without a deadline there is
-     * none.
+     * Runs `answering` (the logic) while timing the reader's waits for the client. A wait longer than the deadline
+     * fails the body with a 408: a reader pulling through the [[source]] has its pull failed with it and the source's
+     * fiber (`reading`) cancelled; an fs2 reader, which runs the stream in the logic's own fiber, has the logic
+     * cancelled, answered as `timedOutAs`. Without a deadline nothing is timed.
+     *
+     * The wait is broken by cancelling a fiber, once, rather than by making the stream interruptible: fs2 races every
+     * effect of an interruptible stream against its interruption, two fibers per chunk.
      */
-    def timed[A](answering: F[A]): F[A] =
-      if deadlineNanos == 0L then answering else F.background(deadlineWatch).surround(answering)
+    def timed[A](reading: Fiber[F, Throwable, Unit], answering: F[A], timedOutAs: => A): F[A] =
+      if deadlineNanos == 0L then answering
+      else F.map(F.race(deadlineWatch(reading), answering))(_.fold(_ => timedOutAs, identity))
 
-    private def deadlineWatch: F[Unit] =
+    // Ends only when a wait of an fs2 reader passed the deadline; for a reader through the source, it fails the pull
+    // waiting and cancels the source's fiber, then waits for the logic to answer.
+    private def deadlineWatch(reading: Fiber[F, Throwable, Unit]): F[Unit] =
       def after(nanos: Long): F[Unit] = F.flatMap(F.sleep(nanos.nanos)) { _ =>
         F.defer {
           val since = waitingSince
-          if ended || failed != null then F.unit
+          if ended || failed != null then F.never
           else if since == 0L then after(deadlineNanos)
           else
             val left = since + deadlineNanos - System.nanoTime()
@@ -175,30 +177,38 @@ private[http4s] object Bodies:
             else
               val refusal = Refusals.bodyTimeout(deadline)
               failed = refusal
-              F.void(timedOut.complete(Left(RequestBodyException(refusal))))
+              if !source.runsHere then F.unit
+              else
+                source.finish(RequestBodyException(refusal))
+                F.productR(reading.cancel)(F.never)
         }
       }
       after(deadlineNanos)
 
-    private def watch(chunks: Stream[F, Chunk[Byte]], seen: Long): Pull[F, Chunk[Byte], Unit] =
-      Pull.eval(F.delay { waitingSince = System.nanoTime() }) >>
-        chunks.pull.uncons1.attempt.flatMap {
-          case Right(None) =>
+    // The reader's pulls, each of http4s's chunks passed on as it came, with one error handler around them all. The
+    // wait starts when the reader asks for the next chunk, which is when the suspended pull runs.
+    private def watch(bytes: Stream[F, Byte], seen: Long): Pull[F, Byte, Unit] =
+      Pull.suspend {
+        waitingSince = System.nanoTime()
+        bytes.pull.uncons.flatMap {
+          case None =>
             waitingSince = 0L
             ended = true
             Pull.done
-          case Right(Some((chunk, rest))) =>
+          case Some((chunk, rest)) =>
             waitingSince = 0L
             unread = rest
             val total = seen + chunk.size
             if checksLength && total > limit then
               overLimit = true
               fail(BodyTooLargeException(limit))
-            else Pull.output1(chunk) >> watch(rest, total)
-          case Left(e) =>
-            waitingSince = 0L
-            fail(fromClient.applyOrElse(e, identity))
+            else Pull.output(chunk) >> watch(rest, total)
         }
+      }
+
+    private def failedBy(e: Throwable): Pull[F, Byte, Unit] =
+      waitingSince = 0L
+      fail(fromClient.applyOrElse(e, identity))
 
     private def fail(e: Throwable): Pull[F, Nothing, Unit] =
       e match
