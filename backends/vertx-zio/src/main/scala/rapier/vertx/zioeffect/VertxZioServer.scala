@@ -10,8 +10,8 @@ import zio.{RIO, Scope, Task, ZIO}
  * A Rapier server on Vert.x for endpoints whose logic is ZIO (a `Task`, or an `RIO[R, *]` that needs `R` from the
  * environment; see [[rapier.zioeffect.zServerLogic]] for logic in `ZIO[R, E, O]`), started within a `Scope`: bound
  * when `start()` runs, stopped gracefully when the scope closes (the fibers still running past the shutdown timeout,
- * response streams' and WebSocket pipes' included, are interrupted and waited for, at most as long again). It runs on the given `Vertx`, or on one of its own (closed
- * with the server).
+ * response streams' and WebSocket pipes' included, are interrupted and waited for, at most as long again). It runs on
+ * the given `Vertx`, or on one of its own (closed with the server).
  *
  * {{{
  * ZIO.scoped(VertxZioServer().withPort(8080).addEndpoint(hello).start() *> ZIO.never)
