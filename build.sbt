@@ -421,7 +421,7 @@ lazy val examples = (project in file("examples"))
   )
 
 lazy val bench = (project in file("bench"))
-  .dependsOn(netty, vertx, http4s, jsonJsoniter, testkit)
+  .dependsOn(netty, nettyCats, vertx, http4s, jsonJsoniter, testkit)
   .enablePlugins(JmhPlugin)
   .settings(
     name := "rapier-bench",

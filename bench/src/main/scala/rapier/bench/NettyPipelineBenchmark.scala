@@ -6,18 +6,23 @@ import io.netty.channel.{ChannelHandlerContext, SimpleChannelInboundHandler}
 import io.netty.handler.codec.http.*
 import io.netty.util.ReferenceCountUtil
 import org.openjdk.jmh.annotations.*
+import cats.effect.IO
+import cats.effect.unsafe.IORuntime
 import rapier.*
+import rapier.cats.{CatsRunner, catsMonad}
 import rapier.netty.{NettyServerInterpreter, NettyServerOptions}
 import rapier.server.*
 
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.TimeUnit
 import scala.concurrent.Future
+import scala.concurrent.duration.Duration
 
 /**
  * A whole HTTP exchange through Netty's pipeline, without sockets: request bytes in, response bytes out. Once with
  * Rapier's handler, once with the plain Netty handler one would write by hand for the same endpoint. The difference
- * in time and in bytes allocated per request (`-prof gc`) is what Rapier adds on Netty.
+ * in time and in bytes allocated per request (`-prof gc`) is what Rapier adds on Netty; `io*`, the same endpoints with
+ * `IO` logic, what running an `IO` adds to that.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Array(Mode.AverageTime))
@@ -26,18 +31,27 @@ class NettyPipelineBenchmark:
   import BenchRequests.{postBytes, simpleGet}
 
   private var rapier: EmbeddedChannel = null
+  private var rapierIO: EmbeddedChannel = null
+  private var releaseIO: IO[Unit] = IO.unit
   private var vanilla: EmbeddedChannel = null
   private var lean: EmbeddedChannel = null
 
   @Setup
   def setup(): Unit =
     rapier = EmbeddedChannel(NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.endpoints))
+    val (runner, release) = CatsRunner.resource[IO](Duration(1, "s")).allocated.unsafeRunSync()(using IORuntime.global)
+    releaseIO = release
+    rapierIO = EmbeddedChannel(
+      NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.ioEndpoints)(using catsMonad, runner)
+    )
     vanilla = EmbeddedChannel(HttpServerCodec(), HttpObjectAggregator(10 * 1024 * 1024), VanillaHandler())
     lean = EmbeddedChannel(HttpServerCodec(), LeanHandler())
 
   @TearDown
   def tearDown(): Unit =
     rapier.finishAndReleaseAll()
+    rapierIO.finishAndReleaseAll()
+    releaseIO.unsafeRunSync()(using IORuntime.global)
     vanilla.finishAndReleaseAll()
     lean.finishAndReleaseAll()
 
@@ -52,6 +66,8 @@ class NettyPipelineBenchmark:
     bytes
 
   @Benchmark def rapierSimpleGet(): Int = exchange(rapier, simpleGet)
+  @Benchmark def ioSimpleGet(): Int = exchange(rapierIO, simpleGet)
+  @Benchmark def ioPostBytes(): Int = exchange(rapierIO, postBytes)
   @Benchmark def vanillaSimpleGet(): Int = exchange(vanilla, simpleGet)
   @Benchmark def rapierPostBytes(): Int = exchange(rapier, postBytes)
   @Benchmark def vanillaPostBytes(): Int = exchange(vanilla, postBytes)
@@ -124,6 +140,14 @@ private object BenchRequests:
     ),
     endpoint.post.in("pathBytes0").in(byteArrayBody).out(stringBody).serverLogicSuccess[Future](b =>
       Future.successful(s"ok ${b.length}")
+    )
+  )
+
+  /** The same endpoints with cats-effect `IO` logic, as the suite's `netty.cats.Rapier` serves them. */
+  val ioEndpoints: List[ServerEndpoint[IO]] = List(
+    endpoint.get.in("path0" / path[Int]("id")).out(stringBody).serverLogicSuccess[IO](id => IO.pure(s"ok $id")),
+    endpoint.post.in("pathBytes0").in(byteArrayBody).out(stringBody).serverLogicSuccess[IO](b =>
+      IO.pure(s"ok ${b.length}")
     )
   )
 

@@ -1,20 +1,47 @@
 package rapier.cats
 
-import cats.effect.Async
+import cats.effect.{Async, IO}
 import rapier.server.Monad
+
+import scala.util.control.NonFatal
 
 /**
  * What the interpreter needs of an effect, from cats-effect's `Async`: `IO`, or any `F[_]: Async`. The cats-effect
  * servers bring it themselves; code that builds an interpreter for `F` (`VertxServerInterpreter().requestHandler`,
  * `NettyServerInterpreter().initializer`) brings it with `import rapier.cats.given`.
+ *
+ * For `IO`, a step after an `IO.pure` runs at once, when the interpreter composes it, rather than as one more node for
+ * cats-effect's run loop: `IO.pure(a).map(f)` is `IO.pure(f(a))` (or the error `f` throws), as the laws say. The
+ * interpreter's steps are its own code — decoding, encoding — never the logic's effects, which stay in their `IO`.
  */
 final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
+  private val io = (F eq IO.asyncForIO) && PureValue.reads
+
   def unit[A](a: A): F[A] = F.pure(a)
-  def map[A, B](fa: F[A])(f: A => B): F[B] = F.map(fa)(f)
-  def flatMap[A, B](fa: F[A])(f: A => F[B]): F[B] = F.flatMap(fa)(f)
+
+  def map[A, B](fa: F[A])(f: A => B): F[B] =
+    val a = pureValue(fa)
+    if a.asInstanceOf[AnyRef] eq PureValue.NotPure then F.map(fa)(f)
+    else
+      try F.pure(f(a.asInstanceOf[A]))
+      catch case NonFatal(e) => F.raiseError(e)
+
+  def flatMap[A, B](fa: F[A])(f: A => F[B]): F[B] =
+    val a = pureValue(fa)
+    if a.asInstanceOf[AnyRef] eq PureValue.NotPure then F.flatMap(fa)(f)
+    else
+      try f(a.asInstanceOf[A])
+      catch case NonFatal(e) => F.raiseError(e)
+
   def error[A](e: Throwable): F[A] = F.raiseError(e)
-  def handleError[A](fa: F[A])(h: Throwable => F[A]): F[A] = F.handleErrorWith(fa)(h)
+
+  def handleError[A](fa: F[A])(h: Throwable => F[A]): F[A] =
+    if pureValue(fa).asInstanceOf[AnyRef] eq PureValue.NotPure then F.handleErrorWith(fa)(h) else fa
+
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): F[A] = F.async_(register)
+
+  private inline def pureValue[A](fa: F[A]): Any =
+    if io then PureValue.of(fa.asInstanceOf[AnyRef]) else PureValue.NotPure
 
 /** The interpreter's [[Monad]] for any `F[_]: Async`. */
 given catsMonad[F[_]](using F: Async[F]): Monad[F] = CatsMonad(F)

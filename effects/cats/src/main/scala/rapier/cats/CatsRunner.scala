@@ -14,12 +14,12 @@ import scala.util.control.NonFatal
  * Runs endpoints whose logic is in `F[_]: Async` on a backend's event loop.
  *
  * For `IO`, what the interpreter answers is first run right there, on the connection's loop, up to its first
- * asynchronous boundary (`IO.syncStep`): logic that answers at once — `IO.pure`, `IO.delay`, decoding, encoding —
- * costs no hop between threads, and a response goes out from the loop that read its request. What remains after a
- * boundary (`IO.blocking`, `IO.sleep`, an async call) runs on the runtime of `dispatcher` and hops back; it is a
- * fiber, cancelled if its client goes away. Code in `IO.delay` must therefore not block: what blocks belongs in
- * `IO.blocking` or `IO.interruptible`, as anywhere in cats-effect, and a blocking call by mistake holds the loop and
- * every connection on it until it returns.
+ * asynchronous boundary (`IO.syncStep`; an `IO.pure` is read as it is, see [[PureValue]]): logic that answers at once
+ * — `IO.pure`, `IO.delay`, decoding, encoding — costs no hop between threads, and a response goes out from the loop
+ * that read its request. What remains after a boundary (`IO.blocking`, `IO.sleep`, an async call) runs on the runtime
+ * of `dispatcher` and hops back; it is a fiber, cancelled if its client goes away. Code in `IO.delay` must therefore
+ * not block: what blocks belongs in `IO.blocking` or `IO.interruptible`, as anywhere in cats-effect, and a blocking
+ * call by mistake holds the loop and every connection on it until it returns.
  *
  * Any other `F` runs on `dispatcher` from the start, its response hopping back to the loop.
  */
@@ -36,9 +36,12 @@ final class CatsRunner[F[_]](dispatcher: Dispatcher[F])(using F: Async[F]) exten
     try
       val result = Runner.serve(interpreter, request, chain, routed)
       if io then
-        result.asInstanceOf[IO[ServerResponse]].syncStep(CatsRunner.MaxSyncSteps).unsafeRunSync() match
-          case Right(response) => response
-          case Left(rest) => Pending(rest.asInstanceOf[F[ServerResponse]])
+        PureValue.of(result.asInstanceOf[AnyRef]) match
+          case response: ServerResponse => response
+          case _ =>
+            result.asInstanceOf[IO[ServerResponse]].syncStep(CatsRunner.MaxSyncSteps).unsafeRunSync() match
+              case Right(response) => response
+              case Left(rest) => Pending(rest.asInstanceOf[F[ServerResponse]])
       else Pending(result)
     catch case NonFatal(e) => Completion.responseOf(Failure(e))
 

@@ -3,7 +3,9 @@ package rapier.cats
 import cats.effect.IO
 import fs2.{Chunk, Stream}
 import rapier.*
+import rapier.model.StatusCode
 import rapier.server.*
+import rapier.server.interceptor.ExceptionHandler
 import rapier.testkit.*
 
 import java.util.concurrent.atomic.AtomicBoolean
@@ -44,6 +46,19 @@ abstract class CatsTests extends EffectChecks:
         assertEquals(r.status, 500)
         assert(!r.body.contains("secret"), r.body)
     }
+
+  test("an output that fails to encode after IO.pure goes to the exception handler"):
+    val handler: ExceptionHandler = (_, _, e, _) => ServerResponse.text(StatusCode.ServiceUnavailable, e.getMessage)
+    val unencodable = endpoint.get
+      .in("unencodable")
+      .out(stringBody.map[Int](_.toInt)(n => throw IllegalArgumentException(s"no encoding for $n")))
+      .serverLogicSuccess[IO](_ => IO.pure(7))
+    val config = TestServerConfig(serverOptions = ServerOptions.default.withoutRequestLog.withExceptionHandler(handler))
+    val running = server.startIO(List(unencodable), config)
+    try
+      val r = Target(running).get("/unencodable")
+      assertEquals((r.status, r.body), (503, "no encoding for 7"))
+    finally running.stop()
 
   test("a timeout in the logic answers as the logic says"):
     val timed = text("timed")(IO.sleep(10.seconds).as("late").timeoutTo(30.millis, IO.pure("timed out")))
