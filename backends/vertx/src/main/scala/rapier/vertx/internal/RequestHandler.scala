@@ -2,6 +2,7 @@ package rapier.vertx.internal
 
 import io.netty.buffer.Unpooled
 import io.netty.channel.socket.DuplexChannel
+import io.netty.util.AsciiString
 import io.vertx.core.buffer.Buffer
 import io.vertx.core.http.{HttpClosedException, HttpMethod, HttpServerRequest, HttpServerResponse, HttpVersion}
 import io.vertx.core.internal.buffer.BufferInternal
@@ -403,12 +404,13 @@ private[vertx] final class RequestHandler[F[_]](
     val headers = response.headers
     var i = 0
     while i < r.headerCount do
-      headers.add(r.headerName(i), r.headerValue(i))
+      headers.add(AsciiCache.headers(r.headerName(i)), AsciiCache.headers(r.headerValue(i)))
       i += 1
-    if closing then headers.set("Connection", "close")
+    if closing then headers.set(RequestHandler.Connection, RequestHandler.Close)
     // Content-Length from the body, also for HEAD, whose body is not sent.
-    if ResponseRules.hasContentLength(r.status) && length >= 0 then headers.set("Content-Length", length.toString)
-    else headers.remove("Content-Length")
+    if ResponseRules.hasContentLength(r.status) && length >= 0 then
+      headers.set(RequestHandler.ContentLength, length.toString)
+    else headers.remove(RequestHandler.ContentLength)
 
   /** The response is sent: a streamed request body is let go, and a closing connection lingers, then closes. */
   private def finish(
@@ -455,6 +457,11 @@ private[vertx] final class RequestHandler[F[_]](
 
 private[vertx] object RequestHandler:
   private val log = LoggerFactory.getLogger(classOf[RequestHandler[?]])
+
+  // The headers Rapier sets itself, in the case it writes them, as bytes (see `AsciiCache`)
+  private val ContentLength = AsciiString.cached("Content-Length")
+  private val Connection = AsciiString.cached("Connection")
+  private val Close = AsciiString.cached("close")
 
   /** A Vert.x context as the loop a response is written on; no context (a caller outside Vert.x) runs tasks at once. */
   private final class ContextLoop(context: io.vertx.core.Context | Null) extends EventLoop:
