@@ -21,8 +21,8 @@ import scala.concurrent.duration.Duration
 /**
  * A whole HTTP exchange through Netty's pipeline, without sockets: request bytes in, response bytes out. Once with
  * Rapier's handler, once with the plain Netty handler one would write by hand for the same endpoint. The difference
- * in time and in bytes allocated per request (`-prof gc`) is what Rapier adds on Netty; `io*`, the same endpoints with
- * `IO` logic, what running an `IO` adds to that.
+ * in time and in bytes allocated per request (`-prof gc`) is what Rapier adds on Netty; `io*` and `ioDelay*`, the same
+ * endpoints with `IO.pure` and `IO.delay` logic, what running an `IO` adds to that.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Array(Mode.AverageTime))
@@ -32,6 +32,7 @@ class NettyPipelineBenchmark:
 
   private var rapier: EmbeddedChannel = null
   private var rapierIO: EmbeddedChannel = null
+  private var rapierIODelay: EmbeddedChannel = null
   private var releaseIO: IO[Unit] = IO.unit
   private var vanilla: EmbeddedChannel = null
   private var lean: EmbeddedChannel = null
@@ -42,7 +43,18 @@ class NettyPipelineBenchmark:
     val (runner, release) = CatsRunner.resource[IO](Duration(1, "s")).allocated.unsafeRunSync()(using IORuntime.global)
     releaseIO = release
     rapierIO = EmbeddedChannel(
-      NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.ioEndpoints)(using catsMonad, runner)
+      NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.ioEndpoints(IO.pure))(
+        using
+        catsMonad,
+        runner
+      )
+    )
+    rapierIODelay = EmbeddedChannel(
+      NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.ioEndpoints(IO.delay))(
+        using
+        catsMonad,
+        runner
+      )
     )
     vanilla = EmbeddedChannel(HttpServerCodec(), HttpObjectAggregator(10 * 1024 * 1024), VanillaHandler())
     lean = EmbeddedChannel(HttpServerCodec(), LeanHandler())
@@ -51,6 +63,7 @@ class NettyPipelineBenchmark:
   def tearDown(): Unit =
     rapier.finishAndReleaseAll()
     rapierIO.finishAndReleaseAll()
+    rapierIODelay.finishAndReleaseAll()
     releaseIO.unsafeRunSync()(using IORuntime.global)
     vanilla.finishAndReleaseAll()
     lean.finishAndReleaseAll()
@@ -68,6 +81,8 @@ class NettyPipelineBenchmark:
   @Benchmark def rapierSimpleGet(): Int = exchange(rapier, simpleGet)
   @Benchmark def ioSimpleGet(): Int = exchange(rapierIO, simpleGet)
   @Benchmark def ioPostBytes(): Int = exchange(rapierIO, postBytes)
+  @Benchmark def ioDelaySimpleGet(): Int = exchange(rapierIODelay, simpleGet)
+  @Benchmark def ioDelayPostBytes(): Int = exchange(rapierIODelay, postBytes)
   @Benchmark def vanillaSimpleGet(): Int = exchange(vanilla, simpleGet)
   @Benchmark def rapierPostBytes(): Int = exchange(rapier, postBytes)
   @Benchmark def vanillaPostBytes(): Int = exchange(vanilla, postBytes)
@@ -143,11 +158,14 @@ private object BenchRequests:
     )
   )
 
-  /** The same endpoints with cats-effect `IO` logic, as the suite's `netty.cats.Rapier` serves them. */
-  val ioEndpoints: List[ServerEndpoint[IO]] = List(
-    endpoint.get.in("path0" / path[Int]("id")).out(stringBody).serverLogicSuccess[IO](id => IO.pure(s"ok $id")),
+  /**
+   * The same endpoints with cats-effect `IO` logic, its answer made into an `IO` by `answer`: `IO.pure`, as the
+   * suite's `netty.cats.Rapier` serves them, or `IO.delay`, which goes through cats-effect's run loop.
+   */
+  def ioEndpoints(answer: (=> String) => IO[String]): List[ServerEndpoint[IO]] = List(
+    endpoint.get.in("path0" / path[Int]("id")).out(stringBody).serverLogicSuccess[IO](id => answer(s"ok $id")),
     endpoint.post.in("pathBytes0").in(byteArrayBody).out(stringBody).serverLogicSuccess[IO](b =>
-      IO.pure(s"ok ${b.length}")
+      answer(s"ok ${b.length}")
     )
   )
 

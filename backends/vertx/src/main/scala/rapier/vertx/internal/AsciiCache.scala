@@ -41,5 +41,5 @@ private[vertx] final class AsciiCache(slots: Int):
 private[vertx] object AsciiCache:
   private final class Entry(val source: String, val ascii: AsciiString)
 
-  /** The cache the backends share for response headers. */
+  /** The cache every Vert.x server of the JVM writes its response headers through. */
   val headers: AsciiCache = AsciiCache(256)
