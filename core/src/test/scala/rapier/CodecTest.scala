@@ -21,6 +21,20 @@ class CodecTest extends munit.FunSuite:
     assert(Codec.long.decode("9223372036854775808").isInstanceOf[Error])
     assertEquals(Codec.long.decode("9223372036854775807"), Value(Long.MaxValue))
 
+  test("each integral type decodes to itself, whole or from a range of a larger string"):
+    val cases: List[(Codec[String, ?], String, Class[?])] = List(
+      (Codec.byte, "-128", classOf[java.lang.Byte]),
+      (Codec.short, "32767", classOf[java.lang.Short]),
+      (Codec.int, "-2147483648", classOf[java.lang.Integer]),
+      (Codec.long, "9223372036854775807", classOf[java.lang.Long])
+    )
+    for (codec, text, boxed) <- cases do
+      codec.decode(text) match
+        case Value(v) => assertEquals[Any, Any]((v.toString, v.getClass), (text, boxed))
+        case other => fail(s"$text: $other")
+      val inPath = codec.asInstanceOf[rapier.codec.RangeDecoder].rawDecodeRange(s"/x/$text/y", 3, 3 + text.length)
+      assertEquals[Any, Any]((inPath.toString, inPath.getClass), (text, boxed))
+
   test("booleans ignore case; nothing else is a boolean"):
     assertEquals(Codec.boolean.decode("TRUE"), Value(true))
     assertEquals(Codec.boolean.decode("False"), Value(false))

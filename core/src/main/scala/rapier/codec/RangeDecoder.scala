@@ -14,12 +14,19 @@ private[rapier] trait RangeDecoder:
 
 /**
  * Integers, parsed by hand: no exception for the common bad inputs (words, empty strings), and no copy when the
- * digits are part of a larger string.
+ * digits are part of a larger string. `min` and `max` are those of `T` (`Byte`, `Short`, `Int` or `Long`), and say
+ * which it is: the value parsed is boxed once, as a `T`, not first as a `Long`.
  */
-private[rapier] final class IntegralCodec[T](min: Long, max: Long, narrow: Long => T, val schema: Schema[T])
+private[rapier] final class IntegralCodec[T](min: Long, max: Long, val schema: Schema[T])
     extends Codec[String, T],
       RangeDecoder:
   private val failure = DecodeResult.Error(s"an integer between $min and $max")
+  private val width = max match
+    case Long.MaxValue => 8
+    case 0x7fffffffL => 4
+    case 0x7fffL => 2
+    case 0x7fL => 1
+    case other => throw IllegalArgumentException(s"no integral type has $other as its largest value")
   def mediaType = rapier.model.MediaType.TextPlain
 
   def rawDecode(raw: String): DecodeResult[T] = rawDecodeRange(raw, 0, raw.length) match
@@ -47,6 +54,12 @@ private[rapier] final class IntegralCodec[T](min: Long, max: Long, narrow: Long 
           if acc < limit + digit then ok = false else acc -= digit
         i += 1
       val v = if negative then acc else -acc
-      if !ok || v < min || v > max then failure else narrow(v)
+      if !ok || v < min || v > max then failure
+      else
+        width match
+          case 4 => Int.box(v.toInt)
+          case 8 => Long.box(v)
+          case 2 => Short.box(v.toShort)
+          case _ => Byte.box(v.toByte)
 
-  override protected def withSchema(s: Schema[T]): Codec[String, T] = IntegralCodec(min, max, narrow, s)
+  override protected def withSchema(s: Schema[T]): Codec[String, T] = IntegralCodec(min, max, s)

@@ -13,10 +13,10 @@ import scala.deriving.Mirror
 trait StringCodecs:
   given string: Codec[String, String] = Codec.id(summon[Schema[String]])
 
-  given int: Codec[String, Int] = IntegralCodec(Int.MinValue, Int.MaxValue, _.toInt, summon[Schema[Int]])
-  given long: Codec[String, Long] = IntegralCodec(Long.MinValue, Long.MaxValue, identity, summon[Schema[Long]])
-  given short: Codec[String, Short] = IntegralCodec(Short.MinValue, Short.MaxValue, _.toShort, summon[Schema[Short]])
-  given byte: Codec[String, Byte] = IntegralCodec(Byte.MinValue, Byte.MaxValue, _.toByte, summon[Schema[Byte]])
+  given int: Codec[String, Int] = IntegralCodec(Int.MinValue, Int.MaxValue, summon[Schema[Int]])
+  given long: Codec[String, Long] = IntegralCodec(Long.MinValue, Long.MaxValue, summon[Schema[Long]])
+  given short: Codec[String, Short] = IntegralCodec(Short.MinValue, Short.MaxValue, summon[Schema[Short]])
+  given byte: Codec[String, Byte] = IntegralCodec(Byte.MinValue, Byte.MaxValue, summon[Schema[Byte]])
 
   given boolean: Codec[String, Boolean] = Codec(summon[Schema[Boolean]]) { (s: String) =>
     if s.equalsIgnoreCase("true") then DecodeResult.Value(true)
