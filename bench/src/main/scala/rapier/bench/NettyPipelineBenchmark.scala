@@ -42,22 +42,15 @@ class NettyPipelineBenchmark:
     rapier = EmbeddedChannel(NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.endpoints))
     val (runner, release) = CatsRunner.resource[IO](Duration(1, "s")).allocated.unsafeRunSync()(using IORuntime.global)
     releaseIO = release
-    rapierIO = EmbeddedChannel(
-      NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.ioEndpoints(IO.pure))(
-        using
-        catsMonad,
-        runner
-      )
-    )
-    rapierIODelay = EmbeddedChannel(
-      NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.ioEndpoints(IO.delay))(
-        using
-        catsMonad,
-        runner
-      )
-    )
+    given CatsRunner[IO] = runner
+    rapierIO = ioChannel(IO.pure)
+    rapierIODelay = ioChannel(IO.delay)
     vanilla = EmbeddedChannel(HttpServerCodec(), HttpObjectAggregator(10 * 1024 * 1024), VanillaHandler())
     lean = EmbeddedChannel(HttpServerCodec(), LeanHandler())
+
+  /** A channel serving [[BenchRequests.ioEndpoints]] with `answer`'s `IO`s, run by the benchmark's runner. */
+  private def ioChannel(answer: (=> String) => IO[String])(using CatsRunner[IO]): EmbeddedChannel =
+    EmbeddedChannel(NettyServerInterpreter(BenchRequests.options).initializer(BenchRequests.ioEndpoints(answer)))
 
   @TearDown
   def tearDown(): Unit =
