@@ -3,7 +3,7 @@ package rapier.server.spi
 import rapier.server.{EndpointChain, Identity, ServerInterpreter, ServerResponse, VirtualThreadStart}
 
 import java.lang.reflect.{Constructor, Method}
-import java.util.concurrent.{Executor, ExecutorService, RejectedExecutionException}
+import java.util.concurrent.{Executor, RejectedExecutionException, ThreadFactory}
 import scala.util.Failure
 import scala.util.control.NonFatal
 
@@ -67,7 +67,7 @@ final class VirtualThreadRunner private (starter: VirtualThreadRunner.Starter) e
 
 object VirtualThreadRunner:
   /** Whether this JVM has virtual threads (JDK 21 or newer). */
-  def available: Boolean = newExecutor.isDefined
+  def available: Boolean = newFactory.isDefined
 
   /**
    * A runner starting its threads as `start` says.
@@ -76,40 +76,46 @@ object VirtualThreadRunner:
    *   [[VirtualThreadStart.OnLoop]], when the JVM doesn't let Rapier schedule virtual threads itself, saying how to
    */
   def create(start: VirtualThreadStart = VirtualThreadStart.OnCarrier): VirtualThreadRunner =
-    val make = newExecutor.getOrElse(
+    val threads = newFactory.getOrElse(
       throw UnsupportedOperationException(
         s"direct-style servers run each request on a virtual thread, which needs JDK 21 or newer; this JVM is " +
           s"${System.getProperty("java.version")} (${System.getProperty("java.home")})"
       )
     )
     start match
-      case VirtualThreadStart.OnCarrier => VirtualThreadRunner(OnCarriers(make()))
+      case VirtualThreadStart.OnCarrier => VirtualThreadRunner(OnCarriers(threads))
       case VirtualThreadStart.OnLoop =>
         VirtualThreadRunner(OnLoops(LoopScheduling.access.fold(
           why => throw UnsupportedOperationException(why),
           identity
         )))
 
-  /** How a runner starts a request's thread, and stops starting them. */
-  private trait Starter:
-    /** @throws RejectedExecutionException once [[shutdown]] */
-    def start(loop: EventLoop, task: Runnable): Unit
-    def shutdown(): Unit
+  /** How a runner makes a request's thread; it starts them until [[shutdown]]. */
+  private abstract class Starter:
+    @volatile private var stopped = false
 
-  /** Through the JDK's virtual-thread-per-task executor. */
-  private final class OnCarriers(threads: ExecutorService) extends Starter:
-    def start(loop: EventLoop, task: Runnable): Unit = threads.execute(task)
-    def shutdown(): Unit = threads.shutdown()
+    /** An unstarted virtual thread running `task`, for a request of `loop`'s. */
+    protected def newThread(loop: EventLoop, task: Runnable): Thread
+
+    /** @throws RejectedExecutionException once [[shutdown]] */
+    final def start(loop: EventLoop, task: Runnable): Unit =
+      if stopped then throw RejectedExecutionException("the server is stopping")
+      newThread(loop, task).start()
+
+    final def shutdown(): Unit = stopped = true
+
+  /**
+   * From the JDK's factory of virtual threads, on its carriers. Not through its thread-per-task executor, which records
+   * each thread in a concurrent set to be able to wait for them all: nothing here waits for them, and the set cost a
+   * node and a wrapper per request.
+   */
+  private final class OnCarriers(threads: ThreadFactory) extends Starter:
+    protected def newThread(loop: EventLoop, task: Runnable): Thread = threads.newThread(task)
 
   /** Each thread with a [[FirstOnLoop]] scheduler of its own. */
   private final class OnLoops(access: LoopScheduling.Access) extends Starter:
-    @volatile private var stopped = false
-
-    def start(loop: EventLoop, task: Runnable): Unit =
-      if stopped then throw RejectedExecutionException("the server is stopping")
-      access.newThread(FirstOnLoop(loop, access.carriers), task).start()
-
-    def shutdown(): Unit = stopped = true
+    protected def newThread(loop: EventLoop, task: Runnable): Thread =
+      access.newThread(FirstOnLoop(loop, access.carriers), task)
 
   /**
    * One thread's scheduler: its first run on `loop` (it is started there), every later one — after the thread waited —
@@ -150,8 +156,9 @@ object VirtualThreadRunner:
               s"(here: ${e.getClass.getSimpleName}: ${e.getMessage}); add it, or use VirtualThreadStart.OnCarrier"
           )
 
-  private val newExecutor: Option[() => ExecutorService] =
+  /** `Thread.ofVirtual().factory()`, public since JDK 21; none on an older JDK. */
+  private val newFactory: Option[ThreadFactory] =
     try
-      val method = classOf[java.util.concurrent.Executors].getMethod("newVirtualThreadPerTaskExecutor")
-      Some(() => method.invoke(null).asInstanceOf[ExecutorService])
+      val builder = classOf[Thread].getMethod("ofVirtual").invoke(null)
+      Some(Class.forName("java.lang.Thread$Builder").getMethod("factory").invoke(builder).asInstanceOf[ThreadFactory])
     catch case _: NoSuchMethodException => None

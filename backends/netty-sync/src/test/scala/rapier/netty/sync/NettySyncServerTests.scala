@@ -2,11 +2,12 @@ package rapier.netty.sync
 
 import rapier.*
 import rapier.netty.NettyServerOptions
-import rapier.server.spi.VirtualThreadRunner
+import rapier.server.spi.{EventLoop, Running, VirtualThreadRunner}
 import rapier.server.*
 import rapier.testkit.*
 
 import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.{CompletableFuture, TimeUnit}
 import scala.concurrent.duration.Duration
 import scala.concurrent.{Await, Future}
 
@@ -96,6 +97,21 @@ abstract class NettySyncTests(start: VirtualThreadStart) extends EffectChecks:
     withSyncServer(count) { t =>
       assertEquals(t.post("/count", new Array[Byte](3 * 1024 * 1024)).body, (3 * 1024 * 1024).toString)
     }
+
+  test("a runner shut down starts no thread: a request it is then given is answered without running its logic"):
+    val ran = AtomicBoolean()
+    val interpreter = ServerInterpreter(List(text("ran") { ran.set(true); "ran" }))
+    val runner = VirtualThreadRunner.create(start)
+    runner.shutdown()
+    val loop = new EventLoop:
+      def inLoop: Boolean = true
+      def execute(task: Runnable): Unit = task.run()
+    val answer = CompletableFuture[ServerResponse]()
+    runner.start(interpreter, StubRequest.get("/ran"), null, routed = false) match
+      case later: Running => later.onComplete(loop)(r => answer.complete(r))
+      case now: ServerResponse => answer.complete(now)
+    assertEquals(answer.get(10, TimeUnit.SECONDS).status, 500)
+    assert(!ran.get, "the logic ran on a runner that was shut down")
 
   test("a graceful stop lets the requests in flight finish"):
     val started = AtomicBoolean()
