@@ -463,9 +463,9 @@ private[netty] class HttpHandler[F[_]](
   private def forget(done: Running): Unit =
     val list = running
     if list != null then
-      var i = list.nn.size - 1
-      while i >= 0 && !(list.nn.get(i) eq done) do i -= 1
-      if i >= 0 then list.nn.remove(i)
+      var i = list.size - 1
+      while i >= 0 && !(list.get(i) eq done) do i -= 1
+      if i >= 0 then list.remove(i)
 
   /** Drains this connection for a graceful shutdown: closes it now if idle, else after its last response. */
   def drain(): Unit =
