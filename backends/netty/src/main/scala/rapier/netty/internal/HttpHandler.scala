@@ -54,8 +54,8 @@ private[netty] class HttpHandler[F[_]](
   private var nextToWrite = 0
   private var waiting: java.util.HashMap[Integer, Ready] | Null = null
   private var inFlight = 0
-  // Requests whose logic runs elsewhere and can be stopped (a fiber, a thread): stopped if the client goes away. A list,
-  // not a set: it holds a few at most (the pipelined ones), and a set would allocate a node for each.
+  // Requests whose logic runs elsewhere and can be stopped (a fiber, a thread): stopped if the client goes away. A
+  // list, not a set: it holds a few at most (the pipelined ones), and a set would allocate a node for each.
   private var running: java.util.ArrayList[Running] | Null = null
 
   private var reading = false
@@ -280,7 +280,7 @@ private[netty] class HttpHandler[F[_]](
           running.nn.add(later)
         // Completed elsewhere: back on this connection's event loop, which owns its state.
         later.onComplete(this) { r =>
-          forget(later)
+          if running != null then running.nn.remove(later) // by identity: no `Running` defines equality
           if source == null then respond(sequence, r, keepAlive, head, version)
           else respondStreamed(sequence, source.nn, r, keepAlive, head, version)
         }
@@ -458,14 +458,6 @@ private[netty] class HttpHandler[F[_]](
   private def resumeReading(): Unit =
     if !closing && stream == null && !ctx.channel.config.isAutoRead && inFlight < options.maxPipelinedRequests then
       ctx.channel.config.setAutoRead(true)
-
-  /** `done` no longer runs: it is no more to be stopped when the client goes away. */
-  private def forget(done: Running): Unit =
-    val list = running
-    if list != null then
-      var i = list.size - 1
-      while i >= 0 && !(list.get(i) eq done) do i -= 1
-      if i >= 0 then list.remove(i)
 
   /** Drains this connection for a graceful shutdown: closes it now if idle, else after its last response. */
   def drain(): Unit =
