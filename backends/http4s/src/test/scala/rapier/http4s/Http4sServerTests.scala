@@ -5,6 +5,8 @@ import rapier.cats.{CatsKit, CatsTests}
 import rapier.server.ServerEndpoint
 import rapier.testkit.*
 
+import scala.concurrent.duration.*
+
 /** The shared server test kit on Rapier's standalone Ember server, every kit endpoint's logic run as `IO`. */
 class Http4sServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = Http4sTestServer
@@ -88,5 +90,15 @@ object Http4sTestServer extends CatsKit.CatsTestServer:
   def startIO(endpoints: List[ServerEndpoint[IO]], config: TestServerConfig): RunningServer =
     CatsKit.running(Http4sServer[IO](endpoints, options(config)).start())
 
+  /**
+   * Ember's stop waits until the shutdown timeout for every connection, the kit client's idle keep-alive ones included:
+   * at the kit's default of a second, every test would end with a second's wait. A test that keeps the default gets a
+   * tenth of it here, enough for what it still runs to finish; the tests of stopping set their own.
+   */
   def options(config: TestServerConfig): Http4sServerOptions =
-    Http4sServerOptions(config.backend.copy(host = "127.0.0.1"), headerReadTimeout = config.headerReadTimeout)
+    val shutdownTimeout =
+      if config.shutdownTimeout == TestServerConfig().shutdownTimeout then 100.millis else config.shutdownTimeout
+    Http4sServerOptions(
+      config.backend.copy(host = "127.0.0.1", shutdownTimeout = shutdownTimeout),
+      headerReadTimeout = config.headerReadTimeout
+    )
