@@ -537,14 +537,19 @@ lazy val perfZio = (project in file("perf-suite/ziohttp"))
     )
   )
 
-/** Compiles the suite's sides and writes their run-time classpaths where ./perf reads them. */
+/**
+ * Compiles the suite's sides and writes their run-time classpaths where ./perf reads them: the project's modules
+ * packaged as jars, as an application ships them (class directories cost each server's start a `file:` URL and a
+ * `File` per class found there, about 20 MiB of resident garbage under the suite's heap:
+ * docs/perf/2026-11-26-netty-start-rss).
+ */
 lazy val perfStage = taskKey[Unit]("Compile the performance suite and write its classpaths for ./perf")
 perfStage := {
   val out = (LocalRootProject / target).value / "perf"
   IO.createDirectory(out)
-  val rapierCp = (perf / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator)
-  val tapirCp = (perfTapir / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator)
-  val zioCp = (perfZio / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator)
+  val rapierCp = (perf / Runtime / fullClasspathAsJars).value.files.mkString(java.io.File.pathSeparator)
+  val tapirCp = (perfTapir / Runtime / fullClasspathAsJars).value.files.mkString(java.io.File.pathSeparator)
+  val zioCp = (perfZio / Runtime / fullClasspathAsJars).value.files.mkString(java.io.File.pathSeparator)
   IO.write(out / "classpath-rapier.txt", rapierCp)
   IO.write(out / "classpath-tapir.txt", tapirCp)
   IO.write(out / "classpath-ziohttp.txt", zioCp)
