@@ -218,7 +218,7 @@ trait ConnectionTests extends ServerTestSupport:
       started.countDown()
       release.future
     }
-    withServerConfig(TestServerConfig(shutdownTimeout = 5.seconds))(held, hello) { t =>
+    withServerConfig(TestServerConfig(shutdownTimeout = Some(5.seconds)))(held, hello) { t =>
       val idle = t.raw()
       idle.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
       assertEquals(idle.readResponse().body, "hello")
@@ -243,7 +243,7 @@ trait ConnectionTests extends ServerTestSupport:
       started.incrementAndGet()
       Future { scala.concurrent.blocking(Thread.sleep(20)); "done" * 100 }
     }
-    withServerConfig(TestServerConfig(shutdownTimeout = 5.seconds))(work) { t =>
+    withServerConfig(TestServerConfig(shutdownTimeout = Some(5.seconds)))(work) { t =>
       val outcomes = java.util.concurrent.ConcurrentHashMap[String, java.util.concurrent.atomic.AtomicInteger]()
       def count(outcome: String): Unit =
         outcomes.computeIfAbsent(outcome, _ => java.util.concurrent.atomic.AtomicInteger()).incrementAndGet()
@@ -302,7 +302,7 @@ trait ConnectionTests extends ServerTestSupport:
 
   test("stopping does not wait past the shutdown timeout"):
     val never = endpoint.get.in("never").out(stringBody).serverLogicSuccess(_ => Promise[String]().future)
-    withServerConfig(TestServerConfig(shutdownTimeout = 300.millis))(never) { t =>
+    withServerConfig(TestServerConfig(shutdownTimeout = Some(300.millis)))(never) { t =>
       val c = t.raw()
       c.send("GET /never HTTP/1.1\r\nHost: x\r\n\r\n")
       Thread.sleep(100)

@@ -33,9 +33,10 @@ object RunningServer:
     def bodyBytesHeld: Long = binding.bodyBytesHeld
 
 /**
- * The limits and options a test asks for; backends map them onto their own options. The shutdown timeout is short, as
- * every test stops its server with the client's keep-alive connections open (a backend that waits for idle connections
- * waits that long); the tests of stopping itself set theirs.
+ * The limits and options a test asks for; backends map them onto their own options. A test that sets no shutdown
+ * timeout gets a short one, as every test stops its server with the client's keep-alive connections open (a backend
+ * that waits for idle connections waits that long): [[TestServerConfig.QuickStop]], or shorter where a backend's test
+ * server says so; the tests of stopping itself set theirs, and get exactly that.
  */
 final case class TestServerConfig(
     serverOptions: ServerOptions = ServerOptions.default.withoutRequestLog,
@@ -47,7 +48,7 @@ final case class TestServerConfig(
     bodyReadTimeout: Duration = 30.seconds,
     idleTimeout: Duration = 30.seconds,
     maxConnections: Int = 10000,
-    shutdownTimeout: FiniteDuration = 1.second
+    shutdownTimeout: Option[FiniteDuration] = None
 ):
   /** The options every backend shares, as this test asks for them, on a free port. */
   def backend: BackendOptions = BackendOptions(
@@ -58,7 +59,11 @@ final case class TestServerConfig(
     maxHeaderSize = maxHeaderSize,
     bodyReadTimeout = bodyReadTimeout,
     idleTimeout = idleTimeout,
-    shutdownTimeout = shutdownTimeout,
+    shutdownTimeout = shutdownTimeout.getOrElse(TestServerConfig.QuickStop),
     maxConnections = maxConnections,
     serverOptions = serverOptions
   )
+
+object TestServerConfig:
+  /** The shutdown timeout of a test that sets none. */
+  val QuickStop: FiniteDuration = 1.second

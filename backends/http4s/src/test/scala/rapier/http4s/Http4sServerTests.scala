@@ -92,12 +92,11 @@ object Http4sTestServer extends CatsKit.CatsTestServer:
 
   /**
    * Ember's stop waits until the shutdown timeout for every connection, the kit client's idle keep-alive ones included:
-   * at the kit's default of a second, every test would end with a second's wait. A test that keeps the default gets a
+   * at the kit's quick stop of a second, every test would end with a second's wait. A test that sets no timeout gets a
    * tenth of it here, enough for what it still runs to finish; the tests of stopping set their own.
    */
   def options(config: TestServerConfig): Http4sServerOptions =
-    val shutdownTimeout =
-      if config.shutdownTimeout == TestServerConfig().shutdownTimeout then 100.millis else config.shutdownTimeout
+    val shutdownTimeout = config.shutdownTimeout.getOrElse(100.millis)
     Http4sServerOptions(
       config.backend.copy(host = "127.0.0.1", shutdownTimeout = shutdownTimeout),
       headerReadTimeout = config.headerReadTimeout

@@ -135,7 +135,7 @@ abstract class CatsTests extends EffectChecks:
   test("a graceful stop lets the fibers in flight finish"):
     val started = AtomicBoolean()
     val slow = text("slow")(IO(started.set(true)) *> IO.sleep(300.millis).as("finished"))
-    checkGracefulStop(server.startIO(List(slow), TestServerConfig(shutdownTimeout = 5.seconds)), started)
+    checkGracefulStop(server.startIO(List(slow), TestServerConfig(shutdownTimeout = Some(5.seconds))), started)
 
   test("a stop cancels the fibers still running past its timeout, and returns once their finalizers have run"):
     val started = AtomicBoolean()
@@ -144,7 +144,7 @@ abstract class CatsTests extends EffectChecks:
       IO.cede *> IO(started.set(true)) *> IO.never[String].onCancel(IO.sleep(100.millis) *> IO(cancelled.set(true)))
     )
     checkStopEndsStuckLogic(
-      server.startIO(List(stuck), TestServerConfig(shutdownTimeout = 1.second)),
+      server.startIO(List(stuck), TestServerConfig(shutdownTimeout = Some(1.second))),
       started,
       cancelled
     )
@@ -215,7 +215,7 @@ abstract class CatsTests extends EffectChecks:
     }
     checkStopClosesWebSocket(server.startIO(
       List(pipe("echo")(identity)),
-      TestServerConfig(shutdownTimeout = 5.seconds)
+      TestServerConfig(shutdownTimeout = Some(5.seconds))
     ))
 
   private val numberCodec: WebSocketCodec[Int] = WebSocketCodec.text(

@@ -177,7 +177,7 @@ abstract class ZioTests extends EffectChecks:
   test("a graceful stop lets the fibers in flight finish"):
     val started = AtomicBoolean()
     val slow = text("slow")(ZIO.succeed(started.set(true)) *> ZIO.sleep(millis(300)).as("finished"))
-    checkGracefulStop(server.startZio(List(slow), TestServerConfig(shutdownTimeout = 5.seconds)), started)
+    checkGracefulStop(server.startZio(List(slow), TestServerConfig(shutdownTimeout = Some(5.seconds))), started)
 
   test("a stop interrupts the fibers still running past its timeout, and returns once their finalizers have run"):
     val started = AtomicBoolean()
@@ -187,7 +187,7 @@ abstract class ZioTests extends EffectChecks:
         ZIO.never.onInterrupt(ZIO.sleep(millis(100)) *> ZIO.succeed(interrupted.set(true)))
     )
     checkStopEndsStuckLogic(
-      server.startZio(List(stuck), TestServerConfig(shutdownTimeout = 1.second)),
+      server.startZio(List(stuck), TestServerConfig(shutdownTimeout = Some(1.second))),
       started,
       interrupted
     )
@@ -242,7 +242,7 @@ abstract class ZioTests extends EffectChecks:
     val stopped = AtomicBoolean(false)
     checkStopClosesWebSocket(server.startZio(
       List(pipe("echo")(_.ensuring(ZIO.sleep(millis(100)) *> ZIO.succeed(stopped.set(true))))),
-      TestServerConfig(shutdownTimeout = 5.seconds)
+      TestServerConfig(shutdownTimeout = Some(5.seconds))
     ))
     assert(stopped.get, "the stop returned before the pipe's finalizer had run")
 
