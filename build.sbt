@@ -482,10 +482,8 @@ lazy val perf = (project in file("perf-suite/rapier"))
     nettyPin,
     // The tests start the Tapir and zio-http sides' servers too, from the class paths written here.
     Test / javaOptions ++= {
-      val tapir = target.value / "classpath-tapir.txt"
-      IO.write(tapir, (perfTapir / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator))
-      val zio = target.value / "classpath-ziohttp.txt"
-      IO.write(zio, (perfZio / Runtime / fullClasspath).value.files.mkString(java.io.File.pathSeparator))
+      val tapir = writeClassPath(target.value / "classpath-tapir.txt", (perfTapir / Runtime / fullClasspath).value)
+      val zio = writeClassPath(target.value / "classpath-ziohttp.txt", (perfZio / Runtime / fullClasspath).value)
       Seq(s"-Drapier.perf.classpath.tapir=$tapir", s"-Drapier.perf.classpath.ziohttp=$zio")
     },
     libraryDependencies ++= Seq(
@@ -541,6 +539,12 @@ lazy val perfZio = (project in file("perf-suite/ziohttp"))
     )
   )
 
+/** Writes `classpath` to `file`, its entries joined by the path separator, as ./perf and the suite's tests read it. */
+def writeClassPath(file: File, classpath: Classpath): File = {
+  IO.write(file, classpath.files.mkString(java.io.File.pathSeparator))
+  file
+}
+
 /**
  * Compiles the suite's sides and writes their run-time classpaths where ./perf reads them: the project's modules
  * packaged as jars, as an application ships them (class directories cost each server's start a `file:` URL and a
@@ -551,11 +555,8 @@ lazy val perfStage = taskKey[Unit]("Compile the performance suite and write its 
 perfStage := {
   val out = (LocalRootProject / target).value / "perf"
   IO.createDirectory(out)
-  val rapierCp = (perf / Runtime / fullClasspathAsJars).value.files.mkString(java.io.File.pathSeparator)
-  val tapirCp = (perfTapir / Runtime / fullClasspathAsJars).value.files.mkString(java.io.File.pathSeparator)
-  val zioCp = (perfZio / Runtime / fullClasspathAsJars).value.files.mkString(java.io.File.pathSeparator)
-  IO.write(out / "classpath-rapier.txt", rapierCp)
-  IO.write(out / "classpath-tapir.txt", tapirCp)
-  IO.write(out / "classpath-ziohttp.txt", zioCp)
+  writeClassPath(out / "classpath-rapier.txt", (perf / Runtime / fullClasspathAsJars).value)
+  writeClassPath(out / "classpath-tapir.txt", (perfTapir / Runtime / fullClasspathAsJars).value)
+  writeClassPath(out / "classpath-ziohttp.txt", (perfZio / Runtime / fullClasspathAsJars).value)
   streams.value.log.info(s"perf classpaths written to $out")
 }
