@@ -49,10 +49,13 @@ object DecodeResult:
 
   /**
    * The input is not well-formed, e.g. a JSON body with a syntax error: `reason` says what the parser expected,
-   * `position` where (in bytes from the start, when known). Neither ever quotes the input.
+   * `position` where (in bytes from the start, when known), and `path` in which of the value's parts, in the type's own
+   * names (`lines`, `[1]`, `quantity`; empty for the whole value or when unknown). None of them ever quotes the input.
    */
-  final case class Malformed(reason: String, position: Option[Long] = None) extends Failure:
-    def describe = s"is malformed: $reason${position.fold("")(p => s" at byte $p")}"
+  final case class Malformed(reason: String, position: Option[Long] = None, path: List[String] = Nil) extends Failure:
+    def describe =
+      val where = if path.isEmpty then "" else s" in ${ValidationError.render(path)}"
+      s"is malformed$where: $reason${position.fold("")(p => s" at byte $p")}"
 
   /** The input is larger than the server accepts (a part of a multipart body, say): answered with 413. */
   final case class TooLarge(limit: Long) extends Failure:
@@ -72,7 +75,7 @@ object DecodeResult:
     case Multiple(_) => List(ValidationError("single", "given once"))
     case Error(expected, _) => List(ValidationError("format", expected))
     case Mismatch(expected) => List(ValidationError("const", expected))
-    case Malformed(reason, _) => List(ValidationError("syntax", reason))
+    case Malformed(reason, _, path) => List(ValidationError("syntax", reason, path))
     case TooLarge(limit) => List(ValidationError("maxSize", s"at most $limit bytes"))
 
   /** Adds a field's failure, if it failed, to `errors` under the field's name; returns the result as it is. */

@@ -122,6 +122,10 @@ class ExamplesTest extends munit.FunSuite:
       assertEquals(invalid.problem.locations, List("body.title", "body.author", "body.year"))
       val malformed = c.send("POST", "/books", """{"title":"T",""", json, librarian)
       assertEquals(malformed.problem.errors.map(_.rule), List("syntax"))
+      val wrongType = c.send("POST", "/books", """{"title":1,"author":"A","year":2000}""", json, librarian)
+      val error = wrongType.problem.errors.head // as the README says
+      assertEquals(error.location, "body.title")
+      assertEquals(error.message, "the body is malformed in title: expected '\"' at byte 9")
       assertEquals(c.send("POST", "/books", "title=T", "Content-Type" -> "text/plain", librarian).status, 415)
       assertEquals(c.send("PUT", "/books/1", "").status, 405)
     }

@@ -77,6 +77,18 @@ trait JsonTests extends ServerTestSupport:
       assert(!r.body.contains("SECRET"), r.body)
     }
 
+  test("a syntax error inside the document is located in the type's names, the input never quoted"):
+    withServer(echo) { t =>
+      val bad = TestModel.json(sample).replace("\"quantity\":2", "\"quantity\":\"SECRET\"")
+      assert(bad.contains("SECRET"), bad)
+      val r = t.post("/orders", bad, json)
+      assertEquals(r.status, 400)
+      val error = r.problem.errors.head
+      assertEquals((error.location, error.rule), ("body.lines[0].quantity", "syntax"))
+      assert(error.message.startsWith("the body is malformed in lines[0].quantity: "), error.message)
+      assert(!r.body.contains("SECRET"), r.body)
+    }
+
   test("a JSON value the type does not accept is reported without echoing it"):
     withServer(echo) { t =>
       val bad = TestModel.json(sample).replace("\"Open\"", "\"EVIL-ENUM-VALUE\"")

@@ -350,7 +350,10 @@ trait WebSocketTests extends ServerTestSupport:
         assertEquals(readFromArray[Order](back.payload), order)
         c.send(frame(Text, """{"id":7,"customer":"""))
         val closing = closedWith(c, 1007)
-        assert(closing.text.contains("The message is malformed: unexpected end of input at byte 19"), closing.text)
+        assert(
+          closing.text.contains("The message is malformed in customer: unexpected end of input at byte 19"),
+          closing.text
+        )
       }
     }
 

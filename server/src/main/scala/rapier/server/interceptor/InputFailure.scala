@@ -16,7 +16,7 @@ final case class InputFailure(input: InputRef, failure: DecodeResult.Failure):
     case other =>
       DecodeResult.asValidationErrors(other).map { e =>
         val rule = if input.source == InputSource.ContentType && e.rule == "const" then "mediaType" else e.rule
-        Problem.Error(input.location, rule, e.expected, message)
+        Problem.Error(ValidationError.render(input.location, e.path), rule, e.expected, message)
       }
 
   private def messageOf(e: ValidationError): String =

@@ -7,8 +7,9 @@ import rapier.model.MediaType
 /**
  * A JSON body of type `T`, read and written by jsoniter-scala straight from and to the body's bytes: no String on
  * either side. The request must say `Content-Type: application/json` (else 415); a syntax error is a 400 naming the
- * position and what the parser expected, never quoting the input. The schema documents `T` and carries its
- * validation rules; when there is no given one, it is derived (case classes, sealed traits, enums).
+ * position, the field it is in (in the type's names: `lines[1].quantity`) and what the parser expected, never quoting
+ * the input. The schema documents `T` and carries its validation rules; when there is no given one, it is derived
+ * (case classes, sealed traits, enums).
  * {{{
  * final case class Book(title: String, year: Int)
  * given JsonValueCodec[Book] = JsonCodecMaker.make
@@ -41,7 +42,11 @@ final class JsoniterCodec[T](
       readFromArray(raw, readerConfig)(using json) match
         case null => JsoniterCodec.nullValue
         case v => DecodeResult.Value(v)
-    catch case e: JsonReaderException => JsoniterCodec.malformed(e.getMessage)
+    catch
+      case e: JsonReaderException =>
+        JsoniterCodec.malformed(e.getMessage) match
+          case m @ DecodeResult.Malformed(_, Some(at), _) => m.copy(path = JsonPath.at(raw, at, schema))
+          case other => other
 
   def encode(value: T): Array[Byte] = writeToArray(value, writerConfig)(using json)
 

@@ -55,7 +55,9 @@ class JsoniterCodecTest extends ScalaCheckSuite:
 
   test("quoted parts of a reason came from the input and are dropped"):
     codec.decode("""{"id":1,"lines":[{"name":"a","quantity":1,"price":1,"kind":{"type":"SECRET"}}]}""".getBytes) match
-      case DecodeResult.Malformed(reason, Some(_)) => assert(!reason.contains("SECRET"), reason)
+      case DecodeResult.Malformed(reason, Some(_), path) =>
+        assert(!reason.contains("SECRET"), reason)
+        assertEquals(path.take(3), List("lines", "[0]", "kind"))
       case other => fail(s"not malformed: $other")
     assertEquals(
       JsoniterCodec.malformed("illegal enum value \"SECRET\", offset: 0x0000001a"),
@@ -64,7 +66,60 @@ class JsoniterCodecTest extends ScalaCheckSuite:
 
   test("a missing required field keeps its name, which comes from the type"):
     codec.decode("""{"lines":[]}""".getBytes) match
-      case DecodeResult.Malformed(reason, _) => assertEquals(reason, "missing required field \"id\"")
+      case DecodeResult.Malformed(reason, _, path) =>
+        assertEquals(reason, "missing required field \"id\"")
+        assertEquals(path, Nil)
+      case other => fail(s"not malformed: $other")
+
+  /** The path of the failure `json` makes, as `decode` reports it. */
+  private def pathOf(json: String): List[String] = codec.decode(json.getBytes("UTF-8")) match
+    case DecodeResult.Malformed(_, _, path) => path
+    case other => fail(s"not malformed: $other")
+
+  test("a syntax error names the field it is in, in the type's own names"):
+    assertEquals(pathOf("""{"id":"1","lines":[]}"""), List("id"))
+    assertEquals(
+      pathOf("""{"id":1,"lines":[{"name":"a","quantity":"2","price":1,"kind":{"type":"Pen"}}]}"""),
+      List("lines", "[0]", "quantity")
+    )
+    val second = """{"id":1,"lines":[{"name":"a","quantity":1,"price":1,"kind":{"type":"Pen"}},
+                   | {"name":"b", "quantity" : 1, "price": tru, "kind":{"type":"Pen"}}]}""".stripMargin
+    assertEquals(pathOf(second), List("lines", "[1]", "price"))
+    assertEquals(
+      pathOf("""{"id":1,"lines":[{"name":"a","quantity":1,"price":1,"kind":{"type":"Pen"}}, 7]}"""),
+      List("lines", "[1]")
+    )
+    assertEquals(pathOf("""{"id":1,"note":12}"""), List("note"))
+
+  test("a failure at the end of a value is the enclosing value's, not the last field's"):
+    codec.decode("""{"id":1,"lines":[{"name":"a","quantity":1}]}""".getBytes) match
+      case DecodeResult.Malformed(reason, _, path) =>
+        assert(reason.startsWith("missing required field"), reason)
+        assertEquals(path, List("lines", "[0]"))
+      case other => fail(s"not malformed: $other")
+    assertEquals(pathOf("""{"lines":[],"note":null}"""), Nil)
+    assertEquals(pathOf("""{"id":1,"lines":[] "note":null}"""), Nil)
+
+  test("a key the type doesn't have is never quoted: the path ends where the schema can't follow"):
+    val r = codec.decode("""{"id":1,"SECRET-KEY":{"a":[1,}],"lines":[]}""".getBytes)
+    assertEquals(pathOf("""{"id":1,"SECRET-KEY":{"a":[1,}],"lines":[]}"""), Nil)
+    assert(!r.asInstanceOf[DecodeResult.Failure].describe.contains("SECRET"), r)
+
+  test("a document nested deeper than a path names is scanned without keeping each level"):
+    val deep = "[" * 1000 + "1,}" + "]" * 999
+    assertEquals(pathOf(s"""{"id":1,"lines":[],"note":"n","unknown":$deep}"""), Nil)
+    assertEquals(pathOf(s"""{"id":1,"lines":$deep}"""), List("lines", "[0]"))
+
+  test("keys are read with their escapes, as the decoder reads them"):
+    assertEquals(pathOf("""{"id":1,"li\u006ees":[{"name":1}]}"""), List("lines", "[0]", "name"))
+    assertEquals(
+      pathOf("""{"id":1,"note":"a\"b", "lines":[{"name":"x\\","quantity":"q"}]}"""),
+      List("lines", "[0]", "quantity")
+    )
+
+  test("the message names the field"):
+    codec.decode("""{"id":true,"lines":[]}""".getBytes) match
+      case f: DecodeResult.Failure => assert(f.describe.startsWith("is malformed in id: "), f.describe)
       case other => fail(s"not malformed: $other")
 
   test("null is not an order"):
