@@ -120,6 +120,8 @@ trait JsonStreamTests extends ServerTestSupport:
         t.post("/lines/array", """[{"sku":"a","quantity":1,"price":1},{"sku":"b","quantity":"x","price":1}]""", json)
       assertEquals(bad.status, 400)
       assert(bad.problem.detail.contains("element 1"), bad.problem.detail)
+      assert(bad.problem.detail.contains("element 1 of the stream is malformed in quantity: "), bad.problem.detail)
+      assert(bad.problem.detail.endsWith(" at byte 22"), bad.problem.detail)
       val invalid =
         t.post("/lines/checked", """[{"sku":"a","quantity":1,"price":1},{"sku":"b","quantity":0,"price":1}]""", json)
       assertEquals(invalid.status, 400)

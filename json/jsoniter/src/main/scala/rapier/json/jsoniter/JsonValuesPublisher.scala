@@ -2,10 +2,10 @@ package rapier.json.jsoniter
 
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import rapier.flow.{Demand, DrainLoop}
-import rapier.{InvalidStreamException, Schema}
+import rapier.{DecodeResult, InvalidStreamException, Schema}
 
 import java.nio.ByteBuffer
-import java.util.Objects
+import java.util.{Arrays, Objects}
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
 import java.util.concurrent.{ConcurrentLinkedQueue, Flow}
 
@@ -65,7 +65,8 @@ private final class JsonValuesSubscription[T](
         if v == null then fail(s"element $index of the stream is null")
         else if errors.nonEmpty then fail(s"element $index of the stream is invalid: ${errors.mkString("; ")}")
         else values.add(v)
-      catch case e: JsonReaderException => fail(s"element $index of the stream is not valid JSON: ${reason(e)}")
+      catch
+        case e: JsonReaderException => fail(s"element $index of the stream ${malformed(e, bytes, from, to).describe}")
       index += 1
 
   def start(body: Flow.Publisher[ByteBuffer]): Unit =
@@ -111,10 +112,16 @@ private final class JsonValuesSubscription[T](
       val s = upstream
       if s != null then s.nn.cancel()
 
-  private def reason(e: JsonReaderException): String =
-    val message = e.getMessage
-    val at = message.indexOf(", offset: 0x")
-    (if at < 0 then message else message.substring(0, at)).replaceAll("\"[^\"]*\"", "").trim
+  /**
+   * What was wrong with the element in `bytes` from `from` to `to`, as a JSON body's failure says it: the parser's
+   * reason, the field it is in and the byte, counted from the element's start.
+   */
+  private def malformed(e: JsonReaderException, bytes: Array[Byte], from: Int, to: Int): DecodeResult.Failure =
+    JsoniterCodec.malformed(e.getMessage) match
+      case m @ DecodeResult.Malformed(_, Some(at), _) =>
+        val inElement = at - from
+        m.copy(position = Some(inElement), path = JsonPath.at(Arrays.copyOfRange(bytes, from, to), inElement, element))
+      case other => other
 
   protected def step(): Unit =
     if !terminated && !cancelled then
