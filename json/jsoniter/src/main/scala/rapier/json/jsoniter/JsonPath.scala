@@ -13,9 +13,12 @@ import scala.collection.mutable.ArrayBuffer
  * map's key, a recursive type's reference, ends the path there. Runs only for a document that failed.
  */
 private[jsoniter] object JsonPath:
-  /** The path to the value `offset` falls in; empty at the top, or where the schema can't follow. */
-  def at(json: Array[Byte], offset: Long, schema: Schema[?]): List[String] =
-    named(scan(json, math.min(math.max(offset, 0L), json.length.toLong).toInt), schema)
+  /**
+   * The path to the value `offset` falls in, in the document `json` holds from `from` to `to`; empty at the top, or
+   * where the schema can't follow.
+   */
+  def at(json: Array[Byte], from: Int, to: Int, offset: Long, schema: Schema[?]): List[String] =
+    named(scan(json, from, to, math.min(math.max(offset, from.toLong), to.toLong).toInt), schema)
 
   /** One level of the path, as the document has it. */
   private enum Step:
@@ -37,17 +40,18 @@ private[jsoniter] object JsonPath:
     var state = Before
 
   /**
-   * The keys and indices of the objects and arrays open at `end`, outermost first, to a depth of [[MaxDepth]]: deeper
-   * ones are counted, not kept, so that a document nested a million deep costs no more than a flat one.
+   * The keys and indices of the objects and arrays open at `end` in the document from `from` to `to`, outermost first,
+   * to a depth of [[MaxDepth]]: deeper ones are counted, not kept, so that a document nested a million deep costs no
+   * more than a flat one.
    */
-  private def scan(json: Array[Byte], end: Int): List[Step] =
+  private def scan(json: Array[Byte], from: Int, to: Int, end: Int): List[Step] =
     val open = ArrayBuffer.empty[Open]
     var deeper = 0 // objects and arrays open below the ones kept
     def top: Open | Null = if open.isEmpty || deeper > 0 then null else open.last
     def entered(): Unit =
       val t = top
       if t != null && t.state == Before then t.state = Inside
-    var i = 0
+    var i = from
     while i < end do
       val b = json(i)
       i += 1
@@ -85,7 +89,7 @@ private[jsoniter] object JsonPath:
         case _ => entered()
     // A literal that the byte at the offset ends (`{"a":1}` failing at its '}') is over, not where the failure is.
     val t = top
-    if t != null && t.state == Inside && end < json.length then
+    if t != null && t.state == Inside && end < to then
       json(end) match
         case ',' | '}' | ']' => t.state = After
         case _ =>

@@ -2,10 +2,10 @@ package rapier.json.jsoniter
 
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import rapier.flow.{Demand, DrainLoop}
-import rapier.{DecodeResult, InvalidStreamException, Schema}
+import rapier.{InvalidStreamException, Schema}
 
 import java.nio.ByteBuffer
-import java.util.{Arrays, Objects}
+import java.util.Objects
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
 import java.util.concurrent.{ConcurrentLinkedQueue, Flow}
 
@@ -66,7 +66,8 @@ private final class JsonValuesSubscription[T](
         else if errors.nonEmpty then fail(s"element $index of the stream is invalid: ${errors.mkString("; ")}")
         else values.add(v)
       catch
-        case e: JsonReaderException => fail(s"element $index of the stream ${malformed(e, bytes, from, to).describe}")
+        case e: JsonReaderException =>
+          fail(s"element $index of the stream ${JsoniterCodec.malformed(e, bytes, from, to, element).describe}")
       index += 1
 
   def start(body: Flow.Publisher[ByteBuffer]): Unit =
@@ -111,17 +112,6 @@ private final class JsonValuesSubscription[T](
       failure = if client then InvalidStreamException(message) else IllegalArgumentException(message)
       val s = upstream
       if s != null then s.nn.cancel()
-
-  /**
-   * What was wrong with the element in `bytes` from `from` to `to`, as a JSON body's failure says it: the parser's
-   * reason, the field it is in and the byte, counted from the element's start.
-   */
-  private def malformed(e: JsonReaderException, bytes: Array[Byte], from: Int, to: Int): DecodeResult.Failure =
-    JsoniterCodec.malformed(e.getMessage) match
-      case m @ DecodeResult.Malformed(_, Some(at), _) =>
-        val inElement = at - from
-        m.copy(position = Some(inElement), path = JsonPath.at(Arrays.copyOfRange(bytes, from, to), inElement, element))
-      case other => other
 
   protected def step(): Unit =
     if !terminated && !cancelled then

@@ -42,11 +42,7 @@ final class JsoniterCodec[T](
       readFromArray(raw, readerConfig)(using json) match
         case null => JsoniterCodec.nullValue
         case v => DecodeResult.Value(v)
-    catch
-      case e: JsonReaderException =>
-        JsoniterCodec.malformed(e.getMessage) match
-          case m @ DecodeResult.Malformed(_, Some(at), _) => m.copy(path = JsonPath.at(raw, at, schema))
-          case other => other
+    catch case e: JsonReaderException => JsoniterCodec.malformed(e, raw, 0, raw.length, schema)
 
   def encode(value: T): Array[Byte] = writeToArray(value, writerConfig)(using json)
 
@@ -81,6 +77,22 @@ object JsoniterCodec:
           if digits.isEmpty then None else Some(java.lang.Long.parseLong(digits, 16))
       val safe = if reason.startsWith("missing required field") then reason else reason.replaceAll("\"[^\"]*\"", "…")
       DecodeResult.Malformed(safe, position)
+
+  /**
+   * What `e` says was wrong with the document in `json` from `from` to `to`, read with `schema`: as [[malformed]],
+   * its position counted from `from`, with the path to the field it is in ([[JsonPath]]).
+   */
+  def malformed(
+      e: JsonReaderException,
+      json: Array[Byte],
+      from: Int,
+      to: Int,
+      schema: Schema[?]
+  ): DecodeResult.Failure =
+    malformed(e.getMessage) match
+      case m @ DecodeResult.Malformed(_, Some(at), _) =>
+        m.copy(position = Some(at - from), path = JsonPath.at(json, from, to, at, schema))
+      case other => other
 
 /**
  * WebSocket messages of JSON: text messages read and written by jsoniter-scala straight from and to their bytes.
