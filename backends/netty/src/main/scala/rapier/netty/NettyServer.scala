@@ -1,7 +1,7 @@
 package rapier.netty
 
 import io.netty.bootstrap.ServerBootstrap
-import io.netty.channel.{Channel, ChannelOption, MultiThreadIoEventLoopGroup}
+import io.netty.channel.{AdaptiveRecvByteBufAllocator, Channel, ChannelOption, MultiThreadIoEventLoopGroup}
 import io.netty.util.concurrent.DefaultThreadFactory
 import org.slf4j.LoggerFactory
 import rapier.netty.internal.{Connections, Transports}
@@ -36,6 +36,15 @@ object NettyServer:
   private val log = LoggerFactory.getLogger(classOf[NettyServer])
 
   /**
+   * How much each read from a connection may take: Netty's adaptive guess, which starts at 2 KiB and grows while reads
+   * fill it, allowed to grow to [[NettyServerInterpreter.MaxChunk]] rather than Netty's 64 KiB. A large body then
+   * arrives in fewer, larger reads (as few as a quarter), and each read costs objects whatever its size (the buffer,
+   * its slice, the decoder's content, a streamed body's view of it); small requests never grow the guess. Shared:
+   * each channel takes a handle of its own.
+   */
+  private val reads = AdaptiveRecvByteBufAllocator(64, 2048, NettyServerInterpreter.MaxChunk)
+
+  /**
    * Compiles `endpoints`, binds, and returns once the server accepts connections: how every flavour of the Netty server
    * starts, the endpoints' logic in `F` run by `runner` (`Future` here, an effect module's for its effect).
    */
@@ -58,6 +67,7 @@ object NettyServer:
         .option(ChannelOption.SO_BACKLOG, Integer.valueOf(1024))
         .option(ChannelOption.SO_REUSEADDR, java.lang.Boolean.TRUE)
         .childOption(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
+        .childOption(ChannelOption.RECVBUF_ALLOCATOR, reads)
         .childHandler(initializer)
         .bind(options.host, options.port)
         .sync()

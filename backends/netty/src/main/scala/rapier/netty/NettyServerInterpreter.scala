@@ -30,7 +30,7 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
     val decoderConfig = HttpDecoderConfig()
       .setMaxInitialLineLength(options.maxInitialLineLength)
       .setMaxHeaderSize(options.maxHeaderSize)
-      .setMaxChunkSize(64 * 1024)
+      .setMaxChunkSize(NettyServerInterpreter.MaxChunk)
     new ChannelInitializer[Channel]:
       override def initChannel(channel: Channel): Unit =
         if !connections.tryAdd(channel) then
@@ -42,3 +42,10 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
         pipeline.addLast("decoder", decoder)
         pipeline.addLast("encoder", HttpResponseEncoder())
         pipeline.addLast("rapier", HttpHandler(interpreter, summon[Runner[F]], options, connections, decoder))
+
+object NettyServerInterpreter:
+  /**
+   * The largest piece of a body the decoder hands on at once, and the most [[NettyServer]] reads at once: 256 KiB.
+   * A server bootstrapped by hand reads what its own `RECVBUF_ALLOCATOR` allows (Netty's default: up to 64 KiB).
+   */
+  val MaxChunk: Int = 256 * 1024
