@@ -8,8 +8,7 @@ import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
 import rapier.nettyhttp.{IdleWatch, InvalidRequest}
-import rapier.server.spi.{EventLoop, Refusals, RequestBodyException, RequestSyntax, ResponseRules}
-import rapier.server.spi.{ResponseStream, Runner, Running}
+import rapier.server.spi.{EventLoop, Refusals, RequestBodyException, RequestSyntax, Runner, Running}
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 
 import java.util.concurrent.TimeUnit
@@ -23,9 +22,8 @@ import java.util.concurrent.TimeUnit
  * body then read from the connection only as the logic pulls it ([[NettyBody]]). Telling the two apart takes routing
  * at the head, done only when some endpoint streams.
  *
- * Responses leave in request order (RFC 9112 §9.3.2), whatever order the logic completes in: each request takes a
- * sequence number, and a response that is ready early waits for those before it. Responses completed during a read
- * burst are flushed once, at its end.
+ * Responses leave in request order, by the connection's [[ResponseSender]]; what each one sent means for the connection
+ * (kept open, closed, lingering) is decided here. Responses completed during a read burst are flushed once, at its end.
  */
 private[netty] class HttpHandler[F[_]](
     interpreter: ServerInterpreter[F],
@@ -34,7 +32,9 @@ private[netty] class HttpHandler[F[_]](
     connections: Connections,
     decoder: RequestDecoder
 ) extends ChannelInboundHandlerAdapter,
-      EventLoop:
+      EventLoop,
+      ResponseSender.Connection,
+      ReadDeadlines.Connection:
   import HttpHandler.*
 
   private var ctx: ChannelHandlerContext = null
@@ -48,11 +48,8 @@ private[netty] class HttpHandler[F[_]](
   private var stream: NettyBody | Null = null
   private val routesAtHead = interpreter.streamsBodies
 
-  // Ordering of responses; `writer` writes the streamed one in turn, if any.
-  private var writer: ResponseWriter | Null = null
-  private var nextSequence = 0
-  private var nextToWrite = 0
-  private var waiting: java.util.HashMap[Integer, Ready] | Null = null
+  // The responses, in request order; how many requests are waiting for theirs.
+  private var responses: ResponseSender = null
   private var inFlight = 0
   // Requests whose logic runs elsewhere and can be stopped (a fiber, a thread): stopped if the client goes away. A
   // list, not a set: it holds a few at most (the pipelined ones), and a set would allocate a node for each.
@@ -66,11 +63,7 @@ private[netty] class HttpHandler[F[_]](
   // Set when a request was refused: the client may still be sending, so the connection lingers before it closes.
   private var refused = false
 
-  // Read deadlines: when the body being received was first seen incomplete (System.nanoTime, 0 for none), and
-  // whether a check is scheduled. Only a head or body that spans reads is timed, so most requests never are.
-  private var bodySince = 0L
-  private var deadlineArmed = false
-  private val checkDeadlines: Runnable = () => onDeadline()
+  private var deadlines: ReadDeadlines = null
 
   // Closes the connection once idle for the idle timeout; null without one.
   private var idle: IdleWatch = null
@@ -78,6 +71,8 @@ private[netty] class HttpHandler[F[_]](
   override def handlerAdded(ctx: ChannelHandlerContext): Unit =
     this.ctx = ctx
     body = BodyBuffer(ctx.alloc, connections.bodyBytes, options.maxBodySize)
+    responses = ResponseSender(ctx, this, options, connections, this)
+    deadlines = ReadDeadlines(ctx, options, decoder, this)
     val timeout = options.idleTimeout
     if timeout.isFinite && timeout.toNanos > 0 then
       idle = IdleWatch(ctx, timeout.toNanos, () => inFlight == 0 && receiving == null, () => ctx.close())
@@ -104,44 +99,19 @@ private[netty] class HttpHandler[F[_]](
     if flushPending then
       flushPending = false
       ctx.flush()
-    if !closing && (receiving != null || decoder.headPendingSince != 0L) then watchDeadlines()
+    if !closing && (receiving != null || decoder.headPendingSince != 0L) then deadlines.watch()
 
-  /** Schedules the check of the read deadlines, if any applies and none is scheduled. */
-  private def watchDeadlines(): Unit =
-    if receiving != null && stream == null && bodySince == 0L then bodySince = System.nanoTime()
-    if !deadlineArmed then
-      val next = nextDeadline()
-      if next != Long.MaxValue then
-        deadlineArmed = true
-        ctx.executor.schedule(checkDeadlines, next - System.nanoTime(), TimeUnit.NANOSECONDS)
+  def isClosing: Boolean = closing
+  def readsBody: Boolean = receiving != null
+  def streamedBody: NettyBody | Null = stream
+  def headTimedOut(): Unit = refuse(Refusals.headTimeout(options.headerReadTimeout))
 
-  private def nextDeadline(): Long =
-    val head = decoder.headPendingSince
-    val headDeadline = if head != 0L && headerNanos > 0 then head + headerNanos else Long.MaxValue
-    math.min(headDeadline, bodyDeadline)
-
-  // A buffered body is timed from when it was first seen incomplete; a streamed one only while a pull waits for it.
-  private def bodyDeadline: Long =
-    val since = if stream != null then stream.nn.waitingSince else if receiving != null then bodySince else 0L
-    if since != 0L && bodyNanos > 0 then since + bodyNanos else Long.MaxValue
-
-  private def onDeadline(): Unit =
-    deadlineArmed = false
-    if !closing && ctx.channel.isActive then
-      val now = System.nanoTime()
-      val head = decoder.headPendingSince
-      if head != 0L && headerNanos > 0 && now - head >= headerNanos then
-        refuse(Refusals.headTimeout(options.headerReadTimeout))
-      else if now >= bodyDeadline then
-        val timeout = Refusals.bodyTimeout(options.bodyReadTimeout)
-        if stream != null then failStream(RequestBodyException(timeout))
-        else
-          discardBody()
-          refuse(timeout)
-      else if receiving != null || head != 0L then watchDeadlines()
-
-  private def headerNanos: Long = nanosOrZero(options.headerReadTimeout)
-  private def bodyNanos: Long = nanosOrZero(options.bodyReadTimeout)
+  def bodyTimedOut(): Unit =
+    val timeout = Refusals.bodyTimeout(options.bodyReadTimeout)
+    if stream != null then failStream(RequestBodyException(timeout))
+    else
+      discardBody()
+      refuse(timeout)
 
   private def onRequest(request: HttpRequest): Unit =
     val decoded = request.decoderResult
@@ -204,7 +174,7 @@ private[netty] class HttpHandler[F[_]](
         val view = receivingView
         receiving = null
         receivingView = null
-        bodySince = 0L
+        deadlines.bodyDone()
         dispatch(request.nn, view, receivingChain, null)
       case _ =>
 
@@ -242,7 +212,7 @@ private[netty] class HttpHandler[F[_]](
     body.discard()
     receiving = null
     receivingView = null
-    bodySince = 0L
+    deadlines.bodyDone()
     val streamed = stream
     if streamed != null then
       // Its reader hears of it at once, and may answer the request before `failed` returns, which ends `stream`
@@ -252,7 +222,7 @@ private[netty] class HttpHandler[F[_]](
 
   // A streamed body's reading, started and stopped by its reader's pace; the body deadline while a pull waits.
   private val readBody: Boolean => Unit = on => if ctx.channel.isActive then ctx.channel.config.setAutoRead(on)
-  private val watchBody: () => Unit = () => if ctx.channel.isActive then watchDeadlines()
+  private val watchBody: () => Unit = () => if ctx.channel.isActive then deadlines.watch()
 
   def inLoop: Boolean = ctx.executor.inEventLoop
   def execute(task: Runnable): Unit = ctx.executor.execute(task)
@@ -263,8 +233,7 @@ private[netty] class HttpHandler[F[_]](
       chain: EndpointChain[F] | Null,
       source: NettyBody | Null
   ): Unit =
-    val sequence = nextSequence
-    nextSequence += 1
+    val sequence = responses.take()
     inFlight += 1
     val keepAlive = HttpUtil.isKeepAlive(request)
     if !keepAlive then closing = true
@@ -272,7 +241,7 @@ private[netty] class HttpHandler[F[_]](
     val version = request.protocolVersion
     runner.start(interpreter, view, chain, routesAtHead) match
       case now: ServerResponse =>
-        if source == null then respond(sequence, now, keepAlive, head, version)
+        if source == null then responses.respond(sequence, now, keepAlive, head, version)
         else respondStreamed(sequence, source.nn, now, keepAlive, head, version)
       case later: Running =>
         if later.cancellable then
@@ -281,7 +250,7 @@ private[netty] class HttpHandler[F[_]](
         // Completed elsewhere: back on this connection's event loop, which owns its state.
         later.onComplete(this) { r =>
           if running != null then running.nn.remove(later) // by identity: no `Running` defines equality
-          if source == null then respond(sequence, r, keepAlive, head, version)
+          if source == null then responses.respond(sequence, r, keepAlive, head, version)
           else respondStreamed(sequence, source.nn, r, keepAlive, head, version)
         }
     if inFlight >= options.maxPipelinedRequests then ctx.channel.config.setAutoRead(false)
@@ -299,7 +268,8 @@ private[netty] class HttpHandler[F[_]](
       head: Boolean,
       version: HttpVersion
   ): Unit =
-    respond(sequence, source.answer(response, options.serverOptions.problemRenderer), keepAlive, head, version, source)
+    val answer = source.answer(response, options.serverOptions.problemRenderer)
+    responses.respond(sequence, answer, keepAlive, head, version, source)
 
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
   private def refuse(reason: RequestSyntax.Invalid): Unit = refuse(reason.status, reason.message)
@@ -308,132 +278,22 @@ private[netty] class HttpHandler[F[_]](
     closing = true
     refused = true
     decoder.discardInput()
-    val sequence = nextSequence
-    nextSequence += 1
+    val sequence = responses.take()
     inFlight += 1
     val problem = options.serverOptions.problemRenderer(Problem(status, message))
-    respond(sequence, problem, keepAlive = false, head = false, HttpVersion.HTTP_1_1)
+    responses.respond(sequence, problem, keepAlive = false, head = false, HttpVersion.HTTP_1_1)
 
-  private def respond(
-      sequence: Int,
-      response: ServerResponse,
-      keepAlive: Boolean,
-      head: Boolean,
-      version: HttpVersion,
-      body: NettyBody | Null = null
-  ): Unit =
-    val persistent = keepAlive && !connections.draining
-    if sequence != nextToWrite then
-      // Ready before its turn: only then is it worth an object to wait in.
-      if waiting == null then waiting = java.util.HashMap()
-      waiting.nn.put(sequence, Ready(response, persistent, head, version, body))
-    else
-      send(response, persistent, head, version, body)
-      sendReady()
-
-  /** Responses that were ready early, now in turn; none while a streamed one is being written. */
-  private def sendReady(): Unit =
-    while writer == null && waiting != null && !waiting.nn.isEmpty && waiting.nn.containsKey(nextToWrite) do
-      val ready = waiting.nn.remove(nextToWrite)
-      send(ready.response, ready.keepAlive, ready.head, ready.version, ready.body)
-
-  /**
-   * Writes a response in turn: at once when its body is in memory; a file's region after its head; a body pulled
-   * chunk by chunk by a [[ResponseWriter]], the responses after it waiting until it ends.
-   */
-  private def send(
-      r: ServerResponse,
-      keepAlive: Boolean,
-      head: Boolean,
-      version: HttpVersion,
-      body: NettyBody | Null
-  ): Unit =
-    if r.webSocket != null then upgradeTo(r, version) else sendHttp(r, keepAlive, head, version, body)
-
-  /** The 101 of a WebSocket; then the connection is the WebSocket's ([[NettyWebSocket]]), and this handler leaves it. */
-  private def upgradeTo(r: ServerResponse, version: HttpVersion): Unit =
+  def upgraded(): Unit =
     closing = true
     inFlight -= 1
-    nextToWrite += 1
     if idle != null then idle.stop()
-    if !ctx.channel.isActive then r.abandon()
-    else
-      ctx.writeAndFlush(NettyResponses.of(r, keepAlive = true, head = false, version))
-      NettyWebSocket.upgrade(ctx, r.webSocket.nn)
-
-  private def sendHttp(
-      r: ServerResponse,
-      keepAlive: Boolean,
-      head: Boolean,
-      version: HttpVersion,
-      body: NettyBody | Null
-  ): Unit =
-    val streamed = r.stream
-    // A streamed request's connection stays open only if its body has arrived whole by now (see `sent`).
-    val persistent = keepAlive && (body == null || body.nn.keepsConnection)
-    if streamed == null then sent(ctx.write(NettyResponses.of(r, persistent, head, version)), persistent, body)
-    else
-      val bodyless = head || !ResponseRules.hasContentLength(r.status)
-      streamed match
-        case file: ResponseStream.File if !bodyless => sendFile(r, file, persistent, version, body)
-        case chunks: ResponseStream.Chunks if !bodyless =>
-          // Delimited by the connection's end when HTTP/1.0 can't be told the length. A streamed request's body may
-          // arrive while this one is written (an echo): whether it did is asked once the response is sent.
-          val keeps = keepAlive && (chunks.length >= 0 || version != HttpVersion.HTTP_1_0)
-          val events = new ResponseWriter.Events:
-            def sent(last: ChannelFuture): Unit = streamSent(last, keeps, body)
-            def failedBeforeHead(cause: Throwable): Unit =
-              log.error("A response body's source failed before the response started", cause)
-              writer = null
-              val problem =
-                Problem(StatusCode.InternalServerError, "The server failed to produce this response's body.")
-              send(options.serverOptions.problemRenderer(problem), keepAlive, head, version, body)
-              sendReady()
-          writer = ResponseWriter(ctx, this, chunks, NettyResponses.headOf(r, chunks.length, keeps, version), events)
-          writer.nn.start()
-        case _ =>
-          streamed.nn.abandon()
-          val length = if streamed.nn.length >= 0 then streamed.nn.length else 0L
-          ctx.write(NettyResponses.headOf(r, length, persistent, version))
-          sent(ctx.write(LastHttpContent.EMPTY_LAST_CONTENT), persistent, body)
-
-  /** A file's region, zero-copy: Netty hands it to the socket from the file (`sendfile`), never through the heap. */
-  private def sendFile(
-      r: ServerResponse,
-      file: ResponseStream.File,
-      keepAlive: Boolean,
-      version: HttpVersion,
-      body: NettyBody | Null
-  ): Unit =
-    val channel =
-      try java.nio.channels.FileChannel.open(file.path)
-      catch case scala.util.control.NonFatal(e) => e
-    channel match
-      case open: java.nio.channels.FileChannel =>
-        ctx.write(NettyResponses.headOf(r, file.length, keepAlive, version))
-        ctx.write(io.netty.channel.DefaultFileRegion(open, file.offset, file.length))
-        sent(ctx.write(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive, body)
-      case e: Throwable =>
-        log.error(s"The file of a response could not be opened: ${file.path}", e)
-        val problem = Problem(StatusCode.InternalServerError, "The server failed to produce this response's body.")
-        sent(
-          ctx.write(NettyResponses.of(options.serverOptions.problemRenderer(problem), keepAlive, false, version)),
-          keepAlive,
-          body
-        )
-
-  private def streamSent(last: ChannelFuture, keepAlive: Boolean, body: NettyBody | Null): Unit =
-    writer = null
-    sent(last, keepAlive, body)
-    sendReady()
 
   /**
-   * A response is written (or its last part is on its way): the next is in turn. A streamed request's body is let go
-   * now; unless it arrived whole, the connection closes, lingering, as its client may still be sending.
+   * A response is written (or its last part is on its way). A streamed request's body is let go now; unless it arrived
+   * whole, the connection closes, lingering, as its client may still be sending.
    */
-  private def sent(future: ChannelFuture, keepAlive: Boolean, body: NettyBody | Null): Unit =
+  def sent(future: ChannelFuture, keepAlive: Boolean, body: NettyBody | Null): Unit =
     inFlight -= 1
-    nextToWrite += 1
     var persistent = keepAlive
     if body != null then
       if !body.nn.keepsConnection then
@@ -451,7 +311,7 @@ private[netty] class HttpHandler[F[_]](
     resumeReading()
 
   override def channelWritabilityChanged(ctx: ChannelHandlerContext): Unit =
-    if writer != null then writer.nn.writable()
+    responses.writable()
     ctx.fireChannelWritabilityChanged()
 
   /** Turns auto-read back on, unless the connection is closing, full of requests, or streaming a body to its reader. */
@@ -470,9 +330,7 @@ private[netty] class HttpHandler[F[_]](
       val stopping = running.nn.toArray(Array.empty[Running])
       running = null
       stopping.foreach(_.cancel())
-    if writer != null then writer.nn.stop()
-    if waiting != null then
-      waiting.nn.values.forEach(_.response.abandon())
+    responses.stop()
     ctx.fireChannelInactive()
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
@@ -497,14 +355,4 @@ private[netty] object HttpHandler:
         duplex.eventLoop.schedule((() => duplex.close()): Runnable, Refusals.LingerMillis, TimeUnit.MILLISECONDS)
       case channel => channel.close()
 
-  private def nanosOrZero(d: scala.concurrent.duration.Duration): Long = if d.isFinite then d.toNanos else 0L
-
   private def continueResponse = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE)
-
-  final class Ready(
-      val response: ServerResponse,
-      val keepAlive: Boolean,
-      val head: Boolean,
-      val version: HttpVersion,
-      val body: NettyBody | Null
-  )
