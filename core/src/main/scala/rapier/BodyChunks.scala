@@ -17,3 +17,11 @@ trait BodyChunks:
    * the limit), or with what `f` throws (the rest of the body is then not read). A body is folded once.
    */
   def fold[A](zero: A)(f: (A, ByteBuffer) => A): Future[A]
+
+  /**
+   * Hands each chunk to `f` in order, on the terms of [[fold]]'s function (the chunk valid during the call only, on the
+   * thread that received it, never to block); the future completes once the body has ended, or fails as [[fold]]'s
+   * does. For a reader that keeps its state itself — a digest, a channel written to, a count in a `var` — it allocates
+   * nothing per chunk, where a fold over a primitive (`fold(0L)(…)`) boxes each chunk's result.
+   */
+  def foreach(f: ByteBuffer => Unit): Future[Unit] = fold(())((_, chunk) => f(chunk))

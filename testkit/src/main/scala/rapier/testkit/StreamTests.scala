@@ -101,7 +101,9 @@ trait StreamTests extends ServerTestSupport:
       eventually(t.bodyBytesHeld == 0, "nothing is held once the request is answered")
     }
 
-  test("a body folded chunk by chunk arrives whole and in order, without a copy; it is folded once"):
+  test(
+    "a body folded or read with foreach arrives whole and in order, chunk by chunk, without a copy; it is read once"
+  ):
     val twice = endpoint.post.in("stream" / "twice").in(chunksBody).out(stringBody).serverLogic { chunks =>
       chunks.fold(0)((n, _) => n)
       chunks.fold(0)((n, _) => n).transform(t =>
@@ -113,7 +115,19 @@ trait StreamTests extends ServerTestSupport:
         _.toString
       )(using ExecutionContext.parasitic)
     }
-    withServer(folded, twice, throwing) { t =>
+    val each = endpoint.post.in("stream" / "each").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>
+      val digest = MessageDigest.getInstance("SHA-256")
+      var count = 0L
+      chunks
+        .foreach { chunk =>
+          count += chunk.remaining
+          digest.update(chunk)
+        }
+        .map(_ => summary(count, digest))(using ExecutionContext.parasitic)
+    }
+    withServer(folded, twice, throwing, each) { t =>
+      assertEquals(t.post("/stream/each", body).body, expected(body))
+      assertEquals(t.post("/stream/each", Array.emptyByteArray).body, expected(Array.emptyByteArray))
       assertEquals(t.post("/stream/folded", body).body, expected(body))
       assertEquals(t.post("/stream/folded", Array.emptyByteArray).body, expected(Array.emptyByteArray))
       assert(t.post("/stream/twice", "abc").body.contains("read once"))

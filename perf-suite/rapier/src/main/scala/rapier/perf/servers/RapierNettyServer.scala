@@ -54,6 +54,10 @@ object RapierNettyServer:
     endpoint.get.in(s"pathFile$n").out(fileBody).serverLogicSuccess(_ => Future.successful(PerfApi.file))
   )
 
-  /** Counts a streamed body's bytes as its chunks arrive, with no copy of them: a fold, Rapier's lightest reader. */
+  /**
+   * Counts a streamed body's bytes as its chunks arrive, with no copy of them and nothing allocated per chunk (a
+   * `fold(0L)` would box each count): Rapier's lightest reader.
+   */
   private def count(body: BodyChunks): Future[String] =
-    body.fold(0L)((n, chunk) => n + chunk.remaining).map(PerfApi.ok)(using ExecutionContext.parasitic)
+    var n = 0L
+    body.foreach(chunk => n += chunk.remaining).map(_ => PerfApi.ok(n))(using ExecutionContext.parasitic)
