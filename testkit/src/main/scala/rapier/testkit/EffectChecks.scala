@@ -9,7 +9,7 @@ import java.util.zip.CRC32
  * connection. One place for what the server must do, so that the modules' tests differ only in how their logic says it.
  */
 trait EffectChecks extends ServerTestSupport:
-  import WebSocketTests.{Close, Continuation, Ping, Pong, Text, closePayload, frame, handshake, readFrame}
+  import WebSocketFrames.{Close, Continuation, Ping, Pong, Text, closePayload, frame, handshake, readFrame}
 
   /** The CRC-32 of `bytes`, as the counting endpoints answer it. */
   def crc(bytes: Array[Byte]): Long =

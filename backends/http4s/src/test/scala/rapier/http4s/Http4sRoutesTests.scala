@@ -94,7 +94,7 @@ class Http4sRoutesTests extends munit.FunSuite:
       .build
     ember.use { server =>
       IO.blocking {
-        import rapier.testkit.WebSocketTests.*
+        import rapier.testkit.WebSocketFrames.*
         val c = rapier.testkit.RawHttp(server.address.getPort)
         try
           assertEquals(c.send(handshake("/shout")).readResponse(head = true).status, 101)

@@ -3,7 +3,7 @@ package rapier.pekko
 import rapier.*
 import rapier.server.*
 import rapier.testkit.*
-import rapier.testkit.WebSocketTests.*
+import rapier.testkit.WebSocketFrames.*
 
 import scala.concurrent.Future
 import scala.concurrent.duration.DurationInt

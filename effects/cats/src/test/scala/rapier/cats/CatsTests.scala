@@ -150,7 +150,7 @@ abstract class CatsTests extends EffectChecks:
     )
 
   // WebSockets whose logic is an fs2 pipe
-  import WebSocketTests.{Continuation, Text, frame, readFrame}
+  import WebSocketFrames.{Continuation, Text, frame, readFrame}
 
   private def pipe(path: String)(p: fs2.Pipe[IO, String, String]): ServerEndpoint[IO] =
     endpoint.get.in("ws" / path).out(fs2WebSocketBody[IO, String, String]).serverLogicSuccess[IO](_ => IO.pure(p))
