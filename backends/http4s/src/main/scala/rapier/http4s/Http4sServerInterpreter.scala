@@ -11,7 +11,7 @@ import rapier.http4s.internal.{Bodies, HeadCheck, Http4sPipeWebSocket, Http4sReq
 import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax, WebSocketUpgrade}
 import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
 
-import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.atomic.LongAdder
 import scala.util.Failure
 
 /**
@@ -37,7 +37,7 @@ final class Http4sServerInterpreter[F[_]](
     options: Http4sServerOptions = Http4sServerOptions.default
 )(using F: Async[F]):
   private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
-  private val held = AtomicLong()
+  private val held = LongAdder()
   private val responses = Responses[F]()
   private val fromClient = Bodies.clientsDoing(options.bodyReadTimeout)
   private val webSockets = Http4sWebSocket.Open()
@@ -98,7 +98,7 @@ final class Http4sServerInterpreter[F[_]](
   }
 
   /** Bytes of request bodies read whole and held until their requests are answered. */
-  def bodyBytesHeld: Long = held.get
+  def bodyBytesHeld: Long = held.sum
 
   private def serve(view: Http4sRequest[F], chain: EndpointChain[F] | Null): F[Response[F]] =
     val refused = HeadCheck.problem(view.request, view.uri, options.maxInitialLineLength, options.maxHeaderSize)
@@ -171,7 +171,7 @@ final class Http4sServerInterpreter[F[_]](
         case Left(e) => answer(view, F.raiseError(e), closes = true)
         case Right(bytes) =>
           view.body = bytes
-          answer(view, F.guarantee(interpreter.serve(view, chain), F.delay(held.addAndGet(-bytes.length))), false)
+          answer(view, F.guarantee(interpreter.serve(view, chain), F.delay(held.add(-bytes.length))), false)
       }
 
   /**

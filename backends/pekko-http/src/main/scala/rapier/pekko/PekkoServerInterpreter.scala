@@ -7,7 +7,7 @@ import rapier.pekko.internal.{Bodies, HeadCheck, PekkoRequest, PekkoWebSocket, R
 import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax}
 import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
 
-import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.atomic.LongAdder
 import scala.concurrent.duration.DurationLong
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.{Failure, Success, Try}
@@ -33,7 +33,7 @@ final class PekkoServerInterpreter(
     options: PekkoServerOptions = PekkoServerOptions.default
 ):
   private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
-  private val held = AtomicLong()
+  private val held = LongAdder()
   private val webSockets = PekkoWebSocket.Open()
 
   /** The requests an endpoint routes; the others are rejected with no rejection, so the next route is tried. */
@@ -50,7 +50,7 @@ final class PekkoServerInterpreter(
     serve(view, interpreter.routeOrNull(view))
 
   /** Bytes of request bodies read whole and held until their requests are answered. */
-  def bodyBytesHeld: Long = held.get
+  def bodyBytesHeld: Long = held.sum
 
   /**
    * Closes the open WebSockets, as a server stops: with 1011, the only code besides 1000 pekko-http closes with (for
@@ -100,7 +100,7 @@ final class PekkoServerInterpreter(
       case Success(bytes) =>
         view.body = bytes
         val answered = answer(view, interpreter.serve(view, chain), closes = false)
-        answered.onComplete(_ => held.addAndGet(-bytes.length))(using ExecutionContext.parasitic)
+        answered.onComplete(_ => held.add(-bytes.length))(using ExecutionContext.parasitic)
         answered
       case Failure(still: Bodies.StillSent) => refuse(view, still.refusal, still.dropped)
       case Failure(client: RequestBodyException) => refuse(view, client.refusal)

@@ -9,7 +9,7 @@ import rapier.server.spi.RequestSyntax.Invalid
 import rapier.server.spi.{BodyArray, BodyTooLargeException, Refusals, RequestBodyException}
 
 import java.util.concurrent.TimeoutException
-import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.atomic.LongAdder
 import scala.concurrent.duration.*
 import scala.util.control.NonFatal
 
@@ -27,7 +27,7 @@ private[http4s] object Bodies:
    * so that the client is not cut off mid-upload before it reads the answer (that costs about 4 KB per request more,
    * in `Http4sPostBenchmark`, so declared lengths don't pay it).
    */
-  final class Reading[F[_]](request: Request[F], limit: Long, deadline: Duration, held: AtomicLong)(using F: Async[F]):
+  final class Reading[F[_]](request: Request[F], limit: Long, deadline: Duration, held: LongAdder)(using F: Async[F]):
     private val chunked = request.contentLength.isEmpty
     // What of a chunked body is not read yet
     @volatile private var unread: Stream[F, Chunk[Byte]] = request.body.chunks
@@ -221,7 +221,7 @@ private[http4s] object Bodies:
    * chunk arriving past the deadline fails the read with a 408, with no timer per request: a client that stops
    * sending altogether is Ember's idle timeout's (a 408 too, see [[clientsDoing]]).
    */
-  private final class Accumulator(declared: Long, limit: Long, deadline: Duration, held: AtomicLong):
+  private final class Accumulator(declared: Long, limit: Long, deadline: Duration, held: LongAdder):
     private val into = BodyArray(declared, limit, held)
     private val until = deadline match
       case d: FiniteDuration => System.nanoTime() + d.toNanos

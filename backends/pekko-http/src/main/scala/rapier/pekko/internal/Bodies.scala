@@ -29,7 +29,7 @@ import rapier.server.spi.{
 import rapier.server.spi.RequestSyntax.Invalid
 
 import java.util.concurrent.TimeoutException
-import java.util.concurrent.atomic.{AtomicLong, AtomicReference}
+import java.util.concurrent.atomic.{AtomicReference, LongAdder}
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.{Failure, Success}
@@ -46,7 +46,7 @@ private[pekko] object Bodies:
    * the other backends do: a connection closed under a client still sending is reset, which may drop the 413 before
    * the client reads it.
    */
-  def read(entity: RequestEntity, limit: Long, deadline: Duration, held: AtomicLong, linger: FiniteDuration)(using
+  def read(entity: RequestEntity, limit: Long, deadline: Duration, held: LongAdder, linger: FiniteDuration)(using
       mat: Materializer
   ): Future[Array[Byte]] =
     entity match
@@ -54,7 +54,7 @@ private[pekko] object Bodies:
         if strict.data.length > limit then Future.failed(BodyTooLargeException(limit))
         else
           val bytes = strict.data.toArrayUnsafe()
-          held.addAndGet(bytes.length)
+          held.add(bytes.length)
           Future.successful(bytes)
       case streamed =>
         val into = BodyArray(streamed.contentLengthOption.getOrElse(-1L), limit, held)

@@ -4,16 +4,17 @@ import io.netty.util.concurrent.ScheduledFuture
 import io.vertx.core.buffer.Buffer
 import io.vertx.core.http.HttpServerRequest
 import io.vertx.core.{Handler, Vertx}
-import rapier.server.spi.{Refusals, RequestSyntax}
+import rapier.server.spi.{BodyArray, Refusals, RequestSyntax}
 import rapier.vertx.VertxServerOptions
 
 import java.util.concurrent.TimeUnit.NANOSECONDS
 
 /**
- * Reads one request's body, once, into an array: sized by Content-Length, or grown as chunks arrive, within
- * `maxBodySize`. One object is the request's data, end and exception handler (Vert.x calls them with a buffer, null and
- * a throwable), and the body-read deadline is armed only for a body still incomplete once the current read has been
- * handled: a small body that arrives with its headers costs no timer.
+ * Reads one request's body, once, as a [[BodyArray]] (sized by Content-Length, or grown as chunks arrive, within
+ * `maxBodySize`), counted in the server's held bytes until it is read. One object is the body, the request's data,
+ * end and exception handler (Vert.x calls them with a buffer, null and a throwable), and the body-read deadline is
+ * armed only for a body still incomplete once the current read has been handled: a small body that arrives with its
+ * headers costs no timer.
  *
  * What the body is for is the subclass's: [[read]] gets it whole, [[refused]] the reason it could not be read (too
  * large, longer than its Content-Length, broken framing, too slow); exactly one of them is called, once.
@@ -23,11 +24,9 @@ private[vertx] abstract class BodyReader(
     length: Long,
     options: VertxServerOptions,
     connections: Connections
-) extends Handler[AnyRef],
+) extends BodyArray(if length > 0 then length else -1L, options.maxBodySize, connections.bodyBytes),
+      Handler[AnyRef],
       Runnable:
-  private var array = new Array[Byte](if length > 0 then length.toInt else 1024)
-  connections.bodyBytes.add(array.length)
-  private var filled = 0
   private var done = false
   private var timer: ScheduledFuture[?] | Null = null
   private var vertxTimer = -1L
@@ -62,42 +61,31 @@ private[vertx] abstract class BodyReader(
   def handle(event: AnyRef): Unit = event match
     case chunk: Buffer => onChunk(chunk)
     // Vert.x reports a broken chunked framing here, then closes.
-    case _: Throwable =>
-      if !done then
-        finish()
-        refused(Refusals.InvalidBodyFraming)
+    case _: Throwable => if !done then refuse(Refusals.InvalidBodyFraming)
     case _ =>
       if !done then
         finish()
+        val body = result()
+        connections.bodyBytes.add(-body.length)
         read(body)
 
   private def onChunk(chunk: Buffer): Unit =
     if !done then
       val n = chunk.length
-      if filled.toLong + n > options.maxBodySize then
-        finish()
-        refused(Refusals.bodyTooLarge(options.maxBodySize))
-      else if length > 0 && filled + n > array.length then
-        finish()
-        refused(Refusals.BodyLongerThanLength)
+      val why = refusal(n)
+      if why != null then refuse(why.nn)
       else
-        if filled + n > array.length then
-          val grown =
-            java.util.Arrays.copyOf(array, math.max(array.length * 2, filled + n).min(options.maxBodySize.toInt))
-          connections.bodyBytes.add(grown.length - array.length)
-          array = grown
-        chunk.getBytes(0, n, array, filled)
-        filled += n
+        chunk.getBytes(0, n, room(n), size)
+        added(n)
 
-  private def timeout(): Unit =
-    if !done then
-      finish()
-      refused(Refusals.bodyTimeout(options.bodyReadTimeout))
+  private def timeout(): Unit = if !done then refuse(Refusals.bodyTimeout(options.bodyReadTimeout))
+
+  private def refuse(reason: RequestSyntax.Invalid): Unit =
+    finish()
+    drop()
+    refused(reason)
 
   private def finish(): Unit =
     done = true
-    connections.bodyBytes.add(-array.length)
     if timer != null then timer.nn.cancel(false)
     if vertxTimer >= 0 then Vertx.currentContext.owner.cancelTimer(vertxTimer)
-
-  private def body: Array[Byte] = if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
