@@ -104,7 +104,12 @@ object ProcFs:
     }.toOption.filter(_ > 0)
 
   /** The most resident memory a process has had (VmHWM), in MiB. */
-  def peakRssMiB(pid: Long): Option[Double] =
+  def peakRssMiB(pid: Long): Option[Double] = statusMiB(pid, "VmHWM:")
+
+  /** The resident memory a process has now (VmRSS), in MiB. */
+  def rssMiB(pid: Long): Option[Double] = statusMiB(pid, "VmRSS:")
+
+  private def statusMiB(pid: Long, field: String): Option[Double] =
     Try(Files.readString(Path.of(s"/proc/$pid/status"))).toOption
-      .flatMap(_.linesIterator.find(_.startsWith("VmHWM:")))
+      .flatMap(_.linesIterator.find(_.startsWith(field)))
       .flatMap(_.split("\\s+").lift(1)).flatMap(_.toLongOption).map(_ / 1024.0)

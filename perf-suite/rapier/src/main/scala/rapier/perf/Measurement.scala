@@ -52,6 +52,8 @@ final class Measurement(
     val marks = answering.map((m, _) => m -> List.newBuilder[(String, Long)]).toMap
     def mark(m: Member, label: String) = marks(m) += label -> System.currentTimeMillis
     val live = answering.map(_._1)
+    // Each server's resident memory once started and probed, before any load: what its peak owes to its start.
+    val readyRss = live.map(m => m -> m.server.flatMap(_.rssMiB)).toMap
     live.foreach(mark(_, "warm-up"))
     val warm = warmUp(live, scenario, users, script.lua)
     val rate = groupRate(live, warm)
@@ -75,7 +77,8 @@ final class Measurement(
       val timeline = m.server.flatMap(_.samples()).map(_.timeline(marks(m).result()))
       m -> row(start, m, scenario, users, warm(m), slices(m), rate, m.server.flatMap(_.peakRssMiB)).copy(
         timeline = timeline,
-        profile = profiles(m)
+        profile = profiles(m),
+        readyRssMiB = readyRss(m)
       )
     }
     val byMember = (rows ++ refused).toMap

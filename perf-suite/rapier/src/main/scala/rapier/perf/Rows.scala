@@ -168,7 +168,8 @@ final case class Row(
     timeline: Option[Timeline] = None,
     profile: Option[ProfileRun] = None,
     slices: List[Slice] = Nil,
-    hiccups: Option[JvmHiccups] = None
+    hiccups: Option[JvmHiccups] = None,
+    readyRssMiB: Option[Double] = None
 ):
   def valid: Boolean = status == Status.Ok
 

@@ -59,6 +59,7 @@ final class ServerProcess private (
   /** The CPU time of the server's threads, in nanoseconds (see [[ProcFs.cpuNanos]]). */
   def cpuNanos: Option[Long] = ProcFs.cpuNanos(pid)
   def peakRssMiB: Option[Double] = ProcFs.peakRssMiB(pid)
+  def rssMiB: Option[Double] = ProcFs.rssMiB(pid)
   def recentOutput: String = output.text
 
   /**

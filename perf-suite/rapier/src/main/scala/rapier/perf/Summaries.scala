@@ -79,7 +79,8 @@ final case class Summary(
     ownCpuShare: Option[Double] = None,
     stackCpuShare: Option[Double] = None,
     percentiles: List[PercentileSummary] = Nil,
-    hiccups: Option[JvmHiccups] = None
+    hiccups: Option[JvmHiccups] = None,
+    readyRssMiB: Option[Double] = None
 ):
   /** Where a baseline and this run meet: the same server, scenario and users. */
   def key: String = s"$server|$scenario|$users"
@@ -193,7 +194,8 @@ object Summaries:
         ownCpuShare = mean(valid.flatMap(_.profile).flatMap(_.ownShare)),
         stackCpuShare = mean(valid.flatMap(_.profile).flatMap(_.stackShare)),
         percentiles = percentiles,
-        hiccups = JvmHiccups.mean(valid.flatMap(_.hiccups))
+        hiccups = JvmHiccups.mean(valid.flatMap(_.hiccups)),
+        readyRssMiB = mean(valid.flatMap(_.readyRssMiB))
       )
     }
 

@@ -66,6 +66,11 @@ class EndToEndTest extends munit.FunSuite:
     results.rows.foreach(r => assert(r.slices.forall(s => s.throughput > 0 && s.cpuMsPer1000.exists(_ > 0)), r))
     results.rows.foreach(r => assertEquals(r.status, Status.Ok, r.note))
     results.rows.foreach(r => assert(r.requests > 0 && r.allocatedBytesPerRequest.exists(_ > 0), r))
+    // Resident memory once started, before any load, and its peak over the run, which includes it.
+    results.rows.foreach { r =>
+      val (ready, peak) = (r.readyRssMiB.getOrElse(fail(s"no ready RSS: $r")), r.peakRssMiB.get)
+      assert(ready > 10 && ready <= peak, s"ready $ready MiB, peak $peak MiB")
+    }
     // The warm-up second by second, and the server's own record of itself over the test, phases marked.
     results.rows.foreach { r =>
       assertEquals(r.warmupThroughput.size, r.warmupSeconds, r)

@@ -113,19 +113,26 @@ object Html:
         "cost",
         "Cost per request",
         "Server CPU time per 1,000 requests (from /proc), bytes the server allocated per request (from its threads' " +
-          "allocation counters), and the server's peak resident memory.",
+          "allocation counters), and the server's peak resident memory (and, in brackets, its resident memory once " +
+          "started, before any load: what the peak owes to the start).",
         perTest(applicable) { (title, rows) =>
-          def metric(f: Summary => Option[Double], unit: String, digits: Int) =
+          def metric(f: Summary => Option[Double], unit: String, digits: Int, aside: Summary => String = _ => "") =
             Svg.bars(rows.map { r =>
               f(r) match
-                case Some(v) => Bar(r.server, v, v, v, color(r.server), s"${Figures.number(v, digits)} $unit")
+                case Some(v) =>
+                  Bar(r.server, v, v, v, color(r.server), s"${Figures.number(v, digits)} $unit${aside(r)}")
                 case None =>
                   Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "not measured" else r.status))
             })
           s"""<div class="trio"><h3>${escape(title)}</h3>
              |<div><h4>CPU ms per 1,000 requests</h4>${metric(_.cpuMsPer1000, "ms", 1)}</div>
              |<div><h4>Bytes allocated per request</h4>${metric(_.allocatedBytesPerRequest, "B", 0)}</div>
-             |<div><h4>Peak RSS</h4>${metric(_.peakRssMiB, "MiB", 0)}</div></div>""".stripMargin
+             |<div><h4>Peak RSS</h4>${metric(
+              _.peakRssMiB,
+              "MiB",
+              0,
+              _.readyRssMiB.fold("")(v => s" (${Figures.number(v)})")
+            )}</div></div>""".stripMargin
         }
       )
     sections += machine(m)

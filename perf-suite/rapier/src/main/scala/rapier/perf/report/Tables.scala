@@ -27,7 +27,7 @@ object Tables:
       "p99.99 ms",
       "CPU ms/1k",
       "B/req",
-      "RSS MiB",
+      "peak RSS MiB (when ready)",
       "GCs/run"
     )
     val rows = s.map { r =>
@@ -50,7 +50,7 @@ object Tables:
         opt(l.map(_.p9999), 3),
         opt(r.cpuMsPer1000, 1),
         opt(r.allocatedBytesPerRequest),
-        opt(r.peakRssMiB),
+        opt(r.peakRssMiB) + r.readyRssMiB.fold("")(v => s" (${Figures.number(v)})"),
         opt(r.gcCountPerRun, 1)
       )
     }
