@@ -143,6 +143,21 @@ class ReportTest extends munit.FunSuite:
     val loadBound = sample.copy(rows = sample.rows.map(r => if r.start == 2 then r.copy(loadBound = true) else r))
     assert(Markdown.render(loadBound).contains("- start 2, `netty.Vanilla` · SimpleGet: load-bound"))
 
+  test("summary.md: peak resident memory over the twin's, with what each had once started"):
+    val measured = sample.copy(rows = sample.rows.map { r =>
+      if r.server == "netty.future.Rapier" then r.copy(peakRssMiB = Some(418), readyRssMiB = Some(130))
+      else if r.server == "netty.Vanilla" then r.copy(readyRssMiB = Some(110))
+      else r
+    })
+    val md = Markdown.render(RunResults.of(measured.meta, measured.rows))
+    val rapier = "+10.0% (418 vs 380 MiB); when ready +20.0 MiB (130 vs 110)"
+    assert(md.contains(s"| `netty.future.Rapier` | `netty.Vanilla` | $rapier | $rapier |"), md)
+    // A server whose resident memory once started was not measured (as in runs made before it was): the peak alone.
+    assert(
+      md.contains("| `netty.future.RapierLog` | `netty.Vanilla` | +0.0% (380 vs 380 MiB) | +0.0% (380 vs 380 MiB) |"),
+      md
+    )
+
   test("in headless Chromium, the charts and tables are in the page, and it can be drawn"):
     assume(HeadlessChromium.command.isDefined, HeadlessChromium.Missing)
     val dir = Files.createTempDirectory("perf-report")

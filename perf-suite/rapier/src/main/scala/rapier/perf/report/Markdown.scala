@@ -71,6 +71,16 @@ object Markdown:
         case (Some(a), Some(b)) => s"${fmt("%+,.0f", a - b)} (${fmt("%,.0f", a)} vs ${fmt("%,.0f", b)})"
         case _ => "n/a"
     }
+    val memory = table { (s, twin) =>
+      (s.peakRssMiB, twin.flatMap(_.peakRssMiB)) match
+        case (Some(a), Some(b)) =>
+          val ready = (s.readyRssMiB, twin.flatMap(_.readyRssMiB)) match
+            case (Some(x), Some(y)) =>
+              s"; when ready ${fmt("%+,.1f", x - y)} MiB (${fmt("%,.0f", x)} vs ${fmt("%,.0f", y)})"
+            case _ => ""
+          s"${fmt("%+.1f", (a / b - 1) * 100)}% (${fmt("%,.0f", a)} vs ${fmt("%,.0f", b)} MiB)$ready"
+        case _ => "n/a"
+    }
     val shares = table((s, _) => applicable(s)(librarySamples(s)))
     val peers =
       if results.peers.isEmpty then "No peer ran beside Rapier in this run."
@@ -146,6 +156,13 @@ object Markdown:
         "## Bytes allocated per request, over the twin",
         "",
         bytes,
+        "",
+        "## Peak resident memory, over the twin",
+        "",
+        "Each cell: the peak, then the resident memory once started and checked, before any load (means over the " +
+          "starts). A run under the suite's 2 GiB heap seldom collects: a peak is the start plus the run's garbage.",
+        "",
+        memory,
         ""
       )
 
