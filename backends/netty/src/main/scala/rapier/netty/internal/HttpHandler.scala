@@ -1,17 +1,14 @@
 package rapier.netty.internal
 
-import io.netty.channel.socket.DuplexChannel
 import io.netty.channel.{ChannelFuture, ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
 import io.netty.handler.codec.http.*
 import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
-import rapier.nettyhttp.{IdleWatch, InvalidRequest}
+import rapier.nettyhttp.{IdleWatch, InvalidRequest, Linger}
 import rapier.server.spi.{EventLoop, Refusals, RequestBodyException, RequestSyntax, Runner, Running}
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
-
-import java.util.concurrent.TimeUnit
 
 /**
  * Serves the HTTP/1.1 requests of one connection: one instance per channel, touched only by its event loop, so
@@ -341,18 +338,9 @@ private[netty] class HttpHandler[F[_]](
 private[netty] object HttpHandler:
   private val log = LoggerFactory.getLogger(classOf[HttpHandler[?]])
 
-  /**
-   * Closes after a refusal without losing the answer: a client still sending (a body over the limit, a request after
-   * a malformed one) would otherwise have the connection reset under it, and with it the response it has not read.
-   * The output is shut down at once (the client reads the answer, then the end of the stream), and what still
-   * arrives is discarded until the client closes, or for [[Refusals.LingerMillis]] at most.
-   */
+  /** Closes after a refusal without losing the answer (see [[Linger]]): what still arrives is read and discarded. */
   private val lingerThenClose: ChannelFutureListener = future =>
-    future.channel match
-      case duplex: DuplexChannel if future.isSuccess && duplex.isActive =>
-        duplex.config.setAutoRead(true)
-        duplex.shutdownOutput()
-        duplex.eventLoop.schedule((() => duplex.close()): Runnable, Refusals.LingerMillis, TimeUnit.MILLISECONDS)
-      case channel => channel.close()
+    val channel = future.channel
+    if !future.isSuccess || !Linger.thenClose(channel, () => channel.config.setAutoRead(true)) then channel.close()
 
   private def continueResponse = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE)

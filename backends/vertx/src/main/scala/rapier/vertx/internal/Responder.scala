@@ -1,18 +1,16 @@
 package rapier.vertx.internal
 
 import io.netty.buffer.Unpooled
-import io.netty.channel.socket.DuplexChannel
 import io.netty.util.AsciiString
 import io.vertx.core.Vertx
 import io.vertx.core.http.{HttpMethod, HttpServerRequest, HttpServerResponse}
 import io.vertx.core.internal.buffer.BufferInternal
 import org.slf4j.LoggerFactory
 import rapier.model.{HeaderNames, StatusCode}
-import rapier.server.spi.{Refusals, RequestSyntax, ResponseRules, ResponseStream, WebSocketUpgrade}
+import rapier.nettyhttp.Linger
+import rapier.server.spi.{RequestSyntax, ResponseRules, ResponseStream, WebSocketUpgrade}
 import rapier.server.{Problem, ServerResponse}
 import rapier.vertx.VertxServerOptions
-
-import java.util.concurrent.TimeUnit
 
 /**
  * How Rapier's responses leave on Vert.x, one per server: the status and headers, the body from memory, from a file
@@ -138,21 +136,13 @@ private[vertx] final class Responder(
     val problem = Problem(StatusCode.InternalServerError, "The server failed to produce this response's body.")
     write(request, options.serverOptions.problemRenderer(problem), close = false, body)
 
-  /**
-   * Closes after a refusal without losing the answer: a client still sending its body would otherwise have the
-   * connection reset under it, and with it the response it has not read. The output is shut down at once (the client
-   * reads the answer, then the end of the stream), and what still arrives is discarded until the client closes, or for
-   * [[Refusals.LingerMillis]] at most.
-   */
+  /** Closes after a refusal without losing the answer (see [[Linger]]): what is left of the body is read and dropped. */
   private def linger(request: HttpServerRequest): Unit =
-    Connections.channel(request.connection) match
-      case duplex: DuplexChannel if duplex.isActive =>
-        duplex.shutdownOutput()
-        if !request.isEnded then
-          request.handler(_ => ())
-          request.resume()
-        duplex.eventLoop.schedule((() => duplex.close()): Runnable, Refusals.LingerMillis, TimeUnit.MILLISECONDS)
-      case _ => Connections.close(request.connection)
+    val drop = () =>
+      if !request.isEnded then
+        request.handler(_ => ())
+        request.resume()
+    if !Linger.thenClose(Connections.channel(request.connection), drop) then Connections.close(request.connection)
 
 private[vertx] object Responder:
   private val log = LoggerFactory.getLogger(classOf[Responder])
