@@ -22,5 +22,6 @@ abstract class ServerTests
       NegotiationTests,
       MultipartTests,
       StreamTests,
+      StreamFlowTests,
       ResponseStreamTests,
       SseTests

@@ -7,25 +7,25 @@ import java.io.InputStream
 import java.nio.ByteBuffer
 import java.security.MessageDigest
 import java.util.concurrent.{Executors, Flow}
-import scala.concurrent.duration.DurationInt
 import scala.concurrent.{ExecutionContext, Future, Promise}
 
 /**
- * Request bodies read as streams: a `Flow.Publisher` of chunks and an `InputStream`, each answering with the number
- * of bytes and their digest, so that every byte is checked, in order.
+ * Request bodies read as streams: a `Flow.Publisher` of chunks, an `InputStream`, a fold over chunks and a file, each
+ * answering with the number of bytes and their digest, so that every byte is checked, in order. How a streamed body
+ * flows (back-pressure, limits, what goes wrong) is [[StreamFlowTests]]'.
  */
 trait StreamTests extends ServerTestSupport:
   // An InputStream's reads block: logic that reads one runs on threads of its own, never on the server's.
-  private val blocking = ExecutionContext.fromExecutorService(Executors.newCachedThreadPool())
+  protected val blocking = ExecutionContext.fromExecutorService(Executors.newCachedThreadPool())
 
   override def afterAll(): Unit =
     blocking.shutdown()
     super.afterAll()
 
-  private def summary(count: Long, digest: MessageDigest): String =
+  protected def summary(count: Long, digest: MessageDigest): String =
     s"$count ${digest.digest().map("%02x".format(_)).mkString}"
 
-  private def expected(bytes: Array[Byte]): String =
+  protected def expected(bytes: Array[Byte]): String =
     summary(bytes.length.toLong, { val d = MessageDigest.getInstance("SHA-256"); d.update(bytes); d })
 
   /** Subscribes to a body, asking for one chunk at a time, and answers with its size and digest. */
@@ -46,7 +46,7 @@ trait StreamTests extends ServerTestSupport:
       def onComplete(): Unit = done.success(summary(count, digest)))
     done.future
 
-  private def read(in: InputStream): String =
+  protected def read(in: InputStream): String =
     val digest = MessageDigest.getInstance("SHA-256")
     val buffer = new Array[Byte](8192)
     var count = 0L
@@ -57,7 +57,7 @@ trait StreamTests extends ServerTestSupport:
       n = in.read(buffer)
     summary(count, digest)
 
-  private val published =
+  protected val published =
     endpoint.post.in("stream" / "publisher").in(publisherBody).out(stringBody).serverLogicSuccess(subscribe)
   private val streamed =
     endpoint.post
@@ -67,7 +67,7 @@ trait StreamTests extends ServerTestSupport:
       .out(stringBody)
       .serverLogicSuccess((skip, in) => Future { in.skipNBytes(skip.toLong); read(in) }(using blocking))
 
-  private val body = Array.tabulate[Byte](3 * 1024 * 1024 + 17)(i => (i * 7 + i / 1024).toByte)
+  protected val body = Array.tabulate[Byte](3 * 1024 * 1024 + 17)(i => (i * 7 + i / 1024).toByte)
 
   private val folded =
     endpoint.post.in("stream" / "folded").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>
@@ -215,235 +215,4 @@ trait StreamTests extends ServerTestSupport:
       assertEquals(r.status, 400)
       assert(r.problem.detail.contains("query parameter 'skip'"), r.problem.detail)
       assertEquals(t.post("/stream/input?skip=1", "ab").body, expected("b".getBytes))
-    }
-
-  // Logic the tests steer: it reports when it has read `first` bytes, reads on only once the test opens its gate,
-  // and tells the test how its reading ended.
-  private final class Gate:
-    val reached = Promise[Long]()
-    val open = Promise[Unit]()
-    val outcome = Promise[String]()
-
-  @volatile private var gate = Gate()
-
-  private def gated(first: Long, body: Flow.Publisher[ByteBuffer]): Future[String] =
-    val g = gate
-    val done = Promise[String]()
-    val reader = new Flow.Subscriber[ByteBuffer]:
-      private val digest = MessageDigest.getInstance("SHA-256")
-      private var count = 0L
-      private var subscription: Flow.Subscription = null
-      def onSubscribe(s: Flow.Subscription): Unit =
-        subscription = s
-        s.request(1)
-      def onNext(chunk: ByteBuffer): Unit =
-        count += chunk.remaining
-        digest.update(chunk)
-        if count >= first && g.reached.trySuccess(count) then
-          g.open.future.onComplete(_ => subscription.request(1))(using ExecutionContext.parasitic)
-        else subscription.request(1)
-      def onError(e: Throwable): Unit =
-        g.outcome.trySuccess(s"error: ${e.getMessage}")
-        done.failure(e)
-      def onComplete(): Unit =
-        val s = summary(count, digest)
-        g.outcome.trySuccess(s)
-        done.success(s)
-    body.subscribe(reader)
-    done.future
-
-  private val gatedEndpoint =
-    endpoint.post.in(
-      "stream" / "gated"
-    ).in(query[Long]("first")).in(publisherBody).out(stringBody).serverLogicSuccess(gated)
-
-  private val ignoring =
-    endpoint.post.in("stream" / "ignored").in(publisherBody).out(stringBody).serverLogicSuccess(_ =>
-      Future.successful("ignored")
-    )
-
-  private def await[T](f: Future[T], what: String): T =
-    try scala.concurrent.Await.result(f, 10.seconds)
-    catch case _: java.util.concurrent.TimeoutException => fail(s"not so within 10 s: $what")
-
-  private def head(
-      path: String,
-      fields: String*
-  ): String = (s"POST $path HTTP/1.1" +: "Host: x" +: fields).mkString("", "\r\n", "\r\n\r\n")
-
-  test("a streamed body reaches the logic as it arrives, before the client has sent the rest"):
-    gate = Gate()
-    withServer(gatedEndpoint) { t =>
-      val c = t.raw()
-      try
-        c.send(head("/stream/gated?first=1000", "Content-Length: 2000")).send(body.take(1000))
-        assertEquals(await(gate.reached.future, "the logic read the first half"), 1000L)
-        gate.open.success(())
-        c.send(body.slice(1000, 2000))
-        assertEquals(c.readResponse().body, expected(body.take(2000)))
-      finally c.close()
-    }
-
-  test("a streamed body is read from the connection only as fast as the logic reads it"):
-    gate = Gate()
-    val total = 48 * 1024 * 1024
-    withServer(gatedEndpoint) { t =>
-      val c = t.raw()
-      try
-        c.send(head(s"/stream/gated?first=1", s"Content-Length: $total"))
-        val written = java.util.concurrent.atomic.AtomicLong()
-        val part = new Array[Byte](64 * 1024)
-        val digest = MessageDigest.getInstance("SHA-256")
-        val writer = Future {
-          while written.get < total do
-            java.util.Arrays.fill(part, (written.get / part.length).toByte)
-            c.send(part)
-            digest.update(part)
-            written.addAndGet(part.length)
-        }(using blocking)
-        await(gate.reached.future, "the logic read a first chunk")
-        // The client's writes stall once the socket buffers fill: the server reads no further ahead of the logic.
-        var before = -1L
-        eventually(
-          { val now = written.get; val stalled = now == before; before = now; Thread.sleep(300); stalled },
-          "the client's writes stall while the logic waits"
-        )
-        assert(written.get < total / 2, s"the server read ahead of its reader: ${written.get} of $total bytes sent")
-        assert(t.bodyBytesHeld < 1024 * 1024, s"the server holds ${t.bodyBytesHeld} bytes of a body nobody reads")
-        gate.open.success(())
-        await(writer, "the client sent the rest once the logic read on")
-        assertEquals(c.readResponse().body, summary(total.toLong, digest))
-      finally c.close()
-    }
-
-  test("past maxStreamedBodySize a streamed body is a 413, declared or found out mid-body; bytes keep maxBodySize"):
-    val config = TestServerConfig(maxBodySize = 1024, maxStreamedBodySize = 100000)
-    withServerConfig(config)(published, ignoring) { t =>
-      assertEquals(t.post("/stream/publisher", body.take(100000)).body, expected(body.take(100000)))
-      assertEquals(t.post("/stream/publisher", body.take(100001)).status, 413)
-      val c = t.raw()
-      try
-        c.send(head("/stream/publisher", "Transfer-Encoding: chunked"))
-        body.take(300000).grouped(30000).foreach(p =>
-          c.send(s"${Integer.toHexString(p.length)}\r\n").send(p).send("\r\n")
-        )
-        val r = c.readResponse()
-        assertEquals(r.status, 413)
-        assert(r.problem.detail.contains("100000"), r.problem.detail)
-        assert(c.closedByServer(3000))
-      finally c.close()
-      assertEquals(t.post("/stream/publisher", "after").body, expected("after".getBytes))
-      eventually(t.bodyBytesHeld == 0, "nothing is held once the request is answered")
-    }
-
-  test("a chunked upload of 1 GiB past maxStreamedBodySize is a 413 that the client, still sending, reads"):
-    val limit = 1024 * 1024
-    withServerConfig(TestServerConfig(maxStreamedBodySize = limit))(published) { t =>
-      val (r, sent) = uploadGiB(t, "/stream/publisher")(())
-      assertEquals(r.status, 413)
-      assert(r.problem.detail.contains(limit.toString), r.problem.detail)
-      assert(sent > (32L << 20), s"only $sent bytes were sent")
-      eventually(t.bodyBytesHeld == 0, "nothing is held once the request is refused")
-    }
-
-  test("a streamed body whose chunked framing breaks is a 400, and its reader is told"):
-    gate = Gate()
-    gate.open.success(())
-    withServer(gatedEndpoint) { t =>
-      val c = t.raw()
-      try
-        c.send(head("/stream/gated?first=1", "Transfer-Encoding: chunked") + "5\r\nhello\r\nzz\r\n")
-        assertEquals(c.readResponse().status, 400)
-        assert(await(gate.outcome.future, "the reader's end").startsWith("error"))
-        assert(c.closedByServer(3000))
-      finally c.close()
-      assertEquals(t.get("/nowhere").status, 404)
-    }
-
-  test("a client that goes away mid-body: the reader gets an error, and nothing is held"):
-    gate = Gate()
-    withServer(gatedEndpoint) { t =>
-      val c = t.raw()
-      c.send(head("/stream/gated?first=100", "Content-Length: 100000")).send(body.take(5000))
-      await(gate.reached.future, "the logic read a first chunk")
-      c.close()
-      gate.open.success(())
-      assert(await(gate.outcome.future, "the reader's end").startsWith("error"))
-      eventually(t.bodyBytesHeld == 0, "nothing is held once the connection is gone")
-    }
-
-  test("a streamed body is timed only while its reader waits for the client: 408 when the client stalls"):
-    gate = Gate()
-    gate.open.success(())
-    withServerConfig(TestServerConfig(bodyReadTimeout = 500.millis))(gatedEndpoint) { t =>
-      val c = t.raw()
-      try
-        c.send(head("/stream/gated?first=1", "Content-Length: 1000")).send(body.take(10))
-        assertEquals(c.readResponse().status, 408)
-        assert(await(gate.outcome.future, "the reader's end").startsWith("error"))
-      finally c.close()
-      // Slow logic is not a slow client: a reader that waits longer than the timeout before it reads is served.
-      gate = Gate()
-      val slow = Future { Thread.sleep(1500); gate.open.success(()) }(using blocking)
-      assertEquals(t.post("/stream/gated?first=1", body.take(5000)).body, expected(body.take(5000)))
-      await(slow, "the gate opened")
-    }
-
-  test("logic that answers without reading its streamed body is heard, and the connection then closes"):
-    withServer(ignoring) { t =>
-      val c = t.raw()
-      try
-        c.send(head("/stream/ignored", "Content-Length: 1000000")).send(body.take(1000))
-        val r = c.readResponse()
-        assertEquals(r.body, "ignored")
-        assert(c.closedByServer(3000))
-      finally c.close()
-      eventually(t.bodyBytesHeld == 0, "nothing is held once the request is answered")
-    }
-
-  test("Expect: 100-continue on a streamed body is answered at the logic's first read, not before"):
-    withServer(published, ignoring) { t =>
-      val c = t.raw()
-      try
-        c.send(head("/stream/ignored", "Content-Length: 10", "Expect: 100-continue"))
-        assertEquals(c.readResponse().status, 200)
-      finally c.close()
-      val d = t.raw()
-      try
-        d.send(head("/stream/publisher", "Content-Length: 10", "Expect: 100-continue"))
-        assertEquals(d.readResponse().status, 100)
-        d.send(body.take(10))
-        assertEquals(d.readResponse().body, expected(body.take(10)))
-      finally d.close()
-    }
-
-  test("an InputStream body read on the server's own thread fails clearly rather than waiting forever"):
-    val blockingRead =
-      endpoint.post.in("stream" / "blocking").in(inputStreamBody).out(stringBody).serverLogic { in =>
-        Future.fromTry(scala.util.Try(read(in))).map(Right(_))(using ExecutionContext.parasitic)
-      }
-    withServer(blockingRead) { t =>
-      val r = t.post("/stream/blocking", body.take(100))
-      // A backend whose logic runs off the connection's thread reads it fine; one whose logic runs on it refuses.
-      assert(r.status == 500 || r.body == expected(body.take(100)), s"${r.status} ${r.body}")
-      // The same with the body sent well after the head: nothing of it has come when the logic reads
-      val c = t.raw()
-      try
-        c.send("POST /stream/blocking HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
-        Thread.sleep(200)
-        c.send(body.take(100))
-        val late = c.readResponse()
-        assert(late.status == 500 || late.body == expected(body.take(100)), s"${late.status} ${late.body}")
-      finally c.close()
-    }
-
-  test("logic that throws while it reads a streamed body is a 500; nothing is held, the server serves on"):
-    val throwing =
-      endpoint.post.in("stream" / "throwing").in(inputStreamBody).out(stringBody).serverLogicSuccess { in =>
-        Future { in.readNBytes(100); throw IllegalStateException("the logic gave up") }(using blocking)
-      }
-    withServer(throwing, published) { t =>
-      assertEquals(t.post("/stream/throwing", body.take(500000)).status, 500)
-      assertEquals(t.post("/stream/publisher", body.take(1000)).body, expected(body.take(1000)))
-      eventually(t.bodyBytesHeld == 0, "nothing is held once the request is answered")
     }
