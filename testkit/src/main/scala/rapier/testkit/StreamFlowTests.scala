@@ -26,29 +26,16 @@ trait StreamFlowTests extends StreamTests:
 
   private def gated(first: Long, body: Flow.Publisher[ByteBuffer]): Future[String] =
     val g = gate
-    val done = Promise[String]()
-    val reader = new Flow.Subscriber[ByteBuffer]:
-      private val digest = MessageDigest.getInstance("SHA-256")
-      private var count = 0L
-      private var subscription: Flow.Subscription = null
-      def onSubscribe(s: Flow.Subscription): Unit =
-        subscription = s
-        s.request(1)
-      def onNext(chunk: ByteBuffer): Unit =
-        count += chunk.remaining
-        digest.update(chunk)
+    val reader = new Digesting:
+      override protected def more(count: Long, request: () => Unit): Unit =
         if count >= first && g.reached.trySuccess(count) then
-          g.open.future.onComplete(_ => subscription.request(1))(using ExecutionContext.parasitic)
-        else subscription.request(1)
-      def onError(e: Throwable): Unit =
-        g.outcome.trySuccess(s"error: ${e.getMessage}")
-        done.failure(e)
-      def onComplete(): Unit =
-        val s = summary(count, digest)
-        g.outcome.trySuccess(s)
-        done.success(s)
+          g.open.future.onComplete(_ => request())(using ExecutionContext.parasitic)
+        else request()
     body.subscribe(reader)
-    done.future
+    reader.result.transform { r =>
+      g.outcome.trySuccess(r.fold(e => s"error: ${e.getMessage}", identity))
+      r
+    }(using ExecutionContext.parasitic)
 
   private val gatedEndpoint =
     endpoint.post.in(

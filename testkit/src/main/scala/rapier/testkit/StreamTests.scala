@@ -28,23 +28,32 @@ trait StreamTests extends ServerTestSupport:
   protected def expected(bytes: Array[Byte]): String =
     summary(bytes.length.toLong, { val d = MessageDigest.getInstance("SHA-256"); d.update(bytes); d })
 
+  /**
+   * Reads a body one chunk at a time, counting and digesting it: its `result` is the body's size and digest, or its
+   * error. Once `count` bytes are read, `more` asks for the next chunk: at once, unless a test holds it back.
+   */
+  protected class Digesting extends Flow.Subscriber[ByteBuffer]:
+    private val done = Promise[String]()
+    private val digest = MessageDigest.getInstance("SHA-256")
+    private var count = 0L
+    private var subscription: Flow.Subscription = null
+    def result: Future[String] = done.future
+    protected def more(count: Long, request: () => Unit): Unit = request()
+    def onSubscribe(s: Flow.Subscription): Unit =
+      subscription = s
+      s.request(1)
+    def onNext(chunk: ByteBuffer): Unit =
+      count += chunk.remaining
+      digest.update(chunk)
+      more(count, () => subscription.request(1))
+    def onError(t: Throwable): Unit = done.failure(t)
+    def onComplete(): Unit = done.success(summary(count, digest))
+
   /** Subscribes to a body, asking for one chunk at a time, and answers with its size and digest. */
   private def subscribe(body: Flow.Publisher[ByteBuffer]): Future[String] =
-    val done = Promise[String]()
-    body.subscribe(new Flow.Subscriber[ByteBuffer]:
-      private val digest = MessageDigest.getInstance("SHA-256")
-      private var count = 0L
-      private var subscription: Flow.Subscription = null
-      def onSubscribe(s: Flow.Subscription): Unit =
-        subscription = s
-        s.request(1)
-      def onNext(chunk: ByteBuffer): Unit =
-        count += chunk.remaining
-        digest.update(chunk)
-        subscription.request(1)
-      def onError(t: Throwable): Unit = done.failure(t)
-      def onComplete(): Unit = done.success(summary(count, digest)))
-    done.future
+    val reader = Digesting()
+    body.subscribe(reader)
+    reader.result
 
   protected def read(in: InputStream): String =
     val digest = MessageDigest.getInstance("SHA-256")
