@@ -12,7 +12,7 @@ import scala.concurrent.{ExecutionContext, Future, Promise}
 /**
  * Request bodies read as streams: a `Flow.Publisher` of chunks, an `InputStream`, a fold over chunks and a file, each
  * answering with the number of bytes and their digest, so that every byte is checked, in order. How a streamed body
- * flows (back-pressure, limits, what goes wrong) is [[StreamFlowTests]]'.
+ * flows (back-pressure, limits, what goes wrong) is tested in [[StreamFlowTests]].
  */
 trait StreamTests extends ServerTestSupport:
   // An InputStream's reads block: logic that reads one runs on threads of its own, never on the server's.

@@ -113,7 +113,7 @@ object Html:
         "cost",
         "Cost per request",
         "Server CPU time per 1,000 requests (from /proc), bytes the server allocated per request (from its threads' " +
-          "allocation counters), and the server's peak resident memory (and, in brackets, its resident memory once " +
+          "allocation counters), and the server's peak resident memory (and, in parentheses, its resident memory once " +
           "started, before any load: what the peak owes to the start).",
         perTest(applicable) { (title, rows) =>
           def metric(f: Summary => Option[Double], unit: String, digits: Int, aside: Summary => String = _ => "") =
