@@ -14,6 +14,9 @@ object Figures:
   /** A figure that may be missing: the number, or a dash. */
   def number(d: Option[Double], digits: Int): String = d.fold("–")(number(_, digits))
 
+  /** A second figure set beside a first, ` (123)`: a server's resident memory once started, beside its peak. */
+  def beside(d: Option[Double]): String = d.fold("")(v => s" (${number(v)})")
+
   /** `0.93 [0.89–0.97]`: the geometric mean over rounds and its 95% interval; one round, the ratio alone. */
   def interval(i: Interval): String =
     if i.rounds > 1 then s"${fmt("%.2f", i.center)} [${fmt("%.2f", i.low)}–${fmt("%.2f", i.high)}]"

@@ -124,15 +124,11 @@ object Html:
                 case None =>
                   Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "not measured" else r.status))
             })
+          val peak = metric(_.peakRssMiB, "MiB", 0, r => Figures.beside(r.readyRssMiB))
           s"""<div class="trio"><h3>${escape(title)}</h3>
              |<div><h4>CPU ms per 1,000 requests</h4>${metric(_.cpuMsPer1000, "ms", 1)}</div>
              |<div><h4>Bytes allocated per request</h4>${metric(_.allocatedBytesPerRequest, "B", 0)}</div>
-             |<div><h4>Peak RSS</h4>${metric(
-              _.peakRssMiB,
-              "MiB",
-              0,
-              _.readyRssMiB.fold("")(v => s" (${Figures.number(v)})")
-            )}</div></div>""".stripMargin
+             |<div><h4>Peak RSS</h4>$peak</div></div>""".stripMargin
         }
       )
     sections += machine(m)

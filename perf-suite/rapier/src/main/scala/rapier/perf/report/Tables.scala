@@ -50,7 +50,7 @@ object Tables:
         opt(l.map(_.p9999), 3),
         opt(r.cpuMsPer1000, 1),
         opt(r.allocatedBytesPerRequest),
-        opt(r.peakRssMiB) + r.readyRssMiB.fold("")(v => s" (${Figures.number(v)})"),
+        opt(r.peakRssMiB) + Figures.beside(r.readyRssMiB),
         opt(r.gcCountPerRun, 1)
       )
     }
