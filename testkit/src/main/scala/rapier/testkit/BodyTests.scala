@@ -4,7 +4,6 @@ import rapier.*
 import rapier.server.*
 
 import java.nio.charset.StandardCharsets
-import java.security.MessageDigest
 import scala.concurrent.Future
 
 /** Request bodies: text, bytes, forms, sizes and framings, limits. */
@@ -13,10 +12,9 @@ trait BodyTests extends ServerTestSupport:
   private val echoBytes =
     endpoint.post.in("bytes").in(byteArrayBody).out(byteArrayBody).serverLogicSuccess(Future.successful)
   private val digest =
-    endpoint.post.in("digest").in(byteArrayBody).out(stringBody).serverLogicSuccess(b => Future.successful(sha256(b)))
-
-  private def sha256(bytes: Array[Byte]): String =
-    MessageDigest.getInstance("SHA-256").digest(bytes).map("%02x".format(_)).mkString
+    endpoint.post.in("digest").in(byteArrayBody).out(stringBody).serverLogicSuccess(b =>
+      Future.successful(Sha256.of(b))
+    )
 
   test("a text body round-trips, unicode included"):
     withServer(echoText) { t =>
@@ -62,7 +60,7 @@ trait BodyTests extends ServerTestSupport:
   test("a 5 MB body arrives whole"):
     withServer(digest) { t =>
       val big = Array.tabulate[Byte](5 * 1024 * 1024)(i => (i * 31 + i / 7).toByte)
-      assertEquals(t.post("/digest", big).body, sha256(big))
+      assertEquals(t.post("/digest", big).body, Sha256.of(big))
     }
 
   test("a 5 MB text body round-trips"):
@@ -80,7 +78,7 @@ trait BodyTests extends ServerTestSupport:
         c.send("1;ext=1\r\n \r\n")
         c.send("5\r\nworld\r\n0\r\n\r\n")
         val r = c.readResponse()
-        assertEquals(r.body, sha256("hello world".getBytes(StandardCharsets.US_ASCII)))
+        assertEquals(r.body, Sha256.of("hello world".getBytes(StandardCharsets.US_ASCII)))
       finally c.close()
     }
 

@@ -4,7 +4,6 @@ import rapier.*
 import rapier.server.*
 
 import java.nio.ByteBuffer
-import java.security.MessageDigest
 import java.util.concurrent.Flow
 import scala.concurrent.duration.DurationInt
 import scala.concurrent.{ExecutionContext, Future, Promise}
@@ -78,7 +77,7 @@ trait StreamFlowTests extends StreamTests:
         c.send(head(s"/stream/gated?first=1", s"Content-Length: $total"))
         val written = java.util.concurrent.atomic.AtomicLong()
         val part = new Array[Byte](64 * 1024)
-        val digest = MessageDigest.getInstance("SHA-256")
+        val digest = Sha256.digest()
         val writer = Future {
           while written.get < total do
             java.util.Arrays.fill(part, (written.get / part.length).toByte)

@@ -22,11 +22,9 @@ trait StreamTests extends ServerTestSupport:
     blocking.shutdown()
     super.afterAll()
 
-  protected def summary(count: Long, digest: MessageDigest): String =
-    s"$count ${digest.digest().map("%02x".format(_)).mkString}"
+  protected def summary(count: Long, digest: MessageDigest): String = s"$count ${Sha256.hex(digest)}"
 
-  protected def expected(bytes: Array[Byte]): String =
-    summary(bytes.length.toLong, { val d = MessageDigest.getInstance("SHA-256"); d.update(bytes); d })
+  protected def expected(bytes: Array[Byte]): String = s"${bytes.length} ${Sha256.of(bytes)}"
 
   /**
    * Reads a body one chunk at a time, counting and digesting it: its `result` is the body's size and digest, or its
@@ -34,7 +32,7 @@ trait StreamTests extends ServerTestSupport:
    */
   protected class Digesting extends Flow.Subscriber[ByteBuffer]:
     private val done = Promise[String]()
-    private val digest = MessageDigest.getInstance("SHA-256")
+    private val digest = Sha256.digest()
     private var count = 0L
     private var subscription: Flow.Subscription = null
     def result: Future[String] = done.future
@@ -56,7 +54,7 @@ trait StreamTests extends ServerTestSupport:
     reader.result
 
   protected def read(in: InputStream): String =
-    val digest = MessageDigest.getInstance("SHA-256")
+    val digest = Sha256.digest()
     val buffer = new Array[Byte](8192)
     var count = 0L
     var n = in.read(buffer)
@@ -81,7 +79,7 @@ trait StreamTests extends ServerTestSupport:
   private val folded =
     endpoint.post.in("stream" / "folded").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>
       chunks
-        .fold((0L, MessageDigest.getInstance("SHA-256"))) { case ((count, digest), chunk) =>
+        .fold((0L, Sha256.digest())) { case ((count, digest), chunk) =>
           val n = chunk.remaining
           digest.update(chunk)
           (count + n, digest)
@@ -125,7 +123,7 @@ trait StreamTests extends ServerTestSupport:
       )(using ExecutionContext.parasitic)
     }
     val each = endpoint.post.in("stream" / "each").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>
-      val digest = MessageDigest.getInstance("SHA-256")
+      val digest = Sha256.digest()
       var count = 0L
       chunks
         .foreach { chunk =>
