@@ -83,7 +83,7 @@ trait JsonStreamTests extends ServerTestSupport:
       try
         c.send("POST /lines/array HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n")
         c.send("Transfer-Encoding: chunked\r\n\r\n")
-        body.grouped(997).foreach(p => c.send(s"${Integer.toHexString(p.length)}\r\n").send(p).send("\r\n"))
+        body.grouped(997).foreach(c.sendChunk)
         c.send("0\r\n\r\n")
         assertEquals(c.readResponse().body, expectedTotal(n))
       finally c.close()

@@ -23,6 +23,10 @@ final class RawHttp(port: Int, timeoutMillis: Int = 10000) extends AutoCloseable
     out.flush()
     this
 
+  /** Sends `bytes` as one chunk of a chunked body: its size in hexadecimal, the bytes, CRLF. */
+  def sendChunk(bytes: Array[Byte]): RawHttp =
+    send(s"${Integer.toHexString(bytes.length)}\r\n").send(bytes).send("\r\n")
+
   /** Reads one response (body by Content-Length or chunked; none for HEAD requests when `head`). */
   def readResponse(head: Boolean = false): TestResponse = RawHttp.readResponse(in, head)
 

@@ -8,8 +8,7 @@ import java.nio.ByteBuffer
 import java.nio.file.{Files, Path}
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
 import java.util.concurrent.{Executors, Flow}
-import scala.concurrent.duration.DurationInt
-import scala.concurrent.{Await, Future, Promise}
+import scala.concurrent.{Future, Promise}
 
 /**
  * Response bodies that are not in memory: a file, a `Flow.Publisher` and an `InputStream`, sent whole and in order,
@@ -82,10 +81,6 @@ trait ResponseStreamTests extends ServerTestSupport:
   private val fromFile = endpoint.get.in("out" / "file").out(fileBody).serverLogicSuccess(_ => Future.successful(file))
   private val small =
     endpoint.get.in("out" / "small").out(stringBody).serverLogicSuccess(_ => Future.successful("small"))
-
-  private def await[T](f: Future[T], what: String): T =
-    try Await.result(f, 10.seconds)
-    catch case _: java.util.concurrent.TimeoutException => fail(s"not so within 10 s: $what")
 
   test("a response body from a Flow.Publisher is sent whole and in order, chunked"):
     publisher = Chunks(200, 50000)

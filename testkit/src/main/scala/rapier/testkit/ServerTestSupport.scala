@@ -59,6 +59,11 @@ abstract class ServerTestSupport extends munit.FunSuite:
     while !condition && System.nanoTime < deadline do Thread.sleep(10)
     assert(condition, s"not so within 10 s: $what")
 
+  /** Waits up to 10 s for `f`, which another thread completes; fails with `what`. */
+  def await[T](f: Future[T], what: String): T =
+    try scala.concurrent.Await.result(f, 10.seconds)
+    catch case _: java.util.concurrent.TimeoutException => fail(s"not so within 10 s: $what")
+
   /**
    * Posts a chunked body of up to 1 GiB, 64 KiB a chunk, to `path` over a raw connection, reading the response
    * meanwhile, until the server stops taking it; `sampled` runs after each chunk. The response (within 10 s of the

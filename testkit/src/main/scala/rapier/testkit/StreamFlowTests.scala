@@ -46,10 +46,6 @@ trait StreamFlowTests extends StreamTests:
       Future.successful("ignored")
     )
 
-  private def await[T](f: Future[T], what: String): T =
-    try scala.concurrent.Await.result(f, 10.seconds)
-    catch case _: java.util.concurrent.TimeoutException => fail(s"not so within 10 s: $what")
-
   private def head(
       path: String,
       fields: String*
@@ -108,9 +104,7 @@ trait StreamFlowTests extends StreamTests:
       val c = t.raw()
       try
         c.send(head("/stream/publisher", "Transfer-Encoding: chunked"))
-        body.take(300000).grouped(30000).foreach(p =>
-          c.send(s"${Integer.toHexString(p.length)}\r\n").send(p).send("\r\n")
-        )
+        body.take(300000).grouped(30000).foreach(c.sendChunk)
         val r = c.readResponse()
         assertEquals(r.status, 413)
         assert(r.problem.detail.contains("100000"), r.problem.detail)

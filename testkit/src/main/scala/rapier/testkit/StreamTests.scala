@@ -100,9 +100,7 @@ trait StreamTests extends ServerTestSupport:
       val c = t.raw()
       try
         c.send("POST /stream/file HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
-        (body ++ body).grouped(100000).foreach(p =>
-          c.send(s"${Integer.toHexString(p.length)}\r\n").send(p).send("\r\n")
-        )
+        (body ++ body).grouped(100000).foreach(c.sendChunk)
         assertEquals(c.readResponse().status, 413)
       finally c.close()
       eventually(t.bodyBytesHeld == 0, "nothing is held once the request is answered")
@@ -195,11 +193,7 @@ trait StreamTests extends ServerTestSupport:
       val chunked = t.raw()
       try
         chunked.send("POST /stream/publisher HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
-        body.grouped(100000).foreach { part =>
-          chunked.send(s"${Integer.toHexString(part.length)}\r\n")
-          chunked.send(part)
-          chunked.send("\r\n")
-        }
+        body.grouped(100000).foreach(chunked.sendChunk)
         chunked.send("0\r\n\r\n")
         assertEquals(chunked.readResponse().body, expected(body))
       finally chunked.close()
