@@ -103,6 +103,18 @@ object Cli:
     case "report" :: _ => Left("report needs one results.json file")
     case _ => run(args, RunOptions(), Set.empty)
 
+  /**
+   * `./perf` with `args` as a shell reads them back into the same words: each argument that holds anything but
+   * letters, digits and `_./:=,+@%-` in single quotes (a glob such as `netty.*`, JVM options with spaces). What a run
+   * records as its command, to be run again as written.
+   */
+  def commandLine(args: List[String]): String = ("./perf" :: args.map(shellWord)).mkString(" ")
+
+  private val plainWord = "[A-Za-z0-9_./:=,+@%-]+".r
+
+  private def shellWord(arg: String): String =
+    if plainWord.matches(arg) then arg else "'" + arg.replace("'", "'\\''") + "'"
+
   private def serve(name: String, rest: List[String]): Either[String, Command] =
     if Catalogue.byName(name).isEmpty then Left(s"unknown server '$name' (see ./perf --list)")
     else

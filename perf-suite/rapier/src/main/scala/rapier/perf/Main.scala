@@ -121,7 +121,7 @@ object Main:
     val meta = Meta(
       started,
       Runner.now(),
-      ("./perf" :: args).mkString(" "),
+      Cli.commandLine(args),
       runner.machine,
       o.durationSeconds,
       o.warmupSeconds,

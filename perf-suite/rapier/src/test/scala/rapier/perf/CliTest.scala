@@ -133,6 +133,23 @@ class CliTest extends munit.FunSuite:
       "--rate must be auto, off or a number of requests per second from 1 to 10000000, not 'fast'"
     )
 
+  test("the command a run records reads back, through a shell, into the arguments it was given"):
+    val args = List("-s", "netty.*,vertx.future.Rapier", "--jvm-opts", "-Xms2g -Xmx2g -Xmn64m", "--out", "it's", "")
+    val line = Cli.commandLine(args)
+    assertEquals(
+      line,
+      """./perf -s 'netty.*,vertx.future.Rapier' --jvm-opts '-Xms2g -Xmx2g -Xmn64m' --out 'it'\''s' ''"""
+    )
+    assertEquals(Cli.commandLine(List("-m", "PostStream,GetFile", "-u", "16")), "./perf -m PostStream,GetFile -u 16")
+    // What a shell makes of it: each word after `./perf`, one per line
+    val words = scala.sys.process
+      .Process(Seq("sh", "-c", "set -- " + line.stripPrefix("./perf ") + "; printf '%s\\n' \"$@\""))
+      .!!
+      .split("\n", -1)
+      .toList
+      .dropRight(1)
+    assertEquals(words, args)
+
 class CatalogueTest extends munit.FunSuite:
   test("globs match names, dots and all"):
     assert(Glob.matches("netty.*", "netty.future.Rapier"))
