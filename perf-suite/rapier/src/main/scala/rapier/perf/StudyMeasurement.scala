@@ -50,6 +50,8 @@ final class StudyMeasurement(
     val study = scenario.study.get
     val marks = members.map(_ -> List.newBuilder[(String, Long)]).toMap
     def mark(m: Member, label: String) = marks(m) += label -> System.currentTimeMillis
+    // Each server's resident memory once started, before its first user: what its peak owes to its start
+    val readyRss = members.map(m => m -> m.server.flatMap(_.rssMiB)).toMap
     val warm = members.map { m =>
       mark(m, "warm-up")
       val began = System.nanoTime()
@@ -102,7 +104,8 @@ final class StudyMeasurement(
           Row.unmeasured(start, m.spec, scenario.name, users, m.replica, Status.Invalid, s"in the warm-up: $why")
         case (Right(_), warmSeconds) =>
           val timeline = m.server.flatMap(_.samples()).map(_.timeline(marks(m).result()))
-          row(start, m, scenario, users, runs(m), warmSeconds).copy(timeline = timeline, profile = profiles(m))
+          row(start, m, scenario, users, runs(m), warmSeconds)
+            .copy(timeline = timeline, profile = profiles(m), readyRssMiB = readyRss(m))
     }
 
   /** Runs the study's client on the load CPUs against one server, and reads what it printed. */

@@ -110,6 +110,9 @@ class ReadmeCommandsTest extends munit.FunSuite:
       assertEquals(r.slices.size, 2)
       assert(r.slices.forall(_.latencyMs.exists(_.p999999.isDefined)), r.slices)
       assert(r.hiccups.exists(h => h.server.isDefined && h.idle.isDefined && h.client.isDefined), r.hiccups)
+      // Resident memory once started, before the first user, and the peak that includes it
+      val (ready, peak) = (r.readyRssMiB.getOrElse(fail(s"no ready RSS: $r")), r.peakRssMiB.get)
+      assert(ready > 10 && ready <= peak, s"ready $ready MiB, peak $peak MiB")
     val rapier = results.summaries.find(_.server == "netty.future.Rapier").get
     assertEquals(rapier.percentiles.map(_.name), List("p50", "p99", "p99.9", "p99.99", "p99.9999"))
     assert(rapier.percentiles.forall(_.compared.exists(_.band.isDefined)), rapier.percentiles)
