@@ -157,6 +157,14 @@ class ReportTest extends munit.FunSuite:
       md.contains("| `netty.future.RapierLog` | `netty.Vanilla` | +0.0% (380 vs 380 MiB) | +0.0% (380 vs 380 MiB) |"),
       md
     )
+    // What a peak tells depends on whether the servers collect during a run: under other JVM options, they are named
+    assert(md.contains("The servers ran with `-Xmx1g`.") && !md.contains("run's garbage"), md)
+    val suiteDefault = measured.meta.copy(jvmOptions = RunOptions().jvmOptions)
+    val garbage = Markdown.render(RunResults.of(suiteDefault, measured.rows))
+    assert(
+      garbage.contains("a peak is the start plus the run's garbage, and grows with the requests a server"),
+      garbage
+    )
 
   test("in headless Chromium, the charts and tables are in the page, and it can be drawn"):
     assume(HeadlessChromium.command.isDefined, HeadlessChromium.Missing)

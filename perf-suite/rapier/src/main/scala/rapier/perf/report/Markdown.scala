@@ -1,6 +1,6 @@
 package rapier.perf.report
 
-import rapier.perf.{RunResults, Scenarios, Status, Summary}
+import rapier.perf.{RunOptions, RunResults, Scenarios, Status, Summary}
 import rapier.perf.report.Figures.*
 
 /**
@@ -160,7 +160,7 @@ object Markdown:
         "## Peak resident memory, over the twin",
         "",
         "Each cell: the peak, then the resident memory once started and checked, before any load (means over the " +
-          "starts). A run under the suite's 2 GiB heap seldom collects: a peak is the start plus the run's garbage.",
+          s"starts). ${peakMeaning(results.meta.jvmOptions)}",
         "",
         memory,
         ""
@@ -194,3 +194,10 @@ object Markdown:
     if studies.nonEmpty then sections ++= List("## Latency studies", "", StudyTables.intro, "") ++ studies
     sections ++= List("## Runs to distrust", "", distrustLines.mkString("\n"), "")
     sections.result().mkString("\n")
+
+  /** What a peak of resident memory tells under the servers' JVM options. */
+  private def peakMeaning(jvmOptions: List[String]): String =
+    if jvmOptions == RunOptions().jvmOptions then
+      "A run under the suite's 2 GiB heap seldom collects: a peak is the start plus the run's garbage, and grows with " +
+        "the requests a server serves (`--jvm-opts '-Xms2g -Xmx2g -Xmn64m'` has every server collect at the same pace)."
+    else s"The servers ran with `${jvmOptions.mkString(" ")}`."
