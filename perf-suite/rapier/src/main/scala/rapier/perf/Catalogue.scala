@@ -112,634 +112,201 @@ object Catalogue:
     ).map(_ -> Study.all).toMap ++
       List(tapirNettyCats, tapirHttp4s).map(_ -> Study.webSockets)
 
-  val servers: List[ServerSpec] = List(
-    ServerSpec(
+  /** A vanilla server (`name`, one route of each kind) and its 128-route variant (`nameMulti`). */
+  private def vanillaPair(
+      name: String,
+      side: Side,
+      className: String,
+      what: String,
+      whatMulti: String
+  ): List[ServerSpec] = List(
+    ServerSpec(name, side, className, 1, false, Implementation.Vanilla, None, what),
+    ServerSpec(s"${name}Multi", side, className, 128, false, Implementation.Vanilla, None, whatMulti)
+  )
+
+  /**
+   * A library's servers for one backend and style, against the vanilla `twin`: `name` with one route of each kind and
+   * its request log off, `nameMulti` with 128 (against the twin's 128), `nameLog` with the log on, writing nothing.
+   * `what` describes all three, `first` the first when it says more.
+   */
+  private final class Library(implementation: Implementation, side: Side, logOff: String, logOn: String):
+    def apply(
+        name: String,
+        className: String,
+        twin: String,
+        what: String,
+        first: String = "",
+        java: JavaNeed = JavaNeed.Baseline
+    ): List[ServerSpec] =
+      def spec(suffix: String, routes: Int, log: Boolean, twinName: String, description: String) =
+        ServerSpec(s"$name$suffix", side, className, routes, log, implementation, Some(twinName), description, java)
+      List(
+        spec("", 1, false, twin, s"${if first.isEmpty then what else first}, $logOff"),
+        spec("Multi", 128, false, s"${twin}Multi", s"$what, 128 endpoints per kind, $logOff"),
+        spec("Log", 1, true, twin, s"$what, $logOn")
+      )
+
+  private val rapierOn =
+    Library(Implementation.Rapier, Side.Rapier, "request log off", "request log on, writing nothing")
+  private val tapirOn =
+    Library(Implementation.Tapir, Side.Tapir, "server log off", "default server log, writing nothing")
+
+  val servers: List[ServerSpec] = (
+    vanillaPair(
       "netty.Vanilla",
       Side.Rapier,
       vanilla,
-      1,
-      false,
-      Implementation.Vanilla,
-      None,
-      "hand-written Netty 4.2 handler"
-    ),
-    ServerSpec(
-      "netty.VanillaMulti",
-      Side.Rapier,
-      vanilla,
-      128,
-      false,
-      Implementation.Vanilla,
-      None,
+      "hand-written Netty 4.2 handler",
       "hand-written Netty 4.2 handler, 128 routes in a hash map"
-    ),
-    ServerSpec(
-      "netty.future.Rapier",
-      Side.Rapier,
-      rapier,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("netty.Vanilla"),
-      "Rapier on Netty 4.2, request log off"
-    ),
-    ServerSpec(
-      "netty.future.RapierMulti",
-      Side.Rapier,
-      rapier,
-      128,
-      false,
-      Implementation.Rapier,
-      Some("netty.VanillaMulti"),
-      "Rapier on Netty 4.2, 128 endpoints per kind, request log off"
-    ),
-    ServerSpec(
-      "netty.future.RapierLog",
-      Side.Rapier,
-      rapier,
-      1,
-      true,
-      Implementation.Rapier,
-      Some("netty.Vanilla"),
-      "Rapier on Netty 4.2, request log on, writing nothing"
-    ),
-    ServerSpec(
-      "vertx.Vanilla",
-      Side.Rapier,
-      vanillaVertx,
-      1,
-      false,
-      Implementation.Vanilla,
-      None,
-      "hand-written Vert.x 5 request handler"
-    ),
-    ServerSpec(
-      "vertx.VanillaMulti",
-      Side.Rapier,
-      vanillaVertx,
-      128,
-      false,
-      Implementation.Vanilla,
-      None,
-      "Vert.x 5 with a vertx-web Router, 128 routes per kind"
-    ),
-    ServerSpec(
-      "vertx.future.Rapier",
-      Side.Rapier,
-      rapierVertx,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("vertx.Vanilla"),
-      "Rapier on Vert.x 5, request log off"
-    ),
-    ServerSpec(
-      "vertx.future.RapierMulti",
-      Side.Rapier,
-      rapierVertx,
-      128,
-      false,
-      Implementation.Rapier,
-      Some("vertx.VanillaMulti"),
-      "Rapier on Vert.x 5, 128 endpoints per kind, request log off"
-    ),
-    ServerSpec(
-      "vertx.future.RapierLog",
-      Side.Rapier,
-      rapierVertx,
-      1,
-      true,
-      Implementation.Rapier,
-      Some("vertx.Vanilla"),
-      "Rapier on Vert.x 5, request log on, writing nothing"
-    ),
-    ServerSpec(
-      "netty.cats.Rapier",
-      Side.Rapier,
-      rapierNettyCats,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("netty.Vanilla"),
-      "Rapier on Netty 4.2 with cats-effect IO logic, request log off"
-    ),
-    ServerSpec(
-      "netty.cats.RapierMulti",
-      Side.Rapier,
-      rapierNettyCats,
-      128,
-      false,
-      Implementation.Rapier,
-      Some("netty.VanillaMulti"),
-      "Rapier on Netty 4.2 with IO logic, 128 endpoints per kind, request log off"
-    ),
-    ServerSpec(
-      "netty.cats.RapierLog",
-      Side.Rapier,
-      rapierNettyCats,
-      1,
-      true,
-      Implementation.Rapier,
-      Some("netty.Vanilla"),
-      "Rapier on Netty 4.2 with IO logic, request log on, writing nothing"
-    ),
-    ServerSpec(
-      "netty.zio.Rapier",
-      Side.Rapier,
-      rapierNettyZio,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("netty.Vanilla"),
-      "Rapier on Netty 4.2 with ZIO logic, request log off"
-    ),
-    ServerSpec(
-      "netty.zio.RapierMulti",
-      Side.Rapier,
-      rapierNettyZio,
-      128,
-      false,
-      Implementation.Rapier,
-      Some("netty.VanillaMulti"),
-      "Rapier on Netty 4.2 with ZIO logic, 128 endpoints per kind, request log off"
-    ),
-    ServerSpec(
-      "netty.zio.RapierLog",
-      Side.Rapier,
-      rapierNettyZio,
-      1,
-      true,
-      Implementation.Rapier,
-      Some("netty.Vanilla"),
-      "Rapier on Netty 4.2 with ZIO logic, request log on, writing nothing"
-    ),
-    ServerSpec(
-      "netty.sync.Rapier",
-      Side.Rapier,
-      rapierNettySync,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("netty.Vanilla"),
-      "Rapier on Netty 4.2 with direct-style logic, a virtual thread per request, request log off",
-      java = virtualThreads
-    ),
-    ServerSpec(
-      "netty.sync.RapierMulti",
-      Side.Rapier,
-      rapierNettySync,
-      128,
-      false,
-      Implementation.Rapier,
-      Some("netty.VanillaMulti"),
-      "Rapier on Netty 4.2 with direct-style logic, 128 endpoints per kind, request log off",
-      java = virtualThreads
-    ),
-    ServerSpec(
-      "netty.sync.RapierLog",
-      Side.Rapier,
-      rapierNettySync,
-      1,
-      true,
-      Implementation.Rapier,
-      Some("netty.Vanilla"),
-      "Rapier on Netty 4.2 with direct-style logic, request log on, writing nothing",
-      java = virtualThreads
-    ),
-    ServerSpec(
-      "netty.sync.RapierOnLoop",
-      Side.Rapier,
-      rapierNettySyncOnLoop,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("netty.Vanilla"),
-      "Rapier on Netty 4.2 with direct-style logic, each virtual thread first run on its connection's loop",
-      java = virtualThreadsOnLoop
-    ),
-    ServerSpec(
-      "vertx.cats.Rapier",
-      Side.Rapier,
-      rapierVertxCats,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("vertx.Vanilla"),
-      "Rapier on Vert.x 5 with cats-effect IO logic, request log off"
-    ),
-    ServerSpec(
-      "vertx.cats.RapierMulti",
-      Side.Rapier,
-      rapierVertxCats,
-      128,
-      false,
-      Implementation.Rapier,
-      Some("vertx.VanillaMulti"),
-      "Rapier on Vert.x 5 with IO logic, 128 endpoints per kind, request log off"
-    ),
-    ServerSpec(
-      "vertx.cats.RapierLog",
-      Side.Rapier,
-      rapierVertxCats,
-      1,
-      true,
-      Implementation.Rapier,
-      Some("vertx.Vanilla"),
-      "Rapier on Vert.x 5 with IO logic, request log on, writing nothing"
-    ),
-    ServerSpec(
-      "vertx.zio.Rapier",
-      Side.Rapier,
-      rapierVertxZio,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("vertx.Vanilla"),
-      "Rapier on Vert.x 5 with ZIO logic, request log off"
-    ),
-    ServerSpec(
-      "vertx.zio.RapierMulti",
-      Side.Rapier,
-      rapierVertxZio,
-      128,
-      false,
-      Implementation.Rapier,
-      Some("vertx.VanillaMulti"),
-      "Rapier on Vert.x 5 with ZIO logic, 128 endpoints per kind, request log off"
-    ),
-    ServerSpec(
-      "vertx.zio.RapierLog",
-      Side.Rapier,
-      rapierVertxZio,
-      1,
-      true,
-      Implementation.Rapier,
-      Some("vertx.Vanilla"),
-      "Rapier on Vert.x 5 with ZIO logic, request log on, writing nothing"
-    ),
-    ServerSpec(
-      "http4s.Vanilla",
-      Side.Rapier,
-      vanillaHttp4s,
-      1,
-      false,
-      Implementation.Vanilla,
-      None,
-      "http4s 0.23 routes written with its DSL, on Ember"
-    ),
-    ServerSpec(
-      "http4s.VanillaMulti",
-      Side.Rapier,
-      vanillaHttp4s,
-      128,
-      false,
-      Implementation.Vanilla,
-      None,
-      "http4s 0.23 DSL routes on Ember, 128 route numbers combined with <+>, tried in turn"
-    ),
-    ServerSpec(
-      "http4s.cats.Rapier",
-      Side.Rapier,
-      rapierHttp4s,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("http4s.Vanilla"),
-      "Rapier's Ember server (http4s) with IO logic, request log off"
-    ),
-    ServerSpec(
-      "http4s.cats.RapierMulti",
-      Side.Rapier,
-      rapierHttp4s,
-      128,
-      false,
-      Implementation.Rapier,
-      Some("http4s.VanillaMulti"),
-      "Rapier's Ember server with IO logic, 128 endpoints per kind, request log off"
-    ),
-    ServerSpec(
-      "http4s.cats.RapierLog",
-      Side.Rapier,
-      rapierHttp4s,
-      1,
-      true,
-      Implementation.Rapier,
-      Some("http4s.Vanilla"),
-      "Rapier's Ember server with IO logic, request log on, writing nothing"
-    ),
-    ServerSpec(
-      "pekko.Vanilla",
-      Side.Rapier,
-      vanillaPekko,
-      1,
-      false,
-      Implementation.Vanilla,
-      None,
-      "pekko-http 1.3 routing DSL, default settings"
-    ),
-    ServerSpec(
-      "pekko.VanillaMulti",
-      Side.Rapier,
-      vanillaPekko,
-      128,
-      false,
-      Implementation.Vanilla,
-      None,
-      "pekko-http 1.3 routing DSL, 128 route numbers concatenated with ~, tried in turn"
-    ),
-    ServerSpec(
-      "pekko.future.Rapier",
-      Side.Rapier,
-      rapierPekko,
-      1,
-      false,
-      Implementation.Rapier,
-      Some("pekko.Vanilla"),
-      "Rapier's pekko-http server with Future logic, request log off"
-    ),
-    ServerSpec(
-      "pekko.future.RapierMulti",
-      Side.Rapier,
-      rapierPekko,
-      128,
-      false,
-      Implementation.Rapier,
-      Some("pekko.VanillaMulti"),
-      "Rapier's pekko-http server with Future logic, 128 endpoints per kind, request log off"
-    ),
-    ServerSpec(
-      "pekko.future.RapierLog",
-      Side.Rapier,
-      rapierPekko,
-      1,
-      true,
-      Implementation.Rapier,
-      Some("pekko.Vanilla"),
-      "Rapier's pekko-http server with Future logic, request log on, writing nothing"
-    ),
-    ServerSpec(
-      "netty41.Vanilla",
-      Side.Tapir,
-      vanilla,
-      1,
-      false,
-      Implementation.Vanilla,
-      None,
-      "the same hand-written handler on Netty 4.1, Tapir's version"
-    ),
-    ServerSpec(
-      "netty41.VanillaMulti",
-      Side.Tapir,
-      vanilla,
-      128,
-      false,
-      Implementation.Vanilla,
-      None,
-      "the same hand-written handler on Netty 4.1, 128 routes"
-    ),
-    ServerSpec(
-      "netty.future.Tapir",
-      Side.Tapir,
-      tapir,
-      1,
-      false,
-      Implementation.Tapir,
-      Some("netty41.Vanilla"),
-      "Tapir 1.11 Netty Future server, server log off"
-    ),
-    ServerSpec(
-      "netty.future.TapirMulti",
-      Side.Tapir,
-      tapir,
-      128,
-      false,
-      Implementation.Tapir,
-      Some("netty41.VanillaMulti"),
-      "Tapir 1.11 Netty Future server, 128 endpoints per kind, server log off"
-    ),
-    ServerSpec(
-      "netty.future.TapirLog",
-      Side.Tapir,
-      tapir,
-      1,
-      true,
-      Implementation.Tapir,
-      Some("netty41.Vanilla"),
-      "Tapir 1.11 Netty Future server, default server log, writing nothing"
-    ),
-    ServerSpec(
-      "netty.cats.Tapir",
-      Side.Tapir,
-      tapirNettyCats,
-      1,
-      false,
-      Implementation.Tapir,
-      Some("netty41.Vanilla"),
-      "Tapir 1.11 Netty cats-effect server with IO logic, server log off"
-    ),
-    ServerSpec(
-      "netty.cats.TapirMulti",
-      Side.Tapir,
-      tapirNettyCats,
-      128,
-      false,
-      Implementation.Tapir,
-      Some("netty41.VanillaMulti"),
-      "Tapir 1.11 Netty cats-effect server, 128 endpoints per kind, server log off"
-    ),
-    ServerSpec(
-      "netty.cats.TapirLog",
-      Side.Tapir,
-      tapirNettyCats,
-      1,
-      true,
-      Implementation.Tapir,
-      Some("netty41.Vanilla"),
-      "Tapir 1.11 Netty cats-effect server, default server log, writing nothing"
-    ),
-    ServerSpec(
-      "netty.sync.Tapir",
-      Side.Tapir,
-      tapirNettySync,
-      1,
-      false,
-      Implementation.Tapir,
-      Some("netty41.Vanilla"),
-      "Tapir 1.11 Netty server for direct style (virtual threads), server log off",
-      java = oxPreview
-    ),
-    ServerSpec(
-      "netty.sync.TapirMulti",
-      Side.Tapir,
-      tapirNettySync,
-      128,
-      false,
-      Implementation.Tapir,
-      Some("netty41.VanillaMulti"),
-      "Tapir 1.11 Netty server for direct style, 128 endpoints per kind, server log off",
-      java = oxPreview
-    ),
-    ServerSpec(
-      "netty.sync.TapirLog",
-      Side.Tapir,
-      tapirNettySync,
-      1,
-      true,
-      Implementation.Tapir,
-      Some("netty41.Vanilla"),
-      "Tapir 1.11 Netty server for direct style, default server log, writing nothing",
-      java = oxPreview
-    ),
-    ServerSpec(
-      "vertx4.Vanilla",
-      Side.Tapir,
-      vanillaVertx,
-      1,
-      false,
-      Implementation.Vanilla,
-      None,
-      "the same hand-written request handler on Vert.x 4, Tapir's version"
-    ),
-    ServerSpec(
-      "vertx4.VanillaMulti",
-      Side.Tapir,
-      vanillaVertx,
-      128,
-      false,
-      Implementation.Vanilla,
-      None,
-      "the same vertx-web Router on Vert.x 4, 128 routes per kind"
-    ),
-    ServerSpec(
-      "vertx.future.Tapir",
-      Side.Tapir,
-      tapirVertx,
-      1,
-      false,
-      Implementation.Tapir,
-      Some("vertx4.Vanilla"),
-      "Tapir 1.11 Vert.x Future interpreter on a vertx-web Router, server log off"
-    ),
-    ServerSpec(
-      "vertx.future.TapirMulti",
-      Side.Tapir,
-      tapirVertx,
-      128,
-      false,
-      Implementation.Tapir,
-      Some("vertx4.VanillaMulti"),
-      "Tapir 1.11 Vert.x Future interpreter, 128 endpoints per kind, server log off"
-    ),
-    ServerSpec(
-      "vertx.future.TapirLog",
-      Side.Tapir,
-      tapirVertx,
-      1,
-      true,
-      Implementation.Tapir,
-      Some("vertx4.Vanilla"),
-      "Tapir 1.11 Vert.x Future interpreter, default server log, writing nothing"
-    ),
-    ServerSpec(
-      "vertx.cats.Tapir",
-      Side.Tapir,
-      tapirVertxCats,
-      1,
-      false,
-      Implementation.Tapir,
-      Some("vertx4.Vanilla"),
-      "Tapir 1.11 Vert.x cats-effect interpreter with IO logic on a vertx-web Router, server log off"
-    ),
-    ServerSpec(
-      "vertx.cats.TapirMulti",
-      Side.Tapir,
-      tapirVertxCats,
-      128,
-      false,
-      Implementation.Tapir,
-      Some("vertx4.VanillaMulti"),
-      "Tapir 1.11 Vert.x cats-effect interpreter, 128 endpoints per kind, server log off"
-    ),
-    ServerSpec(
-      "vertx.cats.TapirLog",
-      Side.Tapir,
-      tapirVertxCats,
-      1,
-      true,
-      Implementation.Tapir,
-      Some("vertx4.Vanilla"),
-      "Tapir 1.11 Vert.x cats-effect interpreter, default server log, writing nothing"
-    ),
-    ServerSpec(
-      "http4s.cats.Tapir",
-      Side.Tapir,
-      tapirHttp4s,
-      1,
-      false,
-      Implementation.Tapir,
-      Some("http4s.Vanilla"),
-      "Tapir 1.11 http4s interpreter with IO logic on Ember, server log off"
-    ),
-    ServerSpec(
-      "http4s.cats.TapirMulti",
-      Side.Tapir,
-      tapirHttp4s,
-      128,
-      false,
-      Implementation.Tapir,
-      Some("http4s.VanillaMulti"),
-      "Tapir 1.11 http4s interpreter on Ember, 128 endpoints per kind, server log off"
-    ),
-    ServerSpec(
-      "http4s.cats.TapirLog",
-      Side.Tapir,
-      tapirHttp4s,
-      1,
-      true,
-      Implementation.Tapir,
-      Some("http4s.Vanilla"),
-      "Tapir 1.11 http4s interpreter on Ember, default server log, writing nothing"
-    ),
-    ServerSpec(
-      "ziohttp.Vanilla",
-      Side.ZioHttp,
-      vanillaZio,
-      1,
-      false,
-      Implementation.Vanilla,
-      None,
-      "zio-http 3 with hand-written Routes handlers"
-    ),
-    ServerSpec(
-      "ziohttp.VanillaMulti",
-      Side.ZioHttp,
-      vanillaZio,
-      128,
-      false,
-      Implementation.Vanilla,
-      None,
-      "zio-http 3 with hand-written Routes handlers, 128 routes per kind"
-    ),
-    ServerSpec(
-      "ziohttp.Endpoint",
-      Side.ZioHttp,
-      endpointZio,
-      1,
-      false,
-      Implementation.ZioHttp,
-      Some("ziohttp.Vanilla"),
-      "zio-http 3's typed Endpoint API, JSON through zio-schema"
-    ),
-    ServerSpec(
-      "ziohttp.EndpointMulti",
-      Side.ZioHttp,
-      endpointZio,
-      128,
-      false,
-      Implementation.ZioHttp,
-      Some("ziohttp.VanillaMulti"),
-      "zio-http 3's typed Endpoint API, 128 endpoints per kind"
-    )
+    ) ++
+      rapierOn("netty.future.Rapier", rapier, "netty.Vanilla", "Rapier on Netty 4.2") ++
+      vanillaPair(
+        "vertx.Vanilla",
+        Side.Rapier,
+        vanillaVertx,
+        "hand-written Vert.x 5 request handler",
+        "Vert.x 5 with a vertx-web Router, 128 routes per kind"
+      ) ++
+      rapierOn("vertx.future.Rapier", rapierVertx, "vertx.Vanilla", "Rapier on Vert.x 5") ++
+      rapierOn(
+        "netty.cats.Rapier",
+        rapierNettyCats,
+        "netty.Vanilla",
+        "Rapier on Netty 4.2 with IO logic",
+        first = "Rapier on Netty 4.2 with cats-effect IO logic"
+      ) ++
+      rapierOn("netty.zio.Rapier", rapierNettyZio, "netty.Vanilla", "Rapier on Netty 4.2 with ZIO logic") ++
+      rapierOn(
+        "netty.sync.Rapier",
+        rapierNettySync,
+        "netty.Vanilla",
+        "Rapier on Netty 4.2 with direct-style logic",
+        first = "Rapier on Netty 4.2 with direct-style logic, a virtual thread per request",
+        java = virtualThreads
+      ) ++
+      List(
+        ServerSpec(
+          "netty.sync.RapierOnLoop",
+          Side.Rapier,
+          rapierNettySyncOnLoop,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("netty.Vanilla"),
+          "Rapier on Netty 4.2 with direct-style logic, each virtual thread first run on its connection's loop",
+          java = virtualThreadsOnLoop
+        )
+      ) ++
+      rapierOn(
+        "vertx.cats.Rapier",
+        rapierVertxCats,
+        "vertx.Vanilla",
+        "Rapier on Vert.x 5 with IO logic",
+        first = "Rapier on Vert.x 5 with cats-effect IO logic"
+      ) ++
+      rapierOn("vertx.zio.Rapier", rapierVertxZio, "vertx.Vanilla", "Rapier on Vert.x 5 with ZIO logic") ++
+      vanillaPair(
+        "http4s.Vanilla",
+        Side.Rapier,
+        vanillaHttp4s,
+        "http4s 0.23 routes written with its DSL, on Ember",
+        "http4s 0.23 DSL routes on Ember, 128 route numbers combined with <+>, tried in turn"
+      ) ++
+      rapierOn(
+        "http4s.cats.Rapier",
+        rapierHttp4s,
+        "http4s.Vanilla",
+        "Rapier's Ember server with IO logic",
+        first = "Rapier's Ember server (http4s) with IO logic"
+      ) ++
+      vanillaPair(
+        "pekko.Vanilla",
+        Side.Rapier,
+        vanillaPekko,
+        "pekko-http 1.3 routing DSL, default settings",
+        "pekko-http 1.3 routing DSL, 128 route numbers concatenated with ~, tried in turn"
+      ) ++
+      rapierOn("pekko.future.Rapier", rapierPekko, "pekko.Vanilla", "Rapier's pekko-http server with Future logic") ++
+      vanillaPair(
+        "netty41.Vanilla",
+        Side.Tapir,
+        vanilla,
+        "the same hand-written handler on Netty 4.1, Tapir's version",
+        "the same hand-written handler on Netty 4.1, 128 routes"
+      ) ++
+      tapirOn("netty.future.Tapir", tapir, "netty41.Vanilla", "Tapir 1.11 Netty Future server") ++
+      tapirOn(
+        "netty.cats.Tapir",
+        tapirNettyCats,
+        "netty41.Vanilla",
+        "Tapir 1.11 Netty cats-effect server",
+        first = "Tapir 1.11 Netty cats-effect server with IO logic"
+      ) ++
+      tapirOn(
+        "netty.sync.Tapir",
+        tapirNettySync,
+        "netty41.Vanilla",
+        "Tapir 1.11 Netty server for direct style",
+        first = "Tapir 1.11 Netty server for direct style (virtual threads)",
+        java = oxPreview
+      ) ++
+      vanillaPair(
+        "vertx4.Vanilla",
+        Side.Tapir,
+        vanillaVertx,
+        "the same hand-written request handler on Vert.x 4, Tapir's version",
+        "the same vertx-web Router on Vert.x 4, 128 routes per kind"
+      ) ++
+      tapirOn(
+        "vertx.future.Tapir",
+        tapirVertx,
+        "vertx4.Vanilla",
+        "Tapir 1.11 Vert.x Future interpreter",
+        first = "Tapir 1.11 Vert.x Future interpreter on a vertx-web Router"
+      ) ++
+      tapirOn(
+        "vertx.cats.Tapir",
+        tapirVertxCats,
+        "vertx4.Vanilla",
+        "Tapir 1.11 Vert.x cats-effect interpreter",
+        first = "Tapir 1.11 Vert.x cats-effect interpreter with IO logic on a vertx-web Router"
+      ) ++
+      tapirOn(
+        "http4s.cats.Tapir",
+        tapirHttp4s,
+        "http4s.Vanilla",
+        "Tapir 1.11 http4s interpreter on Ember",
+        first = "Tapir 1.11 http4s interpreter with IO logic on Ember"
+      ) ++
+      vanillaPair(
+        "ziohttp.Vanilla",
+        Side.ZioHttp,
+        vanillaZio,
+        "zio-http 3 with hand-written Routes handlers",
+        "zio-http 3 with hand-written Routes handlers, 128 routes per kind"
+      ) ++
+      List(
+        ServerSpec(
+          "ziohttp.Endpoint",
+          Side.ZioHttp,
+          endpointZio,
+          1,
+          false,
+          Implementation.ZioHttp,
+          Some("ziohttp.Vanilla"),
+          "zio-http 3's typed Endpoint API, JSON through zio-schema"
+        ),
+        ServerSpec(
+          "ziohttp.EndpointMulti",
+          Side.ZioHttp,
+          endpointZio,
+          128,
+          false,
+          Implementation.ZioHttp,
+          Some("ziohttp.VanillaMulti"),
+          "zio-http 3's typed Endpoint API, 128 endpoints per kind"
+        )
+      )
   ).map(s => s.copy(studies = if s.routes == 1 then studiesOf.getOrElse(s.className, Set.empty) else Set.empty))
 
   /**
