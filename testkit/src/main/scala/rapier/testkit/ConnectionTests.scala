@@ -233,7 +233,7 @@ trait ConnectionTests extends ServerTestSupport:
       val r = busy.readResponse()
       assertEquals(r.body, "done")
       assertEquals(r.header("Connection"), Some("close"))
-      Await.result(stopping, 10.seconds)
+      await(stopping, "the server stops")
       intercept[java.io.IOException](t.raw())
     }
 

@@ -232,5 +232,5 @@ trait FailureTests extends ServerTestSupport:
       Thread.sleep(200)
       assert(!response.isCompleted)
       gate.success("finally")
-      assertEquals(scala.concurrent.Await.result(response, scala.concurrent.duration.Duration(10, "s")).body, "finally")
+      assertEquals(await(response, "the response once its logic completes").body, "finally")
     }

@@ -83,7 +83,7 @@ abstract class ServerTestSupport extends munit.FunSuite:
         writing = scala.util.Try(c.send(chunk)).isSuccess
         if writing then sent += 65536
         sampled
-      (scala.concurrent.Await.result(answer, 10.seconds), sent)
+      (await(answer, "the response to the chunked body"), sent)
     finally c.close()
 
   override def afterAll(): Unit =

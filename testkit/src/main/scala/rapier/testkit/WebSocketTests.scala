@@ -168,7 +168,7 @@ trait WebSocketTests extends WebSocketProtocolTests:
         closedWith(c, 1001)
         c.send(frame(Close, closePayload(1001, "")))
         assert(c.closedByServer(2000))
-        scala.concurrent.Await.result(stopping, 10.seconds)
+        await(stopping, "the server stops")
       }
     }
 
