@@ -15,7 +15,7 @@ import java.nio.file.Path
  *      open model (oha at the group's rate, latency from each request's intended send time); CPU time, allocations and
  *      collections are read around every slice;
  *   4. with `--profile`, each server in turn: async-profiler's CPU samples over `-d` seconds of wrk, then its
- *      allocation samples over as many;
+ *      allocation samples over as many, then, with a fixed rate, its CPU samples over `-d` seconds of oha at that rate;
  *   5. each server's own record of its CPU, heap and resident memory every 250 ms, with its phases marked.
  *
  * @param loadCpus
@@ -70,7 +70,9 @@ final class Measurement(
         if round == options.rounds - 1 then mark(m, "end of measurement")
     val profiles = live.map { m =>
       m -> Option.when(options.profile && m.server.isDefined)(
-        profiling.profile(m, start, scenario, users, mark)(() => wrk(m.url(scenario), users, sliceSeconds, script.lua))
+        profiling.profile(m, start, scenario, users, mark, rate.map(r => () => ohaRun(m, scenario, users, r): Unit))(
+          () => wrk(m.url(scenario), users, sliceSeconds, script.lua)
+        )
       )
     }.toMap
     val rows = live.map { m =>
@@ -104,18 +106,14 @@ final class Measurement(
 
   private def openSlice(m: Member, scenario: Scenario, users: Int, rate: Double): Measurement.Open =
     val window = Window(m.server, loadCpus)
-    val command = Oha.command(
-      oha.get,
-      m.url(scenario),
-      users,
-      sliceSeconds,
-      rate,
-      scenario,
-      scripts(scenario.name).body,
-      loadCpus
-    )
-    val result = Measurement.exec(command).flatMap(Oha.parse)
+    val result = ohaRun(m, scenario, users, rate)
     Measurement.Open(rate, result, window.close())
+
+  /** oha against one server at `rate` for one slice's duration; what it measured. */
+  private def ohaRun(m: Member, scenario: Scenario, users: Int, rate: Double): Either[String, OhaResult] =
+    val body = scripts(scenario.name).body
+    val command = Oha.command(oha.get, m.url(scenario), users, sliceSeconds, rate, scenario, body, loadCpus)
+    Measurement.exec(command).flatMap(Oha.parse)
 
   /** A server's row: its slices added up (requests, time, CPU, allocations), each slice kept for the ratios. */
   private def row(

@@ -102,10 +102,10 @@ final case class Timeline(
 )
 
 /**
- * What async-profiler recorded during a test's measured window (`--profile`): flame graphs of CPU samples and of
- * allocations (paths relative to the report), and the share of CPU samples in the library's own frames (a sample
- * belongs to the innermost frame that is neither the JDK's nor Scala's library: code the library runs, and what it
- * calls from them) and on its stacks at all.
+ * What async-profiler recorded after a test's rounds (`--profile`): flame graphs of CPU samples and of allocations
+ * under the closed model, and of CPU samples at the group's fixed rate when it had one (paths relative to the report),
+ * and the share of CPU samples in the library's own frames (a sample belongs to the innermost frame that is neither
+ * the JDK's nor Scala's library: code the library runs, and what it calls from them) and on its stacks at all.
  */
 final case class ProfileRun(
     cpuFlamegraph: Option[String],
@@ -114,7 +114,9 @@ final case class ProfileRun(
     library: Option[String],
     ownShare: Option[Double],
     stackShare: Option[Double],
-    note: String
+    note: String,
+    fixedRateCpuFlamegraph: Option[String] = None,
+    fixedRateCpuSamples: Option[Long] = None
 )
 
 /**

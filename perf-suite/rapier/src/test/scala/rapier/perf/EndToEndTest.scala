@@ -98,6 +98,23 @@ class EndToEndTest extends munit.FunSuite:
     val html = Files.readString(out.resolve("report.html"))
     assert(html.contains("<svg") && html.contains("netty.future.Rapier"), html.take(500))
 
+  test("--profile: CPU and allocations under wrk, and CPU at the group's fixed rate under oha, for every server"):
+    requireWrk()
+    assume(Oha.executable.isDefined, "oha is not installed; .ci/run builds it for CI")
+    val out = Files.createTempDirectory("perf-e2e-profile")
+    assertEquals(suite(out, "-m", "SimpleGet", "-r", "1", "--profile"), 0)
+    val results = RunResults.fromJson(Files.readAllBytes(out.resolve("results.json"))).fold(fail(_), identity)
+    assertEquals(results.rows.size, 3)
+    for r <- results.rows do
+      val p = r.profile.getOrElse(fail(s"${r.server}: no profile"))
+      assertEquals(p.note, "", r.server)
+      for graph <- List(p.cpuFlamegraph, p.allocFlamegraph, p.fixedRateCpuFlamegraph) do
+        assert(Files.size(out.resolve(graph.getOrElse(fail(s"${r.server}: a flame graph is missing")))) > 0)
+      assert(p.cpuSamples > 0 && p.fixedRateCpuSamples.exists(_ > 0), s"${r.server}: $p")
+      val marks = r.timeline.getOrElse(fail(s"no timeline: $r")).marks.map(_.label)
+      assert(marks.containsSlice(List("allocation profile", "CPU profile at the fixed rate")), marks)
+    assert(Files.readString(out.resolve("report.html")).contains("CPU at the fixed rate"))
+
   test("--baseline fails a run against a ratio no run can reach"):
     requireWrk()
     val out = Files.createTempDirectory("perf-e2e-gate")

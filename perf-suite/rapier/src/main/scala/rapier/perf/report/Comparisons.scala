@@ -52,6 +52,8 @@ object Comparisons:
         link(p.cpuFlamegraph, "CPU"),
         link(p.allocFlamegraph, "allocations"),
         escape(p.cpuSamples.toString),
+        link(p.fixedRateCpuFlamegraph, "CPU at the fixed rate"),
+        escape(p.fixedRateCpuSamples.fold("–")(_.toString)),
         escape(p.library.getOrElse("–")),
         escape(p.ownShare.fold("–")(Figures.share)),
         escape(p.stackShare.fold("–")(Figures.share)),
@@ -66,6 +68,8 @@ object Comparisons:
       "flame graph",
       "flame graph",
       "CPU samples",
+      "flame graph",
+      "CPU samples at the fixed rate",
       "library frames",
       "own share",
       "on stack",
@@ -76,7 +80,10 @@ object Comparisons:
       "Profiles",
       "async-profiler in each server after its rounds, over one more run of the scenario's load (CPU, every " +
         "millisecond of CPU time) and over another (allocations, every 512 KiB): wrk for the measured duration, or a " +
-        "latency study's client for one round. Own share: samples whose innermost frame " +
+        "latency study's client for one round; then, with a fixed rate, over a run of oha at the group's rate (CPU). " +
+        "At that rate every server of a group serves the same requests in the same time, so its CPU samples compare " +
+        "as CPU time per request, where the closed model's follow each server's own throughput. Own share: samples " +
+        "whose innermost frame " +
         "outside the JDK and Scala's library is the library's; on stack: samples with any of its frames. A profiled " +
         "run's throughput includes the profiler's own cost.",
       Tables.rawTable(head, rows)
