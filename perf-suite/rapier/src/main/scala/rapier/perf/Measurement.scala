@@ -70,8 +70,8 @@ final class Measurement(
         if round == options.rounds - 1 then mark(m, "end of measurement")
     val profiles = live.map { m =>
       m -> Option.when(options.profile && m.server.isDefined)(
-        profiling.profile(m, start, scenario, users, mark, rate.map(r => () => ohaRun(m, scenario, users, r): Unit))(
-          () => wrk(m.url(scenario), users, sliceSeconds, script.lua)
+        profiling.profile(m, start, scenario, users, mark, rate.map(r => () => ohaRun(m, scenario, users, r)))(() =>
+          wrk(m.url(scenario), users, sliceSeconds, script.lua)
         )
       )
     }.toMap

@@ -13,7 +13,8 @@ import java.nio.file.{Files, Path}
 final class ProfileRuns(out: Path):
   /**
    * @param load
-   *   runs the load once against the server, for as long as one profile should last; what it measured is not kept
+   *   runs the load once against the server, for as long as one profile should last; what it measured is not kept,
+   *   but a failed load leaves its profile out, with the reason in the note
    * @param atFixedRate
    *   runs the load once at the group's fixed rate, as long again; none without a fixed rate
    * @param mark
@@ -25,19 +26,25 @@ final class ProfileRuns(out: Path):
       scenario: Scenario,
       users: Int,
       mark: (Member, String) => Unit,
-      atFixedRate: Option[() => Unit] = None
-  )(load: () => Unit): ProfileRun =
+      atFixedRate: Option[() => Either[String, Any]] = None
+  )(load: () => Either[String, Any]): ProfileRun =
     val server = m.server.get
     val name = s"s$start-${m.spec.name}-${scenario.name}-${users}u${if m.replica == 2 then "-aa" else ""}"
-    def window(event: String, suffix: String, byBytes: Boolean, run: () => Unit): Either[String, (String, Long)] =
+    def window(
+        event: String,
+        suffix: String,
+        byBytes: Boolean,
+        run: () => Either[String, Any]
+    ): Either[String, (String, Long)] =
       val started = server.profileStart(event)
-      run()
+      val loaded = run().left.map(why => s"$suffix profile left out, its load failed: $why")
       val dir = Files.createDirectories(out.resolve("profiles"))
-      started.flatMap(_ =>
+      val stopped = started.flatMap(_ =>
         server.profileStop(dir.resolve(s"$name-$suffix").toAbsolutePath, byBytes).map(n =>
           (s"profiles/$name-$suffix", n)
         )
       )
+      loaded.flatMap(_ => stopped)
     mark(m, "CPU profile")
     val cpu = window("cpu", "cpu", byBytes = false, load)
     mark(m, "allocation profile")
