@@ -156,11 +156,11 @@ final class Http4sServerInterpreter[F[_]](
   private def readFirst(view: Http4sRequest[F], chain: EndpointChain[F]): F[Response[F]] =
     val limit = options.maxBodySize
     if declaredOver(view, limit) then refuse(view, Refusals.bodyTooLarge(limit), bodyUnread = true)
-    else if !Bodies.hasBody(view.request) then
+    else if !view.hasBody then
       view.body = Array.emptyByteArray
       answer(view, interpreter.serve(view, chain), closes = false)
     else
-      val reading = Bodies.Reading(view.request, limit, options.bodyReadTimeout, held)
+      val reading = Bodies.Reading(view, limit, options.bodyReadTimeout, held)
       F.flatMap(F.attempt(reading.bytes(fromClient))) {
         case Left(client: RequestBodyException) =>
           // What the client still sends of a chunked body refused midway is read, and dropped, for a while after the
@@ -185,7 +185,7 @@ final class Http4sServerInterpreter[F[_]](
     val limit = options.maxStreamedBodySize
     if declaredOver(view, limit) then refuse(view, Refusals.bodyTooLarge(limit), bodyUnread = true)
     else
-      val body = Bodies.Watched(view.request, limit, options.bodyReadTimeout, fromClient)
+      val body = Bodies.Watched(view, limit, options.bodyReadTimeout, fromClient)
       view.source = body.source
       F.flatMap(F.start(body.source.run)) { reader =>
         val answering = body.timed(reader, interpreter.serve(view, chain), refusal(body.refusal.nn))
@@ -198,17 +198,17 @@ final class Http4sServerInterpreter[F[_]](
           else
             // What the logic left unread is drained after the response: so that the connection can go on when nothing
             // read it, and so that its close doesn't reset it under the response otherwise
-            if Bodies.hasBody(view.request) then view.drain = body.drain(reader)
+            if view.hasBody then view.drain = body.drain(reader)
             responses.of(view, r, closes = body.readInPart)
         }
       }
 
   /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */
-  private def declaredOver(view: Http4sRequest[F], limit: Long): Boolean = view.request.contentLength.exists(_ > limit)
+  private def declaredOver(view: Http4sRequest[F], limit: Long): Boolean = view.declaredLength > limit
 
   /** A refusal, after which the connection closes; a body nothing has read yet is drained after it. */
   private def refuse(view: Http4sRequest[F], reason: RequestSyntax.Invalid, bodyUnread: Boolean): F[Response[F]] =
-    if bodyUnread && Bodies.hasBody(view.request) then view.drain = Bodies.linger(view.request.body)
+    if bodyUnread && view.hasBody then view.drain = Bodies.linger(view.request.body)
     responses.of(view, refusal(reason), closes = true)
 
   private def refusal(reason: RequestSyntax.Invalid): ServerResponse =

@@ -2,7 +2,6 @@ package rapier.http4s.internal
 
 import cats.effect.{Async, Fiber}
 import fs2.{Chunk, Pull, Stream}
-import org.http4s.Request
 import org.http4s.ember.core.EmberException
 import rapier.cats.Fs2Source
 import rapier.server.spi.RequestSyntax.Invalid
@@ -27,17 +26,19 @@ private[http4s] object Bodies:
    * so that the client is not cut off mid-upload before it reads the answer (that costs about 4 KB per request more,
    * in `Http4sPostBenchmark`, so declared lengths don't pay it).
    */
-  final class Reading[F[_]](request: Request[F], limit: Long, deadline: Duration, held: LongAdder)(using F: Async[F]):
-    private val chunked = request.contentLength.isEmpty
+  final class Reading[F[_]](view: Http4sRequest[F], limit: Long, deadline: Duration, held: LongAdder)(using
+      F: Async[F]
+  ):
+    private val chunked = view.declaredLength < 0
     // What of a chunked body is not read yet
-    @volatile private var unread: Stream[F, Chunk[Byte]] = request.body.chunks
+    @volatile private var unread: Stream[F, Chunk[Byte]] = view.request.body.chunks
 
     /** What was not read of a chunked body refused midway, or null for a body of declared length. */
     def leftover: Stream[F, Byte] | Null = if chunked then unread.unchunks else null
 
     def bytes(fromClient: ClientFailures): F[Array[Byte]] =
       F.defer {
-        val into = Accumulator(request.contentLength.getOrElse(-1L), limit, deadline, held)
+        val into = Accumulator(view.declaredLength, limit, deadline, held)
         val read =
           if chunked then go(unread, into).stream.compile.drain else unread.compile.fold(())((_, c) => into.add(c))
         F.onError(F.adaptError(F.map(read)(_ => into.result()))(fromClient)) { case _ => F.delay(into.drop()) }
@@ -85,19 +86,16 @@ private[http4s] object Bodies:
   def linger[F[_]](leftover: Stream[F, Byte])(using F: Async[F]): F[Unit] =
     F.void(F.attempt(F.timeout(leftover.compile.drain, Refusals.LingerMillis.millis)))
 
-  /** Whether a request has a body: a declared length past 0, or chunks. */
-  def hasBody[F[_]](request: Request[F]): Boolean = request.contentLength.exists(_ > 0) || request.isChunked
-
   /**
    * A body streamed to its endpoint, watched: within `limit` when its length is not declared (a declared length past
    * it is refused before), timed while its reader waits for the client (`deadline`), and with what went wrong kept
    * as the [[refusal]] that answers the request whatever its logic answers. The source hands http4s's stream, with
    * this watch as its one stage, to an fs2 reader as it is.
    */
-  final class Watched[F[_]](request: Request[F], limit: Long, deadline: Duration, fromClient: ClientFailures)(using
-      F: Async[F]
+  final class Watched[F[_]](view: Http4sRequest[F], limit: Long, deadline: Duration, fromClient: ClientFailures)(
+      using F: Async[F]
   ):
-    private val checksLength = limit != Long.MaxValue && request.contentLength.isEmpty
+    private val checksLength = limit != Long.MaxValue && view.declaredLength < 0
     private val deadlineNanos = deadline match
       case d: FiniteDuration => d.toNanos
       case _ => 0L
@@ -105,7 +103,7 @@ private[http4s] object Bodies:
     @volatile private var waitingSince = 0L
     @volatile private var ended = false
     // What of http4s's stream no one has read yet: drained after the response (see `leftover`)
-    private val whole: Stream[F, Byte] = request.body
+    private val whole: Stream[F, Byte] = view.request.body
     @volatile private var unread: Stream[F, Byte] = whole
     @volatile private var failed: Invalid | Null = null
     // Whether the body was refused past the limit: what the client still sends of it is drained after the 413

@@ -19,12 +19,24 @@ private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends
   // The server's builder of WebSocket responses, where it has one
   var webSockets: org.http4s.server.websocket.WebSocketBuilder2[F] | Null = null
   private var target: String | Null = null
+  private var length = Http4sRequest.NotParsed
 
   val method: Method = Http4sRequest.methodOf(request.method)
 
   def uri: String =
     if target == null then target = request.uri.renderString
     target.nn
+
+  /**
+   * The declared Content-Length, or -1 without one: parsed once, where http4s's `contentLength` parses the field each
+   * time it is asked.
+   */
+  def declaredLength: Long =
+    if length == Http4sRequest.NotParsed then length = request.contentLength.getOrElse(-1L)
+    length
+
+  /** Whether the request has a body: a declared length past 0, or chunks. */
+  def hasBody: Boolean = declaredLength > 0 || request.isChunked
 
   def protocol: String = request.httpVersion.renderString
 
@@ -47,6 +59,8 @@ private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends
   override def bodySource: BodySource = if source != null then source.nn else super.bodySource
 
 private[http4s] object Http4sRequest:
+  private val NotParsed = -2L
+
   /** http4s's standard methods are shared values: Rapier's own constants for them, so that routing compares by reference. */
   def methodOf(m: H4Method): Method =
     if m eq H4Method.GET then Method.GET
