@@ -83,9 +83,8 @@ object Comparisons:
         "latency study's client for one round; then, with a fixed rate, over a run of oha at the group's rate (CPU). " +
         "At that rate every server of a group serves the same requests in the same time, so its CPU samples compare " +
         "as CPU time per request, where the closed model's follow each server's own throughput. Own share: samples " +
-        "whose innermost frame " +
-        "outside the JDK and Scala's library is the library's; on stack: samples with any of its frames. A profiled " +
-        "run's throughput includes the profiler's own cost.",
+        "whose innermost frame outside the JDK and Scala's library is the library's; on stack: samples with any of " +
+        "its frames. A profiled run's throughput includes the profiler's own cost.",
       Tables.rawTable(head, rows)
     )
 
