@@ -5,6 +5,7 @@ import rapier.perf.report.{Baseline, Csv, Html, Markdown, Terminal}
 import java.nio.file.{Files, Paths}
 import java.time.LocalDateTime
 import java.time.format.DateTimeFormatter
+import java.util.concurrent.TimeUnit
 
 /** `./perf`: the performance suite. See [[Cli.usage]]. */
 object Main:
@@ -70,7 +71,13 @@ object Main:
           stopOnEof = false
         )
         println(s"Starting ${spec.name}: ${spec.description}. Ctrl-C stops it.")
-        ProcessBuilder(command*).inheritIO().start().waitFor()
+        val server = ProcessBuilder(command.args*).inheritIO().start()
+        // Ctrl-C stops the server and this JVM alike: once the server is gone, its temporary directory goes too
+        Runtime.getRuntime.addShutdownHook(Thread(() =>
+          server.waitFor(10, TimeUnit.SECONDS)
+          command.deleteTmpDir()
+        ))
+        server.waitFor()
 
   /** The reports of an earlier run, written again from its rows (summaries recomputed). */
   private def render(file: java.nio.file.Path): Int =

@@ -186,8 +186,9 @@ final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String]
               serverCpus.size,
               Option.when(pinned)(serverCpus),
               stopOnEof = true
-            ) ++ (if group.scenario.isLoad then Nil else List("--hiccups", "true"))
-            ServerProcess.start(command)
+            )
+            val hiccups = if group.scenario.isLoad then Nil else List("--hiccups", "true")
+            ServerProcess.start(command.copy(args = command.args ++ hiccups))
           }
         }
         try

@@ -8,13 +8,28 @@ import java.io.{BufferedReader, InputStreamReader}
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse}
 import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Path}
 import java.time.Duration
 import java.util.concurrent.{LinkedBlockingQueue, TimeUnit}
-import scala.util.Try
+import scala.jdk.CollectionConverters.*
+import scala.util.{Try, Using}
+
+/**
+ * How a server's JVM is started: its command line, and the directory given to it for its temporary files
+ * (`java.io.tmpdir`). The suite kills its servers when it is done with them, so what a server would delete as it exits
+ * (the file `GET /pathFile{n}` sends, Vert.x's file cache) stays; the suite deletes this directory instead.
+ */
+final case class ServerCommand(args: List[String], tmpDir: Path):
+  /** Deletes [[tmpDir]] with what it holds, once the server has exited. */
+  def deleteTmpDir(): Unit =
+    if Files.exists(tmpDir) then
+      val paths = Using.resource(Files.walk(tmpDir))(_.iterator.asScala.toList)
+      paths.reverse.foreach(path => Try(Files.deleteIfExists(path)))
 
 /** A server of the catalogue running in a JVM of its own, pinned to the server CPUs. */
 final class ServerProcess private (
     process: Process,
+    command: ServerCommand,
     val pid: Long,
     val port: Int,
     controlPort: Int,
@@ -62,13 +77,17 @@ final class ServerProcess private (
   def rssMiB: Option[Double] = ProcFs.rssMiB(pid)
   def recentOutput: String = output.text
 
+  /** The directory the server keeps its temporary files in; deleted by [[stop]]. */
+  def tmpDir: Path = command.tmpDir
+
   /**
    * Stops the server at once: killed, since its measurements are over and a graceful stop (seconds of Netty's quiet
-   * period, per JVM) would only lengthen the run.
+   * period, per JVM) would only lengthen the run. Its temporary files go with it.
    */
   def stop(): Unit =
     process.destroyForcibly()
     process.waitFor(10, TimeUnit.SECONDS)
+    command.deleteTmpDir()
 
 object ServerProcess:
   private val client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
@@ -83,7 +102,7 @@ object ServerProcess:
       while lines.size > 40 do lines.pollFirst()
     def text: String = String.join("\n", lines)
 
-  /** The JVM command of a server; pinned to `cpus` when given. */
+  /** The JVM command of a server, with a new directory for its temporary files; pinned to `cpus` when given. */
   def command(
       java: String,
       jvmOptions: List[String],
@@ -93,10 +112,12 @@ object ServerProcess:
       threads: Int,
       cpus: Option[List[Int]],
       stopOnEof: Boolean
-  ): List[String] =
-    cpus.toList.flatMap(c => List("taskset", "-c", c.mkString(","))) ++
+  ): ServerCommand =
+    val tmpDir = Files.createTempDirectory("rapier-perf-server-")
+    val args = cpus.toList.flatMap(c => List("taskset", "-c", c.mkString(","))) ++
       (java :: jvmOptions ++ spec.java.options) ++
       List(
+        s"-Djava.io.tmpdir=$tmpDir",
         "-cp",
         classpath,
         "rapier.perf.common.ServerMain",
@@ -112,12 +133,13 @@ object ServerProcess:
         "--stop-on-eof",
         stopOnEof.toString
       )
+    ServerCommand(args, tmpDir)
 
   private val Exited = "\u0000exited"
 
   /** Starts a server and waits until it says it is ready; or says why it could not start. */
-  def start(command: List[String], timeoutSeconds: Int = 60): Either[String, ServerProcess] =
-    val process = ProcessBuilder(command*).redirectErrorStream(true).start()
+  def start(command: ServerCommand, timeoutSeconds: Int = 60): Either[String, ServerProcess] =
+    val process = ProcessBuilder(command.args*).redirectErrorStream(true).start()
     val tail = Tail()
     val ready = LinkedBlockingQueue[String]()
     val reader = Thread(
@@ -133,9 +155,8 @@ object ServerProcess:
     )
     reader.setDaemon(true)
     reader.start()
-    Option(ready.poll(timeoutSeconds, TimeUnit.SECONDS)) match
+    val started = Option(ready.poll(timeoutSeconds, TimeUnit.SECONDS)) match
       case None =>
-        process.destroyForcibly()
         Left(
           s"the server did not start within $timeoutSeconds s: ${tail.text.linesIterator.toList.takeRight(8).mkString(" | ")}"
         )
@@ -156,10 +177,13 @@ object ServerProcess:
           fields.get("routeSets").flatMap(_.toIntOption)
         ) match
           case (Some(port), Some(control), Some(pid), Some(routeSets)) =>
-            Right(ServerProcess(process, pid, port, control, routeSets, tail))
-          case _ =>
-            process.destroyForcibly()
-            Left(s"unreadable ready line: $line")
+            Right(ServerProcess(process, command, pid, port, control, routeSets, tail))
+          case _ => Left(s"unreadable ready line: $line")
+    if started.isLeft then
+      process.destroyForcibly()
+      process.waitFor(10, TimeUnit.SECONDS)
+      command.deleteTmpDir()
+    started
 
 /** What a server's [[rapier.perf.common.Sampler]] recorded: four series of the same length. */
 final case class ServerSamples(

@@ -1,6 +1,9 @@
 package rapier.perf
 
+import java.nio.file.Files
 import scala.concurrent.duration.*
+import scala.jdk.CollectionConverters.*
+import scala.util.Using
 
 /**
  * Every server of the catalogue, on its own side's class path (the build hands the tests Tapir's), starts and answers
@@ -30,4 +33,10 @@ class ServersTest extends munit.FunSuite:
         // ones are tried one after another.
         if !spec.isVanilla then
           assertEquals(server.routeSets, 1, s"${spec.name} serves its endpoints through ${server.routeSets} route sets")
+        // The file GET /pathFile0 sends is written in the server's own temporary directory, which the suite deletes
+        if scenarios.exists(_.name == "GetFile") then
+          val files = Using.resource(Files.list(server.tmpDir))(_.iterator.asScala.map(_.getFileName.toString).toList)
+          assert(files.exists(_.endsWith(".bin")), s"${spec.name}'s ${server.tmpDir} holds $files")
       finally server.stop()
+      // Killed, the server deletes nothing as it exits; the suite leaves nothing of it behind either
+      assert(!Files.exists(server.tmpDir), s"${spec.name} left ${server.tmpDir}")

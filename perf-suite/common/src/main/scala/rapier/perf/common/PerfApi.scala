@@ -33,7 +33,10 @@ object PerfApi:
     random.nextBytes(bytes)
     bytes
 
-  /** The file `GET /pathFile{n}` sends, written once per server process and deleted when it exits. */
+  /**
+   * The file `GET /pathFile{n}` sends, written once per server process in its temporary directory and deleted when it
+   * exits (when the suite kills it, the suite deletes that directory).
+   */
   lazy val file: java.nio.file.Path =
     val path = java.nio.file.Files.createTempFile("rapier-perf-", ".bin")
     java.nio.file.Files.write(path, fileContent)
