@@ -20,11 +20,16 @@ import scala.util.{Try, Using}
  * (the file `GET /pathFile{n}` sends, Vert.x's file cache) stays; the suite deletes this directory instead.
  */
 final case class ServerCommand(args: List[String], tmpDir: Path):
-  /** Deletes [[tmpDir]] with what it holds, once the server has exited. */
+  /**
+   * Deletes [[tmpDir]] with what it holds, once the server has exited; quietly, and again (three tries at most) when a
+   * server still exiting deleted a file under the walk.
+   */
   def deleteTmpDir(): Unit =
-    if Files.exists(tmpDir) then
-      val paths = Using.resource(Files.walk(tmpDir))(_.iterator.asScala.toList)
-      paths.reverse.foreach(path => Try(Files.deleteIfExists(path)))
+    var tries = 0
+    while tries < 3 && Files.exists(tmpDir) do
+      Try(Using.resource(Files.walk(tmpDir))(_.iterator.asScala.toList))
+        .foreach(_.reverse.foreach(path => Try(Files.deleteIfExists(path))))
+      tries += 1
 
 /** A server of the catalogue running in a JVM of its own, pinned to the server CPUs. */
 final class ServerProcess private (
