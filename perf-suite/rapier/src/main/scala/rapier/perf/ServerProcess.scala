@@ -89,10 +89,7 @@ final class ServerProcess private (
    * Stops the server at once: killed, since its measurements are over and a graceful stop (seconds of Netty's quiet
    * period, per JVM) would only lengthen the run. Its temporary files go with it.
    */
-  def stop(): Unit =
-    process.destroyForcibly()
-    process.waitFor(10, TimeUnit.SECONDS)
-    command.deleteTmpDir()
+  def stop(): Unit = ServerProcess.kill(process, command)
 
 object ServerProcess:
   private val client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
@@ -184,11 +181,14 @@ object ServerProcess:
           case (Some(port), Some(control), Some(pid), Some(routeSets)) =>
             Right(ServerProcess(process, command, pid, port, control, routeSets, tail))
           case _ => Left(s"unreadable ready line: $line")
-    if started.isLeft then
-      process.destroyForcibly()
-      process.waitFor(10, TimeUnit.SECONDS)
-      command.deleteTmpDir()
+    if started.isLeft then kill(process, command)
     started
+
+  /** Kills a server's JVM, waits for it to exit, and deletes its temporary directory. */
+  private def kill(process: Process, command: ServerCommand): Unit =
+    process.destroyForcibly()
+    process.waitFor(10, TimeUnit.SECONDS)
+    command.deleteTmpDir()
 
 /** What a server's [[rapier.perf.common.Sampler]] recorded: four series of the same length. */
 final case class ServerSamples(
