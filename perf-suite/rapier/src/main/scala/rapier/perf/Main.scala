@@ -5,7 +5,6 @@ import rapier.perf.report.{Baseline, Csv, Html, Markdown, Terminal}
 import java.nio.file.{Files, Paths}
 import java.time.LocalDateTime
 import java.time.format.DateTimeFormatter
-import java.util.concurrent.TimeUnit
 
 /** `./perf`: the performance suite. See [[Cli.usage]]. */
 object Main:
@@ -72,11 +71,9 @@ object Main:
         )
         println(s"Starting ${spec.name}: ${spec.description}. Ctrl-C stops it.")
         val server = ProcessBuilder(command.args*).inheritIO().start()
-        // Ctrl-C stops the server and this JVM alike: once the server is gone, its temporary directory goes too
-        Runtime.getRuntime.addShutdownHook(Thread(() =>
-          server.waitFor(10, TimeUnit.SECONDS)
-          command.deleteTmpDir()
-        ))
+        // Ctrl-C stops the server and this JVM alike; a SIGTERM to this JVM alone stops the server from here. Once
+        // the server is gone, its temporary directory goes too
+        Runtime.getRuntime.addShutdownHook(Thread(() => command.end(server, forcibly = false)))
         server.waitFor()
 
   /** The reports of an earlier run, written again from its rows (summaries recomputed). */

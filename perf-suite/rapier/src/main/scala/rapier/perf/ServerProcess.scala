@@ -31,6 +31,16 @@ final case class ServerCommand(args: List[String], tmpDir: Path):
         .foreach(_.reverse.foreach(path => Try(Files.deleteIfExists(path))))
       tries += 1
 
+  /**
+   * Ends `process`, the server this command started, and deletes [[tmpDir]] once it has exited: killed at once if
+   * `forcibly`, otherwise asked to stop (SIGTERM, a no-op if it is stopping already) and killed if it still runs 10 s
+   * later.
+   */
+  def end(process: Process, forcibly: Boolean): Unit =
+    if forcibly then process.destroyForcibly() else process.destroy()
+    if !process.waitFor(10, TimeUnit.SECONDS) then process.destroyForcibly().waitFor(10, TimeUnit.SECONDS)
+    deleteTmpDir()
+
 /** A server of the catalogue running in a JVM of its own, pinned to the server CPUs. */
 final class ServerProcess private (
     process: Process,
@@ -185,10 +195,7 @@ object ServerProcess:
     started
 
   /** Kills a server's JVM, waits for it to exit, and deletes its temporary directory. */
-  private def kill(process: Process, command: ServerCommand): Unit =
-    process.destroyForcibly()
-    process.waitFor(10, TimeUnit.SECONDS)
-    command.deleteTmpDir()
+  private def kill(process: Process, command: ServerCommand): Unit = command.end(process, forcibly = true)
 
 /** What a server's [[rapier.perf.common.Sampler]] recorded: four series of the same length. */
 final case class ServerSamples(

@@ -1,7 +1,9 @@
 package rapier.perf
 
 import java.nio.file.{Files, Path}
+import java.util.concurrent.TimeUnit
 import scala.concurrent.duration.*
+import scala.jdk.OptionConverters.*
 
 /**
  * The `./perf` commands the README shows, as written. Each is read as `./perf` reads it, and must be accepted and plan
@@ -176,3 +178,37 @@ class ReadmeCommandsTest extends munit.FunSuite:
             assertEquals(Probe.check("127.0.0.1", port, scenario), None, scenario.name)
         finally server.stop()
       case other => fail(s"$line is not serve: $other")
+
+  test("serve's server stops with ./perf, its temporary directory deleted, also when a SIGTERM stops ./perf alone"):
+    val (line, args) = commands.find(_._2.headOption.contains("serve")).getOrElse(fail("no serve command"))
+    val port = parsed(args) match
+      case Command.Serve(_, port) => port
+      case other => fail(s"$line is not serve: $other")
+    val java = ProcessHandle.current.info.command.orElse("java")
+    val perf = ProcessBuilder(List(java, "-cp", System.getProperty("java.class.path"), "rapier.perf.Main") ++ args*)
+      .redirectErrorStream(true)
+      .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+      .start()
+    val get = Scenarios.byName("SimpleGet").get
+    def answered = Probe.check("127.0.0.1", port, get).isEmpty
+    // The server, once started: killed at the end whatever happened, as ./perf, once stopped, can't be asked for it
+    var server: Option[ProcessHandle] = None
+    try
+      val deadline = System.nanoTime + 60.seconds.toNanos
+      while !answered && System.nanoTime < deadline do Thread.sleep(200)
+      assert(answered, s"$line: no server answers on $port")
+      server = perf.toHandle.children.findFirst.toScala
+      val child = server.getOrElse(fail(s"$line started no server"))
+      // The server's command line, whole (its arguments alone are not always kept)
+      val tmpDir = """-Djava.io.tmpdir=(\S+)""".r
+        .findFirstMatchIn(child.info.commandLine.orElse(""))
+        .map(m => Path.of(m.group(1)))
+        .getOrElse(fail(s"no temporary directory on ${child.info.commandLine}"))
+      assert(Files.isDirectory(tmpDir), tmpDir)
+      perf.destroy()
+      assert(perf.waitFor(30, TimeUnit.SECONDS), "./perf did not stop")
+      assert(!child.isAlive, "the server outlived ./perf")
+      assert(!Files.exists(tmpDir), s"$tmpDir is left")
+    finally
+      perf.destroyForcibly()
+      server.foreach(_.destroyForcibly())
