@@ -75,6 +75,19 @@ abstract class ConnectionBody[C <: AnyRef](
   /** Runs once, at the first pull: a backend answers `Expect: 100-continue` here, so that the client sends its body. */
   protected def firstPull(): Unit = ()
 
+  /**
+   * Runs once, when nothing more is read for this body (it arrived whole, failed, or was discarded): a backend lets go
+   * here of what it keeps for the body, such as a timer of [[awaiting]]'s, which would otherwise hold the body, and its
+   * request, until it fires.
+   */
+  protected def over(): Unit = ()
+
+  private var overRun = false
+  private def readingOver(): Unit =
+    if !overRun then
+      overRun = true
+      over()
+
   final def pull(receiver: BodyReceiver): Unit =
     if loop.inLoop then pullNow(receiver)
     else
@@ -107,6 +120,7 @@ abstract class ConnectionBody[C <: AnyRef](
       ended = true
       reading = false
       answerWaiting()
+      readingOver()
 
   /**
    * The body can't be read to its end: its framing broke, it came too slowly (a [[RequestBodyException]], whose
@@ -126,6 +140,7 @@ abstract class ConnectionBody[C <: AnyRef](
         waiting = null
         waitingSinceNanos = 0L
         receiver.nn.onError(cause)
+      readingOver()
 
   /** Whether reading from the connection is over: the body arrived whole, or can't. */
   final def isOver: Boolean = ended || failure != null
@@ -162,6 +177,7 @@ abstract class ConnectionBody[C <: AnyRef](
       waiting = null
       waitingSinceNanos = 0L
       receiver.nn.onError(IOException("the request was answered, or its connection closed, before its body was read"))
+    readingOver()
 
   private def pullNow(receiver: BodyReceiver): Unit =
     releaseLent()

@@ -26,7 +26,9 @@ private[vertx] final class VertxBody(
 ) extends ConnectionBody[Buffer](loop, length, limit, connections.bodyBytes),
       Handler[AnyRef]:
   private val timeoutNanos = if options.bodyReadTimeout.isFinite then options.bodyReadTimeout.toNanos else 0L
+  // The deadline's timer while one is set (-1 for none), and the Vert.x instance that set it
   private var timer = -1L
+  private var timers: Vertx | Null = null
 
   request.pause()
   // One handler for three event types: Handler is invariant in Java, erased at run time.
@@ -48,6 +50,11 @@ private[vertx] final class VertxBody(
 
   protected def read(on: Boolean): Unit = if on then request.resume() else request.pause()
   override protected def awaiting(): Unit = if timeoutNanos > 0 && timer < 0 then watch(timeoutNanos)
+  // A timer left to fire would hold this body, and its request, for up to `bodyReadTimeout` after the response
+  override protected def over(): Unit =
+    if timer >= 0 then
+      timers.nn.cancelTimer(timer)
+      timer = -1L
 
   def handle(event: AnyRef): Unit = event match
     case chunk: Buffer => arrived(chunk)
@@ -63,7 +70,9 @@ private[vertx] final class VertxBody(
 
   // The body-read deadline, while a pull waits for the client.
   private def watch(nanos: Long): Unit =
-    timer = Vertx.currentContext.owner.setTimer(math.max(1L, nanos / 1000000L), _ => check())
+    val vertx = Vertx.currentContext.owner
+    timers = vertx
+    timer = vertx.setTimer(math.max(1L, nanos / 1000000L), _ => check())
 
   private def check(): Unit =
     timer = -1L
