@@ -99,7 +99,7 @@ final class ServerProcess private (
    * Stops the server at once: killed, since its measurements are over and a graceful stop (seconds of Netty's quiet
    * period, per JVM) would only lengthen the run. Its temporary files go with it.
    */
-  def stop(): Unit = ServerProcess.kill(process, command)
+  def stop(): Unit = command.end(process, forcibly = true)
 
 object ServerProcess:
   private val client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
@@ -191,11 +191,8 @@ object ServerProcess:
           case (Some(port), Some(control), Some(pid), Some(routeSets)) =>
             Right(ServerProcess(process, command, pid, port, control, routeSets, tail))
           case _ => Left(s"unreadable ready line: $line")
-    if started.isLeft then kill(process, command)
+    if started.isLeft then command.end(process, forcibly = true)
     started
-
-  /** Kills a server's JVM, waits for it to exit, and deletes its temporary directory. */
-  private def kill(process: Process, command: ServerCommand): Unit = command.end(process, forcibly = true)
 
 /** What a server's [[rapier.perf.common.Sampler]] recorded: four series of the same length. */
 final case class ServerSamples(
