@@ -155,35 +155,36 @@ class ReadmeCommandsTest extends munit.FunSuite:
   test("--list and --help run"):
     for (_, args) <- commands if args == List("--list") || args.contains("--help") do assertEquals(Main.run(args), 0)
 
-  test("serve starts the server it names, which answers every scenario it serves"):
+  /** The README's `serve` command: its line, its arguments, and what ./perf reads in them. */
+  private def serveCommand: (String, List[String], Command.Serve) =
     val (line, args) = commands.find(_._2.headOption.contains("serve")).getOrElse(fail("no serve command"))
     parsed(args) match
-      case Command.Serve(name, port) =>
-        val spec = Catalogue.byName(name).get
-        val java = ProcessHandle.current.info.command.orElse("java")
-        val command = ServerProcess.command(
-          java,
-          List("-Xmx512m"),
-          Main.classpaths(spec.side),
-          spec,
-          port,
-          1,
-          None,
-          stopOnEof = true
-        )
-        val server = ServerProcess.start(command).fold(why => fail(s"$line: $why"), identity)
-        try
-          assertEquals(server.port, port)
-          for scenario <- Scenarios.all.filter(_.servable(spec)) do
-            assertEquals(Probe.check("127.0.0.1", port, scenario), None, scenario.name)
-        finally server.stop()
+      case serve: Command.Serve => (line, args, serve)
       case other => fail(s"$line is not serve: $other")
 
+  test("serve starts the server it names, which answers every scenario it serves"):
+    val (line, _, Command.Serve(name, port)) = serveCommand
+    val spec = Catalogue.byName(name).get
+    val java = ProcessHandle.current.info.command.orElse("java")
+    val command = ServerProcess.command(
+      java,
+      List("-Xmx512m"),
+      Main.classpaths(spec.side),
+      spec,
+      port,
+      1,
+      None,
+      stopOnEof = true
+    )
+    val server = ServerProcess.start(command).fold(why => fail(s"$line: $why"), identity)
+    try
+      assertEquals(server.port, port)
+      for scenario <- Scenarios.all.filter(_.servable(spec)) do
+        assertEquals(Probe.check("127.0.0.1", port, scenario), None, scenario.name)
+    finally server.stop()
+
   test("serve's server stops with ./perf, its temporary directory deleted, also when a SIGTERM stops ./perf alone"):
-    val (line, args) = commands.find(_._2.headOption.contains("serve")).getOrElse(fail("no serve command"))
-    val port = parsed(args) match
-      case Command.Serve(_, port) => port
-      case other => fail(s"$line is not serve: $other")
+    val (line, args, Command.Serve(_, port)) = serveCommand
     val java = ProcessHandle.current.info.command.orElse("java")
     val perf = ProcessBuilder(List(java, "-cp", System.getProperty("java.class.path"), "rapier.perf.Main") ++ args*)
       .redirectErrorStream(true)
