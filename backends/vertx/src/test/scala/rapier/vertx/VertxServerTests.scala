@@ -48,8 +48,9 @@ class VertxServerTests extends ServerTests, WebSocketTests:
       )
     }
     val uploads = 40
+    def liveBodies() = LiveInstances(classOf[rapier.vertx.internal.VertxBody].getName)
     withServerConfig(TestServerConfig())(counted) { t =>
-      val before = VertxServerTests.liveBodies()
+      val before = liveBodies()
       val c = t.raw()
       try
         for _ <- 1 to uploads do
@@ -59,26 +60,12 @@ class VertxServerTests extends ServerTests, WebSocketTests:
           c.send("67890")
           assertEquals(c.readResponse().body, "10")
       finally c.close()
-      val after = VertxServerTests.liveBodies()
+      val after = liveBodies()
       assert(after - before <= 2, s"$after streamed bodies live after $uploads uploads, $before before")
     }
 
 /** What Vert.x can't do that the kit tests, and why: shared by every way Rapier runs on Vert.x. */
 object VertxServerTests:
-  /** Live instances of Vert.x's streamed body, after a full collection (the JVM's class histogram). */
-  def liveBodies(): Long =
-    val histogram = java.lang.management.ManagementFactory.getPlatformMBeanServer.invoke(
-      javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
-      "gcClassHistogram",
-      Array[AnyRef](Array.empty[String]),
-      Array(classOf[Array[String]].getName)
-    )
-    val name = classOf[rapier.vertx.internal.VertxBody].getName
-    histogram.toString.linesIterator
-      .map(_.trim.split("\\s+"))
-      .collectFirst { case Array(_, instances, _, `name`, _*) => instances.toLong }
-      .getOrElse(0L)
-
   private val headersFirst =
     "Vert.x hands a request over once its headers are parsed, and has no deadline for reading them"
 
