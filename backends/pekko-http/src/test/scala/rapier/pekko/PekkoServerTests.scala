@@ -41,6 +41,33 @@ class PekkoServerTests extends ServerTests, WebSocketTests:
       assert(read.get <= limit, s"the reader got ${read.get} bytes")
     }
 
+  // A pull that waits for the client is timed by the body's read deadline. pekko's scheduler keeps a timer until its
+  // time even once cancelled, so the deadline has one timer per body, not one per pull: one per chunk, 60 s each under
+  // the default deadline, was a steady heap of cancelled timers under a stream of uploads.
+  test("a streamed body's waiting pulls share one deadline timer, cancelled once the body is read"):
+    val counted = endpoint.post.in("count").in(chunksBody).out(stringBody).serverLogicSuccess[Future] { body =>
+      var n = 0L
+      body.foreach(chunk => n += chunk.remaining).map(_ => n.toString)(using ExecutionContext.parasitic)
+    }
+    val uploads = 20
+    val pieces = 8
+    def timers() = LiveInstances("org.apache.pekko.actor.LightArrayRevolverScheduler$TaskHolder")
+    withServerConfig(TestServerConfig())(counted) { t =>
+      val before = timers()
+      val c = t.raw()
+      try
+        for _ <- 1 to uploads do
+          // The body in pieces, each sent once the logic's pull waits for it
+          c.send(s"POST /count HTTP/1.1\r\nHost: x\r\nContent-Length: $pieces\r\n\r\n")
+          for _ <- 1 to pieces do
+            Thread.sleep(5)
+            c.send("x")
+          assertEquals(c.readResponse().body, pieces.toString)
+      finally c.close()
+      val added = timers() - before
+      assert(added <= 2 * uploads, s"$added timers held after $uploads uploads of $pieces pieces each")
+    }
+
   override def unsupported: Map[String, String] = PekkoServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = PekkoServerTests.unsupportedMalformedRequests
   override def unsupportedLegalRequests: Map[String, String] = PekkoServerTests.unsupportedLegalRequests

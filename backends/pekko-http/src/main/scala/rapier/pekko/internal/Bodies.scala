@@ -1,5 +1,6 @@
 package rapier.pekko.internal
 
+import org.apache.pekko.actor.Cancellable
 import org.apache.pekko.http.scaladsl.model.{
   EntityStreamException,
   EntityStreamSizeException,
@@ -29,7 +30,7 @@ import rapier.server.spi.{
 import rapier.server.spi.RequestSyntax.Invalid
 
 import java.util.concurrent.TimeoutException
-import java.util.concurrent.atomic.{AtomicReference, LongAdder}
+import java.util.concurrent.atomic.{AtomicLong, AtomicReference, LongAdder}
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.{Failure, Success}
@@ -158,8 +159,17 @@ private[pekko] object Bodies:
     private var taken = false
     @volatile private var failed: Invalid | Null = null
     @volatile private var finished = false
-    // The pull waiting for the client, answered once: by its chunk, or by the deadline
-    private val waiting = AtomicReference[BodyReceiver | Null](null)
+    // The pull waiting for the client: its number while it waits, 0 when none does. It is answered once, by its chunk
+    // or by the deadline, whichever takes the number back to 0 first. Pulls come one at a time.
+    private val waiting = AtomicLong(0L)
+    private var pulls = 0L
+    @volatile private var waitingReceiver: BodyReceiver | Null = null
+    @volatile private var waitingSince = 0L
+    private val deadlineNanos = if deadline.isFinite then deadline.toNanos else 0L
+    // The deadline's one timer, armed while pulls wait, or null. One per pull would be one per chunk, each kept by
+    // pekko's scheduler until its time even once cancelled: at 60 s, a few megabytes copied from one young collection
+    // to the next under a steady stream of uploads.
+    private val deadlineTimer = AtomicReference[Cancellable | Null](null)
     // The thread running the connection's stream while it hands the request to the endpoint, or null
     @volatile private var dispatcher: Thread | Null = null
     // Completes when the limit's stage stops: once the rest of a body refused past the limit is dropped; null until
@@ -216,30 +226,48 @@ private[pekko] object Bodies:
         next.value match
           case Some(now) => answer(receiver, now)
           case None =>
-            waiting.set(receiver)
-            val timer =
-              if !deadline.isFinite then null
-              else
-                mat.scheduleOnce(
-                  finite(deadline),
-                  () =>
-                    val r = waiting.getAndSet(null)
-                    if r != null then
-                      stop()
-                      r.nn.onError(fail(RequestBodyException(Refusals.bodyTimeout(deadline))))
-                )
+            pulls += 1
+            val pull = pulls
+            waitingReceiver = receiver
+            waitingSince = System.nanoTime()
+            waiting.set(pull)
+            if deadlineNanos > 0 then watch(deadlineNanos)
             next.onComplete { outcome =>
-              if timer != null then timer.cancel()
-              val r = waiting.getAndSet(null)
-              if r != null then answer(r.nn, outcome)
+              if waiting.compareAndSet(pull, 0L) then answer(receiver, outcome)
             }(using ExecutionContext.parasitic)
+
+    // Arms the deadline's timer unless it is armed.
+    private def watch(nanos: Long): Unit =
+      if deadlineTimer.get == null then
+        val timer = mat.scheduleOnce(nanos.nanos, () => check())
+        if !deadlineTimer.compareAndSet(null, timer) then timer.cancel()
+
+    // The deadline's timer: fails the pull waiting past it, or is armed again for what is left of its time.
+    private def check(): Unit =
+      deadlineTimer.set(null)
+      val pull = waiting.get
+      if pull != 0L then
+        val left = waitingSince + deadlineNanos - System.nanoTime()
+        if left > 0 then watch(left)
+        else if waiting.compareAndSet(pull, 0L) then
+          val receiver = waitingReceiver.nn
+          stop()
+          receiver.onError(fail(RequestBodyException(Refusals.bodyTimeout(deadline))))
+
+    // Reading is over: the timer lets the body go now rather than at its time.
+    private def unwatch(): Unit =
+      val timer = deadlineTimer.getAndSet(null)
+      if timer != null then timer.nn.cancel()
 
     private def answer(receiver: BodyReceiver, outcome: scala.util.Try[Option[ByteString]]): Unit = outcome match
       case Success(Some(chunk)) => receiver.onChunk(chunk.asByteBuffer)
       case Success(None) =>
         finished = true
+        unwatch()
         receiver.onEnd()
-      case Failure(e) => receiver.onError(fail(clientsDoing(e, limit, deadline)))
+      case Failure(e) =>
+        unwatch()
+        receiver.onError(fail(clientsDoing(e, limit, deadline)))
 
     /** Records why the body could not be read, when it is the client's doing, and gives the failure back. */
     private def fail(e: Throwable): Throwable =
@@ -258,7 +286,7 @@ private[pekko] object Bodies:
      */
     def drain(within: FiniteDuration, unpulled: Boolean): Future[Boolean] =
       if finished then Future.successful(true)
-      else if taken || failed != null || waiting.get != null || (queue == null && !unpulled) then
+      else if taken || failed != null || waiting.get != 0L || (queue == null && !unpulled) then
         Future.successful(false)
       else
         val q = queued()
@@ -269,10 +297,12 @@ private[pekko] object Bodies:
           case Success(None) =>
             finished = true
             timer.cancel()
+            unwatch()
             done.trySuccess(true)
           case Failure(_) =>
             // Past the limit, the limit's stage drops the rest itself, for a while: the response waits for it
             timer.cancel()
+            unwatch()
             dropping.nn.onComplete(_ => done.trySuccess(false))(using ExecutionContext.parasitic)
         }(using ExecutionContext.parasitic)
         next()
@@ -295,10 +325,13 @@ private[pekko] object Bodies:
      * connection under a client still sending, whose kernel may then drop the response (the kit saw it when a fold's
      * function threw). With a pull waiting, it stops.
      */
-    def cancel(): Unit = if waiting.get != null then stop()
+    def cancel(): Unit =
+      unwatch()
+      if waiting.get != 0L then stop()
 
     /** Stops reading for good: a refusal's (the connection closes after it) or the linger's end. */
     private def stop(): Unit =
+      unwatch()
       val q = queue
       if q != null then q.nn.cancel()
       else if !taken then
