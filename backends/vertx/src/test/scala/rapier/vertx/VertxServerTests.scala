@@ -36,34 +36,6 @@ class VertxServerTests extends ServerTests, WebSocketTests:
       }
     finally java.nio.file.Files.deleteIfExists(file)
 
-  // A pull that waits for the client sets the body's read deadline: its timer is cancelled once the body is read, or it
-  // would hold the body and its request for the whole bodyReadTimeout after the response
-  test("a streamed body whose pulls waited is let go once answered, not held until its read deadline"):
-    import rapier.*
-    import rapier.server.*
-    val counted = endpoint.post.in("count").in(chunksBody).out(stringBody).serverLogicSuccess[Future] { body =>
-      var n = 0L
-      body.foreach(chunk => n += chunk.remaining).map(_ => n.toString)(using
-        scala.concurrent.ExecutionContext.parasitic
-      )
-    }
-    val uploads = 40
-    def liveBodies() = LiveInstances(classOf[rapier.vertx.internal.VertxBody].getName)
-    withServerConfig(TestServerConfig())(counted) { t =>
-      val before = liveBodies()
-      val c = t.raw()
-      try
-        for _ <- 1 to uploads do
-          // Half the body, then, once the logic's pull waits for more, the rest
-          c.send("POST /count HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
-          Thread.sleep(20)
-          c.send("67890")
-          assertEquals(c.readResponse().body, "10")
-      finally c.close()
-      val after = liveBodies()
-      assert(after - before <= 2, s"$after streamed bodies live after $uploads uploads, $before before")
-    }
-
 /** What Vert.x can't do that the kit tests, and why: shared by every way Rapier runs on Vert.x. */
 object VertxServerTests:
   private val headersFirst =
