@@ -3,7 +3,8 @@ package rapier.testkit
 import rapier.*
 import rapier.server.*
 
-import java.util.concurrent.{CountDownLatch, TimeUnit}
+import java.lang.ref.WeakReference
+import java.util.concurrent.{ConcurrentLinkedQueue, CountDownLatch, TimeUnit}
 import scala.concurrent.duration.*
 import scala.concurrent.{Await, ExecutionContext, Future, Promise}
 import scala.jdk.CollectionConverters.*
@@ -190,6 +191,33 @@ trait ConnectionTests extends ServerTestSupport:
       finally
         first.close()
         second.close()
+    }
+
+  // A timer of the connection's (its idle timeout's next check) or a table that outlives it would keep the connection,
+  // its pipeline and what they reference, for as long as the timer or the table.
+  test("a connection closed by either side is let go, with the requests it served"):
+    val seen = ConcurrentLinkedQueue[WeakReference[AnyRef]]()
+    val watched = endpoint.get.in("watched").in(extractFromRequest(identity)).out(stringBody).serverLogicSuccess {
+      request =>
+        seen.add(WeakReference(request))
+        // The peer's address, which a connection keeps once asked (Netty's channel does): a connection held is seen
+        seen.add(WeakReference(request.asInstanceOf[spi.ServerRequest].remoteAddressOrNull))
+        Future.successful("seen")
+    }
+    val connections = 10
+    withServer(watched) { t =>
+      for i <- 1 to connections do
+        val c = t.raw()
+        try
+          // Half closed by the server after a Connection: close, half by the client
+          val closing = if i % 2 == 0 then "Connection: close\r\n" else ""
+          c.send(s"GET /watched HTTP/1.1\r\nHost: x\r\n$closing\r\n")
+          assertEquals(c.readResponse().body, "seen")
+          if closing.nonEmpty then assert(c.closedByServer(2000), "the server closes after Connection: close")
+        finally c.close()
+      assertEquals(seen.size, 2 * connections)
+      def held = seen.stream.filter(_.get != null).count
+      eventually({ System.gc(); held == 0L }, "the connections' requests let go")
     }
 
   test("an idle connection is closed after the idle timeout"):

@@ -3,7 +3,8 @@ package rapier.testkit
 import rapier.*
 import rapier.server.*
 
-import java.util.concurrent.Flow
+import java.lang.ref.WeakReference
+import java.util.concurrent.{ConcurrentLinkedQueue, Flow}
 import scala.concurrent.Future
 import scala.concurrent.duration.DurationInt
 
@@ -134,6 +135,38 @@ trait WebSocketTests extends WebSocketProtocolTests:
       c.close()
       assert(cancelled.await(5, java.util.concurrent.TimeUnit.SECONDS), "the server's stream is cancelled")
       assert(completed.await(5, java.util.concurrent.TimeUnit.SECONDS), "the client's stream is completed")
+    }
+
+  // An idle timer, a table of open WebSockets or a callback of the connection's that outlives the WebSocket would keep
+  // each one, its upgrade request and the logic's streams, for as long as the timer or the table.
+  test("a WebSocket closed by either side is let go, with its request and the logic's streams"):
+    val seen = ConcurrentLinkedQueue[WeakReference[AnyRef]]()
+    val watched = endpoint.get
+      .in("ws" / "watched")
+      .in(extractFromRequest(identity))
+      .out(webSocketBody[String, String].withIdleTimeout(30.seconds))
+      .serverLogicSuccess { request =>
+        seen.add(WeakReference(request))
+        Future.successful { in =>
+          seen.add(WeakReference(in))
+          in
+        }
+      }
+    val sockets = 10
+    withServer(watched) { t =>
+      for i <- 1 to sockets do
+        val c = open(t, "/ws/watched")
+        try
+          echoes(c, s"message $i")
+          // Half closed with the close handshake, half by the client going away
+          if i % 2 == 0 then
+            c.send(frame(Close, closePayload(1000, "")))
+            closedWith(c, 1000)
+            assert(c.closedByServer(2000), "the server closes the connection after the close handshake")
+        finally c.close()
+      assertEquals(seen.size, 2 * sockets)
+      def held = seen.stream.filter(_.get != null).count
+      eventually({ System.gc(); held == 0L }, "the WebSockets' requests and streams let go")
     }
 
   test("JSON messages are read and written by their codec; one that doesn't parse closes with 1007 saying where"):

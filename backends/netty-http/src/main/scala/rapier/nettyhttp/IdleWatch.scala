@@ -1,6 +1,7 @@
 package rapier.nettyhttp
 
-import io.netty.channel.ChannelHandlerContext
+import io.netty.channel.{ChannelFuture, ChannelFutureListener, ChannelHandlerContext}
+import io.netty.util.concurrent.ScheduledFuture
 
 import java.util.concurrent.TimeUnit
 
@@ -27,20 +28,33 @@ final class IdleWatch(
 ) extends Runnable:
   private var activity = 0
   private var stopped = false
-
-  /** No more checks: the connection is another handler's now. */
-  def stop(): Unit = stopped = true
   private var seen = -1
   private var quietChecks = 0
+  // The next check, while one is scheduled
+  private var next: ScheduledFuture[?] | Null = null
+
+  /**
+   * No more checks: the connection is another handler's now, or closed. The next check is cancelled: left scheduled,
+   * it would hold the connection, its pipeline and all they reference until its time, up to half the timeout.
+   */
+  def stop(): Unit =
+    stopped = true
+    val n = next
+    if n != null then
+      n.nn.cancel(false)
+      next = null
 
   /** A read or a write happened. */
   def touch(): Unit = activity += 1
 
-  def start(): Unit = schedule()
+  def start(): Unit =
+    ctx.channel.closeFuture.addListener(StopOnClose(this))
+    schedule()
 
-  private def schedule(): Unit = ctx.executor.schedule(this, timeoutNanos / 2, TimeUnit.NANOSECONDS)
+  private def schedule(): Unit = next = ctx.executor.schedule(this, timeoutNanos / 2, TimeUnit.NANOSECONDS)
 
   def run(): Unit =
+    next = null
     if ctx.channel.isActive && !stopped then
       if activity == seen && idle() then
         quietChecks += 1
@@ -49,3 +63,7 @@ final class IdleWatch(
         seen = activity
         quietChecks = 0
         schedule()
+
+/** Stops a watch once its connection closes (Netty runs the listener on the connection's loop). */
+private final class StopOnClose(watch: IdleWatch) extends ChannelFutureListener:
+  def operationComplete(closed: ChannelFuture): Unit = watch.stop()
