@@ -71,6 +71,7 @@ object Oha:
         scenario.method
       ) ++
       scenario.contentType.toList.flatMap(ct => List("-T", ct)) ++
+      (if scenario.newConnections then List("--disable-keepalive") else Nil) ++
       bodyFile.toList.flatMap(f => List("-D", f.toString)) ++
       List(url)
 

@@ -16,6 +16,9 @@ import java.nio.charset.StandardCharsets
  * @param study
  *   a latency study rather than a load: users paced by the suite's own client, latency compared rather than
  *   throughput (see [[Study]])
+ * @param newConnections
+ *   whether each request asks the server to close its connection after the response (`Connection: close`), so that
+ *   every request opens a connection of its own
  */
 final case class Scenario(
     name: String,
@@ -27,7 +30,8 @@ final case class Scenario(
     description: String,
     check: Array[Byte] => Option[String],
     streams: Boolean = false,
-    study: Option[Study] = None
+    study: Option[Study] = None,
+    newConnections: Boolean = false
 ):
   def servable(server: ServerSpec): Boolean =
     server.routes >= routes && (!streams || server.streams) && study.forall(server.studies.contains)
@@ -62,6 +66,17 @@ object Scenarios:
 
   val all: List[Scenario] = List(
     Scenario("SimpleGet", "GET", "/path0/4", None, None, 1, "GET /path0/4", expectText(PerfApi.ok(4))),
+    Scenario(
+      "SimpleGetNewConnection",
+      "GET",
+      "/path0/4",
+      None,
+      None,
+      1,
+      "GET /path0/4 with Connection: close, a new connection for every request",
+      expectText(PerfApi.ok(4)),
+      newConnections = true
+    ),
     Scenario(
       "SimpleGetMultiRoute",
       "GET",

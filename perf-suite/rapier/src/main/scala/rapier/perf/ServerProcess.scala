@@ -231,7 +231,30 @@ object Probe:
 
   /** None when the answer is right; otherwise what is wrong with it. A study's server is checked by its client. */
   def check(host: String, port: Int, scenario: Scenario): Option[String] =
-    scenario.study.fold(request(host, port, scenario))(StudyMeasurement.probe(_, host, port))
+    scenario.study.fold(
+      request(host, port, scenario).orElse(if scenario.newConnections then closes(host, port, scenario) else None)
+    )(StudyMeasurement.probe(_, host, port))
+
+  /**
+   * Whether the server answers a request with `Connection: close` saying so, and closes the connection: the load
+   * generators open a new one only then (a server that kept it open would be measured on one connection per user).
+   */
+  private def closes(host: String, port: Int, scenario: Scenario): Option[String] =
+    Try {
+      Using.resource(java.net.Socket(host, port)) { socket =>
+        socket.setSoTimeout(5000)
+        val request = s"${scenario.method} ${scenario.path} HTTP/1.1\r\nHost: $host\r\nConnection: close\r\n\r\n"
+        socket.getOutputStream.write(request.getBytes(StandardCharsets.US_ASCII))
+        // Read to the end of the stream: a server keeping the connection open runs into the timeout
+        val answer = new String(socket.getInputStream.readAllBytes(), StandardCharsets.ISO_8859_1)
+        val head = answer.takeWhile(_ != '\r').trim
+        val saysClose =
+          answer.linesIterator.takeWhile(_.nonEmpty).exists(_.toLowerCase.matches("connection:\\s*close\\s*"))
+        if !head.startsWith("HTTP/1.1 200") then Some(s"with Connection: close, '$head' instead of 200")
+        else if !saysClose then Some("the answer to Connection: close does not say Connection: close")
+        else None
+      }
+    }.fold(e => Some(s"the connection stayed open after Connection: close, or failed: $e"), identity)
 
   private def request(host: String, port: Int, scenario: Scenario): Option[String] =
     Try {

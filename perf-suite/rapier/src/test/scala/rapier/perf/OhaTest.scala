@@ -57,3 +57,7 @@ class OhaTest extends munit.FunSuite:
         "http://h:1/pathBytes0"
       )
     )
+    val closing = Scenarios.byName("SimpleGetNewConnection").get
+    val fresh = Oha.command("oha", "http://h:1/path0/4", 64, 5, 100, closing, None, None)
+    assert(fresh.contains("--disable-keepalive"), fresh)
+    assert(!command.contains("--disable-keepalive"), command)

@@ -12,6 +12,9 @@ class WrkTest extends munit.FunSuite:
     assert(s.contains("RAPIER_WRK"), s)
     val get = Wrk.script(Scenarios.byName("SimpleGet").get, None)
     assert(get.contains("""wrk.method = "GET"""") && !get.contains("wrk.body"), get)
+    assert(!get.contains("Connection"), get)
+    val closing = Wrk.script(Scenarios.byName("SimpleGetNewConnection").get, None)
+    assert(closing.contains("""wrk.headers["Connection"] = "close""""), closing)
 
   test("the command pins wrk and never asks for more threads than connections"):
     assertEquals(
