@@ -3,8 +3,7 @@ package rapier.testkit
 import rapier.*
 import rapier.server.*
 
-import java.lang.ref.WeakReference
-import java.util.concurrent.{ConcurrentLinkedQueue, CountDownLatch, TimeUnit}
+import java.util.concurrent.{CountDownLatch, TimeUnit}
 import scala.concurrent.duration.*
 import scala.concurrent.{Await, ExecutionContext, Future, Promise}
 import scala.jdk.CollectionConverters.*
@@ -196,12 +195,12 @@ trait ConnectionTests extends ServerTestSupport:
   // A timer of the connection's (its idle timeout's next check) or a table that outlives it would keep the connection,
   // its pipeline and what they reference, for as long as the timer or the table.
   test("a connection closed by either side is let go, with the requests it served"):
-    val seen = ConcurrentLinkedQueue[WeakReference[AnyRef]]()
+    val seen = LetGo()
     val watched = endpoint.get.in("watched").in(extractFromRequest(identity)).out(stringBody).serverLogicSuccess {
       request =>
-        seen.add(WeakReference(request))
+        seen.watch(request)
         // The peer's address, which a connection keeps once asked (Netty's channel does): a connection held is seen
-        seen.add(WeakReference(request.asInstanceOf[spi.ServerRequest].remoteAddressOrNull))
+        seen.watch(request.asInstanceOf[spi.ServerRequest].remoteAddressOrNull)
         Future.successful("seen")
     }
     val connections = 10
@@ -215,9 +214,8 @@ trait ConnectionTests extends ServerTestSupport:
           assertEquals(c.readResponse().body, "seen")
           if closing.nonEmpty then assert(c.closedByServer(2000), "the server closes after Connection: close")
         finally c.close()
-      assertEquals(seen.size, 2 * connections)
-      def held = seen.stream.filter(_.get != null).count
-      eventually({ System.gc(); held == 0L }, "the connections' requests let go")
+      assertEquals(seen.count, 2 * connections)
+      eventually(seen.held() == 0L, "the connections' requests let go")
     }
 
   test("an idle connection is closed after the idle timeout"):

@@ -3,9 +3,7 @@ package rapier.testkit
 import rapier.*
 import rapier.server.*
 
-import java.lang.ref.WeakReference
 import java.nio.ByteBuffer
-import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.Flow
 import scala.concurrent.duration.DurationInt
 import scala.concurrent.{ExecutionContext, Future, Promise}
@@ -220,14 +218,14 @@ trait StreamFlowTests extends StreamTests:
   // A timer or a table of the backend's that outlives the request (a read deadline left to fire, a pull's callback)
   // would keep each request and its body for as long: under a stream of uploads, a heap the collector copies on and on.
   test("a streamed body and its request are let go once answered, its pulls having waited for the client"):
-    val seen = ConcurrentLinkedQueue[WeakReference[AnyRef]]()
+    val seen = LetGo()
     val counting =
       endpoint.post.in("stream" / "let-go").in(extractFromRequest(identity)).in(publisherBody).out(stringBody)
         .serverLogicSuccess { (request, body) =>
           // The request, the backend's body source behind it, and the publisher the logic reads
-          seen.add(WeakReference(request))
-          seen.add(WeakReference(request.asInstanceOf[spi.ServerRequest].bodySource))
-          seen.add(WeakReference(body))
+          seen.watch(request)
+          seen.watch(request.asInstanceOf[spi.ServerRequest].bodySource)
+          seen.watch(body)
           val reader = Digesting()
           body.subscribe(reader)
           reader.result
@@ -243,9 +241,8 @@ trait StreamFlowTests extends StreamTests:
           c.send(body.slice(1000, 2000))
           assertEquals(c.readResponse().body, expected(body.take(2000)))
       finally c.close()
-      assertEquals(seen.size, 3 * uploads)
-      def held = seen.stream.filter(_.get != null).count
-      eventually({ System.gc(); held == 0L }, "the requests and their bodies let go")
+      assertEquals(seen.count, 3 * uploads)
+      eventually(seen.held() == 0L, "the requests and their bodies let go")
     }
 
   test("logic that throws while it reads a streamed body is a 500; nothing is held, the server serves on"):

@@ -3,8 +3,7 @@ package rapier.testkit
 import rapier.*
 import rapier.server.*
 
-import java.lang.ref.WeakReference
-import java.util.concurrent.{ConcurrentLinkedQueue, Flow}
+import java.util.concurrent.Flow
 import scala.concurrent.Future
 import scala.concurrent.duration.DurationInt
 
@@ -140,15 +139,15 @@ trait WebSocketTests extends WebSocketProtocolTests:
   // An idle timer, a table of open WebSockets or a callback of the connection's that outlives the WebSocket would keep
   // each one, its upgrade request and the logic's streams, for as long as the timer or the table.
   test("a WebSocket closed by either side is let go, with its request and the logic's streams"):
-    val seen = ConcurrentLinkedQueue[WeakReference[AnyRef]]()
+    val seen = LetGo()
     val watched = endpoint.get
       .in("ws" / "watched")
       .in(extractFromRequest(identity))
       .out(webSocketBody[String, String].withIdleTimeout(30.seconds))
       .serverLogicSuccess { request =>
-        seen.add(WeakReference(request))
+        seen.watch(request)
         Future.successful { in =>
-          seen.add(WeakReference(in))
+          seen.watch(in)
           in
         }
       }
@@ -164,9 +163,8 @@ trait WebSocketTests extends WebSocketProtocolTests:
             closedWith(c, 1000)
             assert(c.closedByServer(2000), "the server closes the connection after the close handshake")
         finally c.close()
-      assertEquals(seen.size, 2 * sockets)
-      def held = seen.stream.filter(_.get != null).count
-      eventually({ System.gc(); held == 0L }, "the WebSockets' requests and streams let go")
+      assertEquals(seen.count, 2 * sockets)
+      eventually(seen.held() == 0L, "the WebSockets' requests and streams let go")
     }
 
   test("JSON messages are read and written by their codec; one that doesn't parse closes with 1007 saying where"):
