@@ -254,7 +254,7 @@ private[pekko] object Bodies:
           stop()
           receiver.onError(fail(RequestBodyException(Refusals.bodyTimeout(deadline))))
 
-    // Reading is over: the timer lets the body go now rather than at its time.
+    // The body's stream has stopped: the timer lets the body go now rather than at its time.
     private def unwatch(): Unit =
       val timer = deadlineTimer.getAndSet(null)
       if timer != null then timer.nn.cancel()
@@ -263,11 +263,8 @@ private[pekko] object Bodies:
       case Success(Some(chunk)) => receiver.onChunk(chunk.asByteBuffer)
       case Success(None) =>
         finished = true
-        unwatch()
         receiver.onEnd()
-      case Failure(e) =>
-        unwatch()
-        receiver.onError(fail(clientsDoing(e, limit, deadline)))
+      case Failure(e) => receiver.onError(fail(clientsDoing(e, limit, deadline)))
 
     /** Records why the body could not be read, when it is the client's doing, and gives the failure back. */
     private def fail(e: Throwable): Throwable =
@@ -297,12 +294,10 @@ private[pekko] object Bodies:
           case Success(None) =>
             finished = true
             timer.cancel()
-            unwatch()
             done.trySuccess(true)
           case Failure(_) =>
             // Past the limit, the limit's stage drops the rest itself, for a while: the response waits for it
             timer.cancel()
-            unwatch()
             dropping.nn.onComplete(_ => done.trySuccess(false))(using ExecutionContext.parasitic)
         }(using ExecutionContext.parasitic)
         next()
@@ -316,7 +311,10 @@ private[pekko] object Bodies:
 
     /** The queue the body is pulled through, one chunk at a time, opened at the first pull. */
     private def queued(): SinkQueueWithCancel[ByteString] =
-      if queue == null then queue = limited.runWith(Sink.queue[ByteString](1))
+      if queue == null then
+        queue = limited.runWith(Sink.queue[ByteString](1))
+        // However the body's stream stops (its end, a failure, a cancel, a drain), the deadline's timer goes with it
+        dropping.nn.onComplete(_ => unwatch())(using ExecutionContext.parasitic)
       queue.nn
 
     /**
@@ -325,13 +323,10 @@ private[pekko] object Bodies:
      * connection under a client still sending, whose kernel may then drop the response (the kit saw it when a fold's
      * function threw). With a pull waiting, it stops.
      */
-    def cancel(): Unit =
-      unwatch()
-      if waiting.get != 0L then stop()
+    def cancel(): Unit = if waiting.get != 0L then stop()
 
     /** Stops reading for good: a refusal's (the connection closes after it) or the linger's end. */
     private def stop(): Unit =
-      unwatch()
       val q = queue
       if q != null then q.nn.cancel()
       else if !taken then
