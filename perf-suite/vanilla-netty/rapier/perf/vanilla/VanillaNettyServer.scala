@@ -14,14 +14,18 @@ import java.nio.charset.StandardCharsets
  * The suite's endpoints written directly on Netty: the fastest honest code one would write by hand. Requests are not
  * aggregated; a body is copied once, into an array of its Content-Length; routes are a hash map on the first path
  * segment; responses are flushed once per read burst. The same source is compiled against each Netty version the
- * suite uses (see `EventLoops`), so each version has the same vanilla twin.
+ * suite uses (see `EventLoops`), so each version has the same vanilla twin. `directStyle`: see
+ * [[VanillaNettySyncServer]].
  */
-final class VanillaNettyServer extends PerfServer:
+class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfServer:
+  def this() = this(false)
+
   private var groups: EventLoopGroups = null
   private var channel: Channel = null
 
   def start(config: ServerConfig): Int =
     val routes = Routes(config.routes)
+    val threads = if directStyle then VirtualThreads.factory() else null
     groups = EventLoops.create(config.threads)
     channel = ServerBootstrap()
       .group(groups.boss, groups.workers)
@@ -35,7 +39,7 @@ final class VanillaNettyServer extends PerfServer:
               HttpDecoderConfig().setMaxInitialLineLength(8192).setMaxHeaderSize(16384).setMaxChunkSize(65536)
             )
           )
-          ch.pipeline.addLast(VanillaHandler(routes)))
+          ch.pipeline.addLast(VanillaHandler(routes, threads)))
       .bind("0.0.0.0", config.port)
       .sync()
       .channel()
@@ -47,6 +51,28 @@ final class VanillaNettyServer extends PerfServer:
   def stop(): Unit =
     if channel != null then channel.close().syncUninterruptibly()
     if groups != null then groups.shutdown()
+
+/**
+ * The same handler in direct style, as a Netty user writes it on JDK 21's virtual threads: each buffered request is
+ * answered on a virtual thread of its own, started from the JDK's factory once its body is read, and the response is
+ * handed back to the connection's loop, which writes and flushes it. A connection's requests are answered one at a
+ * time, in order (a pipelined request waits for the one before). Streamed uploads (`/pathStream{n}`), WebSockets and
+ * events stay on the loop, as in the bare handler: the catalogue runs this twin on none of them, nor on the file.
+ */
+final class VanillaNettySyncServer extends VanillaNettyServer(true)
+
+/** `Thread.ofVirtual().factory()`, reached by reflection: the suite builds for JDK 17, virtual threads are JDK 21's. */
+private object VirtualThreads:
+  def factory(): java.util.concurrent.ThreadFactory =
+    val builder =
+      try classOf[Thread].getMethod("ofVirtual").invoke(null)
+      catch
+        case _: NoSuchMethodException =>
+          throw UnsupportedOperationException(
+            s"a virtual thread per request needs JDK 21 or newer; this JVM is ${System.getProperty("java.version")}"
+          )
+    Class.forName("java.lang.Thread$Builder").getMethod("factory").invoke(builder)
+      .asInstanceOf[java.util.concurrent.ThreadFactory]
 
 /** Route table: the first path segment (`path3`, `pathBytes3`, `pathJson3`) to what it serves. */
 private final class Routes(count: Int):
@@ -79,15 +105,21 @@ private object Routes:
 
 /**
  * One per connection: reads a request, copies its body once, answers. A body streamed to `/pathStream{n}` is not
- * copied at all: its chunks are counted as Netty's decoder hands them over, and released.
+ * copied at all: its chunks are counted as Netty's decoder hands them over, and released. With `threads`, a buffered
+ * request is answered on a thread of theirs ([[VanillaNettySyncServer]]); without, on the loop.
  */
-private final class VanillaHandler(routes: Routes) extends ChannelInboundHandlerAdapter:
+private final class VanillaHandler(routes: Routes, threads: java.util.concurrent.ThreadFactory | Null)
+    extends ChannelInboundHandlerAdapter:
   private var request: HttpRequest = null
   private var body: Array[Byte] = null
   private var filled = 0
   private var streaming = false
   private var streamed = 0L
   private var flushPending = false
+
+  /** Direct style: whether a request is being answered off the loop, and the requests read meanwhile. */
+  private var busy = false
+  private var waiting: java.util.ArrayDeque[Buffered] = null
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit = msg match
     case r: HttpRequest if r.method == HttpMethod.GET && Routes.firstSegment(r.uri) == "ws" => upgrade(ctx, r)
@@ -101,7 +133,7 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
       streamed = 0L
       if streaming then ()
       else if length > PerfApi.MaxBodySize then
-        respond(ctx, HttpResponseStatus.valueOf(413), "too large", PerfApi.TextPlain, close = true)
+        send(ctx, text(HttpResponseStatus.valueOf(413), "too large", PerfApi.TextPlain), close = true)
         request = null
       else
         body = if length > 0 then new Array[Byte](length.toInt) else Array.emptyByteArray
@@ -131,7 +163,7 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
         if content.isInstanceOf[LastHttpContent] then
           val keepAlive = HttpUtil.isKeepAlive(request)
           request = null
-          respond(ctx, HttpResponseStatus.OK, PerfApi.ok(streamed), PerfApi.TextPlain, !keepAlive)
+          send(ctx, text(HttpResponseStatus.OK, PerfApi.ok(streamed), PerfApi.TextPlain), !keepAlive)
       else if request != null then
         val n = content.content.readableBytes
         if n > 0 && filled + n <= body.length then
@@ -140,16 +172,40 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
         if content.isInstanceOf[LastHttpContent] then
           val r = request
           request = null
-          serve(ctx, r)
+          if threads == null then send(ctx, answer(r, body, filled), !HttpUtil.isKeepAlive(r))
+          else offLoop(ctx, Buffered(r, body, filled))
     finally content.release()
 
-  override def channelReadComplete(ctx: ChannelHandlerContext): Unit =
+  override def channelReadComplete(ctx: ChannelHandlerContext): Unit = flushIfPending(ctx)
+
+  private def flushIfPending(ctx: ChannelHandlerContext): Unit =
     if flushPending then
       flushPending = false
       ctx.flush()
 
-  private def serve(ctx: ChannelHandlerContext, r: HttpRequest): Unit =
-    val keepAlive = HttpUtil.isKeepAlive(r)
+  /** Answers `b` on a new thread, or after the request being answered if there is one; the loop writes the answer. */
+  private def offLoop(ctx: ChannelHandlerContext, b: Buffered): Unit =
+    if busy then
+      if waiting == null then waiting = java.util.ArrayDeque()
+      waiting.add(b)
+    else
+      busy = true
+      threads.nn.newThread { () =>
+        val response =
+          try answer(b.request, b.body, b.filled)
+          catch
+            case scala.util.control.NonFatal(_) =>
+              text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "error", PerfApi.TextPlain)
+        ctx.executor.execute { () =>
+          send(ctx, response, !HttpUtil.isKeepAlive(b.request))
+          flushIfPending(ctx)
+          busy = false
+          if waiting != null && !waiting.isEmpty then offLoop(ctx, waiting.poll())
+        }
+      }.start()
+
+  /** What a buffered request to the routes is answered with: a whole response, or the file. */
+  private def answer(r: HttpRequest, body: Array[Byte], filled: Int): FullHttpResponse | SendFile.type =
     val uri = r.uri
     val queryAt = uri.indexOf('?')
     val path = if queryAt < 0 then uri else uri.substring(0, queryAt)
@@ -161,20 +217,31 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
     if kind == Routes.Text && get && second > 0 then
       val id = path.substring(second + 1).toIntOption
       id match
-        case Some(i) => respond(ctx, HttpResponseStatus.OK, PerfApi.ok(i), PerfApi.TextPlain, !keepAlive)
-        case None => respond(ctx, HttpResponseStatus.BAD_REQUEST, "bad id", PerfApi.TextPlain, !keepAlive)
-    else if second >= 0 then respond(ctx, HttpResponseStatus.NOT_FOUND, "not found", PerfApi.TextPlain, !keepAlive)
+        case Some(i) => text(HttpResponseStatus.OK, PerfApi.ok(i), PerfApi.TextPlain)
+        case None => text(HttpResponseStatus.BAD_REQUEST, "bad id", PerfApi.TextPlain)
+    else if second >= 0 then text(HttpResponseStatus.NOT_FOUND, "not found", PerfApi.TextPlain)
     else if kind == Routes.Text && post then
-      val text = new String(body, 0, filled, StandardCharsets.UTF_8)
-      respond(ctx, HttpResponseStatus.OK, PerfApi.ok(text.length), PerfApi.TextPlain, !keepAlive)
-    else if kind == Routes.Bytes && post then
-      respond(ctx, HttpResponseStatus.OK, PerfApi.ok(filled), PerfApi.TextPlain, !keepAlive)
-    else if kind == Routes.File && get then sendFile(ctx, !keepAlive)
+      val s = new String(body, 0, filled, StandardCharsets.UTF_8)
+      text(HttpResponseStatus.OK, PerfApi.ok(s.length), PerfApi.TextPlain)
+    else if kind == Routes.Bytes && post then text(HttpResponseStatus.OK, PerfApi.ok(filled), PerfApi.TextPlain)
+    else if kind == Routes.File && get then SendFile
     else if kind == Routes.Json && post then
       PayloadCodecs.echo(body, filled) match
-        case Some(json) => respondBytes(ctx, HttpResponseStatus.OK, json, PerfApi.Json, !keepAlive)
-        case None => respond(ctx, HttpResponseStatus.BAD_REQUEST, "bad json", PerfApi.TextPlain, !keepAlive)
-    else respond(ctx, HttpResponseStatus.NOT_FOUND, "not found", PerfApi.TextPlain, !keepAlive)
+        case Some(json) => bytes(HttpResponseStatus.OK, json, PerfApi.Json)
+        case None => text(HttpResponseStatus.BAD_REQUEST, "bad json", PerfApi.TextPlain)
+    else text(HttpResponseStatus.NOT_FOUND, "not found", PerfApi.TextPlain)
+
+  /** Writes an answer; a whole response is flushed at the end of the read burst, unless the connection closes. */
+  private def send(ctx: ChannelHandlerContext, answer: FullHttpResponse | SendFile.type, close: Boolean): Unit =
+    answer match
+      case SendFile => sendFile(ctx, close)
+      case response: FullHttpResponse =>
+        if close then
+          response.headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
+          ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE)
+        else
+          ctx.write(response)
+          flushPending = true
 
   /** The file, zero-copy: its region handed to the socket (`sendfile`), never read into the heap. */
   private def sendFile(ctx: ChannelHandlerContext, close: Boolean): Unit =
@@ -189,33 +256,22 @@ private final class VanillaHandler(routes: Routes) extends ChannelInboundHandler
     val last = ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT)
     if close then last.addListener(ChannelFutureListener.CLOSE)
 
-  private def respond(
-      ctx: ChannelHandlerContext,
-      status: HttpResponseStatus,
-      text: String,
-      contentType: String,
-      close: Boolean
-  ): Unit =
-    respondBytes(ctx, status, text.getBytes(StandardCharsets.UTF_8), contentType, close)
+  private def text(status: HttpResponseStatus, text: String, contentType: String): FullHttpResponse =
+    bytes(status, text.getBytes(StandardCharsets.UTF_8), contentType)
 
-  private def respondBytes(
-      ctx: ChannelHandlerContext,
-      status: HttpResponseStatus,
-      bytes: Array[Byte],
-      contentType: String,
-      close: Boolean
-  ): Unit =
+  private def bytes(status: HttpResponseStatus, bytes: Array[Byte], contentType: String): FullHttpResponse =
     val response = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes))
     response.headers.set(HttpHeaderNames.CONTENT_TYPE, contentType)
     response.headers.set(HttpHeaderNames.CONTENT_LENGTH, bytes.length)
-    if close then
-      response.headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
-      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE)
-    else
-      ctx.write(response)
-      flushPending = true
+    response
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit = ctx.close()
+
+/** A request whose body is read, waiting for its connection's request before it to be answered. */
+private final class Buffered(val request: HttpRequest, val body: Array[Byte], val filled: Int)
+
+/** The answer that is the file of `/pathFile{n}`, sent by the connection's loop. */
+private object SendFile
 
 /** What both WebSocket handlers do with control frames: pings answered, a close echoed. */
 private abstract class VanillaFrames(handshaker: WebSocketServerHandshaker) extends ChannelInboundHandlerAdapter:

@@ -26,7 +26,7 @@ enum Implementation(val packages: List[String], val excluded: List[String]):
  * One server of the suite. `twin` names the vanilla server on the same backend and version that its throughput is
  * compared with (none for vanilla servers themselves); `java` is the JDKs it runs on (21 or newer for virtual threads),
  * found by [[Jdks]] when the suite's own doesn't fit; `studies` the latency studies it serves (its `/ws/ts`, `/ws/echo`
- * and `/sse/ts`).
+ * and `/sse/ts`); `buffered`, that it serves the buffered routes only, not the streaming ones.
  */
 final case class ServerSpec(
     name: String,
@@ -38,19 +38,21 @@ final case class ServerSpec(
     twin: Option[String],
     description: String,
     java: JavaNeed = JavaNeed.Baseline,
-    studies: Set[Study] = Set.empty
+    studies: Set[Study] = Set.empty,
+    buffered: Boolean = false
 ):
   def isVanilla: Boolean = twin.isEmpty
 
   /**
    * Whether it serves the streaming routes (`POST /pathStream{n}`, `GET /pathFile{n}`): the servers on Rapier's side,
-   * vanilla and Rapier alike. Peers are compared on the routes every server has.
+   * vanilla and Rapier alike, but for the direct-style twin. Peers are compared on the routes every server has.
    */
-  def streams: Boolean = side == Side.Rapier
+  def streams: Boolean = side == Side.Rapier && !buffered
 
 /** The servers the suite knows, as data: adding a backend means adding entries here (and its server classes). */
 object Catalogue:
   private val vanilla = "rapier.perf.vanilla.VanillaNettyServer"
+  private val vanillaSync = "rapier.perf.vanilla.VanillaNettySyncServer"
   private val rapier = "rapier.perf.servers.RapierNettyServer"
   private val tapir = "rapier.perf.tapir.TapirNettyServer"
   private val vanillaVertx = "rapier.perf.vanilla.VanillaVertxServer"
@@ -185,6 +187,18 @@ object Catalogue:
         java = virtualThreads
       ) ++
       List(
+        ServerSpec(
+          "netty.sync.Vanilla",
+          Side.Rapier,
+          vanillaSync,
+          1,
+          false,
+          Implementation.Vanilla,
+          Some("netty.Vanilla"),
+          "hand-written Netty 4.2 handler answering each request on a virtual thread of its own",
+          java = virtualThreads,
+          buffered = true
+        ),
         ServerSpec(
           "netty.sync.RapierOnLoop",
           Side.Rapier,
@@ -321,7 +335,8 @@ object Catalogue:
   /**
    * Rapier against its peers, across backends: each pair is compared on the scenarios both ran (Rapier's throughput over
    * the peer's, see `Summaries.peers`). Tapir on the same backend, and zio-http's Endpoint API, which runs on its own
-   * Netty.
+   * Netty; and direct style against the same style written by hand (`netty.sync.Vanilla`, itself compared with the
+   * bare handler), which tells Rapier's cost from the style's.
    */
   val peers: List[(String, String)] = List(
     "netty.future.Rapier" -> "netty.future.Tapir",
@@ -337,6 +352,7 @@ object Catalogue:
     "vertx.cats.Rapier" -> "vertx.cats.Tapir",
     "vertx.cats.RapierMulti" -> "vertx.cats.TapirMulti",
     "netty.sync.Rapier" -> "netty.sync.Tapir",
+    "netty.sync.Rapier" -> "netty.sync.Vanilla",
     "netty.sync.RapierMulti" -> "netty.sync.TapirMulti",
     "http4s.cats.Rapier" -> "http4s.cats.Tapir",
     "http4s.cats.RapierMulti" -> "http4s.cats.TapirMulti"

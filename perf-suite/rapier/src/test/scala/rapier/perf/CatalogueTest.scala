@@ -19,6 +19,7 @@ class CatalogueTest extends munit.FunSuite:
       List(
         "netty.Vanilla",
         "vertx.Vanilla",
+        "netty.sync.Vanilla",
         "http4s.Vanilla",
         "pekko.Vanilla",
         "netty41.Vanilla",
