@@ -106,8 +106,17 @@ trait MultipartTests extends ServerTestSupport:
     s"--$boundary\r\nContent-Disposition: form-data; name=\"$name\"; filename=\"$fileName\"\r\n\r\n"
 
   private def uploadsLeft(): Int =
-    Files.list(Path.of(System.getProperty("java.io.tmpdir"))).iterator.asScala
-      .count(_.getFileName.toString.startsWith("rapier-upload-"))
+    Files.list(Path.of(System.getProperty("java.io.tmpdir"))).iterator.asScala.count(isUpload)
+
+  private def isUpload(file: Path): Boolean =
+    val name = file.getFileName
+    name != null && name.toString.startsWith("rapier-upload-")
+
+  /**
+   * Whether no part's file is open any more (where the descriptors can be read): one deleted but left open holds its
+   * disk space, and the directory no longer shows it.
+   */
+  private def uploadsClosed(): Boolean = !OpenFiles.available || OpenFiles.count(isUpload) == 0
 
   private val cover = Sent("cover", Array.fill[Byte](3000)(7), Some("cover.png"), Some("image/png"))
 
@@ -138,6 +147,7 @@ trait MultipartTests extends ServerTestSupport:
       val big = Sent("cover", Array.tabulate[Byte](5 * 1024 * 1024)(i => (i % 251).toByte), Some("big.bin"))
       val r = t.post("/upload", encode(Sent.text("title", "T"), Sent.text("copies", "1"), big), contentType)
       assertEquals((r.status, r.body), (200, s"T x1: big.bin ? ${5 * 1024 * 1024} bytes, notes -, tags "))
+      eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open after the request")
     }
 
   test("every field that fails is reported under its name"):
@@ -160,6 +170,7 @@ trait MultipartTests extends ServerTestSupport:
       assertEquals(r.problem.errors.map(_.rule), List("maxSize"))
     }
     assertEquals(uploadsLeft(), before)
+    eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
 
   test("files are deleted when the logic fails too"):
     withServer(failing) { t =>
@@ -167,6 +178,7 @@ trait MultipartTests extends ServerTestSupport:
       assertEquals(r.status, 500)
       val file = seen.get
       assert(file != null && !Files.exists(file.nn), s"$file was not deleted")
+      eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
     }
 
   test("another Content-Type is a 415; no boundary, or a broken body, a 400"):
@@ -211,6 +223,7 @@ trait MultipartTests extends ServerTestSupport:
       assertEquals(t.get("/nowhere").status, 404)
     }
     eventually(uploadsLeft() == before, "the part's file is deleted")
+    eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
 
   test("parts kept in memory are held to their limit together: past it, a 413"):
     withServer(checksums) { t =>
@@ -237,6 +250,7 @@ trait MultipartTests extends ServerTestSupport:
       eventually(uploadsLeft() > before, "the part's file is being written")
       c.close()
       eventually(uploadsLeft() == before, "the part's file is deleted once the client is gone")
+      eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open once the client is gone")
       eventually(t.bodyBytesHeld == 0, "nothing is held once the connection is gone")
       val r = t.post("/checksums", encode(Sent.text("a", "b")), contentType)
       assertEquals(r.body, s"a:1:${crc("b".getBytes)}")

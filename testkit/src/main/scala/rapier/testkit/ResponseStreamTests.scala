@@ -9,7 +9,6 @@ import java.nio.file.{Files, Path}
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
 import java.util.concurrent.{Executors, Flow}
 import scala.concurrent.{Future, Promise}
-import scala.jdk.CollectionConverters.*
 
 /**
  * Response bodies that are not in memory: a file, a `Flow.Publisher` and an `InputStream`, sent whole and in order,
@@ -140,21 +139,10 @@ trait ResponseStreamTests extends ServerTestSupport:
     finally Files.deleteIfExists(path)
 
   test("a file is closed once sent, once its HEAD is answered, and once its client goes away mid-response"):
-    val descriptors = Path.of("/proc/self/fd")
-    assume(Files.isDirectory(descriptors), "open files are counted from /proc/self/fd, which only Linux has")
+    assume(OpenFiles.available, "open files are counted from /proc/self/fd, which only Linux has")
     // Little is allocated meanwhile: a collection would close what a server leaked, and hide it
     val whole = Files.createTempFile("rapier-out", ".bin")
     val large = Files.createTempFile("rapier-out", ".bin")
-
-    /** The server's (this JVM's) descriptors open on `path`, read from their links. */
-    def openOn(path: Path): Int =
-      val links = Files.list(descriptors)
-      try
-        links.iterator.asScala.count { fd =>
-          try Files.readSymbolicLink(fd) == path
-          catch case _: java.io.IOException => false // closed between the listing and the reading
-        }
-      finally links.close()
     try
       Files.write(whole, bodyOf(4, 65536))
       Files.write(large, new Array[Byte](32 * 1024 * 1024))
@@ -167,7 +155,7 @@ trait ResponseStreamTests extends ServerTestSupport:
           val h = c.send("HEAD /out/file HTTP/1.1\r\nHost: x\r\n\r\n").readResponse(head = true)
           assertEquals(h.header("content-length"), Some((4 * 65536).toString))
           // The connection stays open: what the server holds for the file must not wait for it to close
-          eventually(openOn(whole) == 0, s"${openOn(whole)} descriptors open on the file once it is sent")
+          eventually(OpenFiles.on(whole) == 0, s"${OpenFiles.on(whole)} descriptors open on the file once it is sent")
         finally c.close()
         file = large
         for _ <- 1 to 5 do
@@ -175,7 +163,10 @@ trait ResponseStreamTests extends ServerTestSupport:
           gone.send("GET /out/file HTTP/1.1\r\nHost: x\r\n\r\n").readBytes(100000)
           gone.close()
         assertEquals(t.get("/out/small").body, "small")
-        eventually(openOn(large) == 0, s"${openOn(large)} descriptors open on the file after its clients went away")
+        eventually(
+          OpenFiles.on(large) == 0,
+          s"${OpenFiles.on(large)} descriptors open on the file after its clients went away"
+        )
       }
     finally
       Files.deleteIfExists(whole)
