@@ -55,9 +55,10 @@ class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfSer
 /**
  * The same handler in direct style, as a Netty user writes it on JDK 21's virtual threads: each buffered request is
  * answered on a virtual thread of its own, started from the JDK's factory once its body is read, and the response is
- * handed back to the connection's loop, which writes and flushes it. A connection's requests are answered one at a
- * time, in order (a pipelined request waits for the one before). Streamed uploads (`/pathStream{n}`), WebSockets and
- * events stay on the loop, as in the bare handler: the catalogue runs this twin on none of them, nor on the file.
+ * handed back to the connection's loop, which writes and flushes it. A connection's buffered requests are answered one
+ * at a time, in order (a pipelined request waits for the one before). Streamed uploads (`/pathStream{n}`), refusals of
+ * a body over the limit, WebSockets and events stay on the loop, as in the bare handler, and are not ordered with them:
+ * the catalogue runs this twin on none of them, nor on the file.
  */
 final class VanillaNettySyncServer extends VanillaNettyServer(true)
 
