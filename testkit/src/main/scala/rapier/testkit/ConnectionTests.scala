@@ -326,6 +326,25 @@ trait ConnectionTests extends ServerTestSupport:
       assertEquals(seen.getOrElse("connection refused", 0), 16)
     }
 
+  test("a stopped server has closed every descriptor it opened: its sockets and its event loops' own"):
+    assume(OpenFiles.available, "open descriptors are read from /proc/self/fd, which only Linux has")
+    // A first server, for what this JVM opens once and keeps (the test client's, a class's jar)
+    withServer(hello)(t => assertEquals(t.get("/hello").body, "hello"))
+    val before = OpenFiles.all()
+    withServer(hello) { t =>
+      assertEquals(t.get("/hello").body, "hello")
+      val idle = List.fill(3)(t.raw())
+      for c <- idle do assertEquals(c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").readResponse().body, "hello")
+      t.stop()
+      idle.foreach(_.close())
+    }
+    // Named without their inodes: `socket:` ×3, `anon_inode:[eventpoll]` ×1
+    def kept = OpenFiles.all().diff(before).groupMapReduce(_.replaceAll("\\[\\d+\\]", ""))(_ => 1)(_ + _)
+    eventually(
+      OpenFiles.all().size <= before.size,
+      s"the stopped server keeps open ${kept.map((what, n) => s"$what ×$n").mkString(", ")}"
+    )
+
   test("stopping does not wait past the shutdown timeout"):
     val never = endpoint.get.in("never").out(stringBody).serverLogicSuccess(_ => Promise[String]().future)
     withServerConfig(TestServerConfig(shutdownTimeout = Some(300.millis)))(never) { t =>

@@ -13,15 +13,22 @@ object OpenFiles:
 
   def available: Boolean = Files.isDirectory(descriptors)
 
-  /** How many descriptors are open on a file whose path `matches` (a deleted file's path, as the kernel has it). */
-  def count(matches: Path => Boolean): Int =
+  /**
+   * What each open descriptor is, as the kernel names it: a file's path (a deleted one's followed by ` (deleted)`),
+   * `socket:[inode]`, `anon_inode:[eventpoll]` and so on.
+   */
+  def all(): List[String] =
     val links = Files.list(descriptors)
     try
-      links.iterator.asScala.count { fd =>
-        try matches(Path.of(Files.readSymbolicLink(fd).toString.stripSuffix(" (deleted)")))
-        catch case _: java.io.IOException => false // closed between the listing and the reading
-      }
+      links.iterator.asScala.flatMap { fd =>
+        try Some(Files.readSymbolicLink(fd).toString)
+        catch case _: java.io.IOException => None // closed between the listing and the reading
+      }.toList
     finally links.close()
+
+  /** How many descriptors are open on a file whose path `matches` (a deleted file's path, as it was). */
+  def count(matches: Path => Boolean): Int =
+    all().count(link => link.startsWith("/") && matches(Path.of(link.stripSuffix(" (deleted)"))))
 
   /** How many are open on `path`. */
   def on(path: Path): Int = count(_ == path)
