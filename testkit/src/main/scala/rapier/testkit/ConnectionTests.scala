@@ -194,7 +194,7 @@ trait ConnectionTests extends ServerTestSupport:
 
   // A timer of the connection's (its idle timeout's next check) or a table that outlives it would keep the connection,
   // its pipeline and what they reference, for as long as the timer or the table.
-  test("a connection closed by either side is let go, with the requests it served"):
+  test("a connection closed by either side is let go and its socket closed, with the requests it served"):
     val seen = LetGo()
     val watched = endpoint.get.in("watched").in(extractFromRequest(identity)).out(stringBody).serverLogicSuccess {
       request =>
@@ -205,6 +205,7 @@ trait ConnectionTests extends ServerTestSupport:
     }
     val connections = 10
     withServer(watched) { t =>
+      val before = OpenFiles.sockets()
       for i <- 1 to connections do
         val c = t.raw()
         try
@@ -215,6 +216,8 @@ trait ConnectionTests extends ServerTestSupport:
           if closing.nonEmpty then assert(c.closedByServer(2000), "the server closes after Connection: close")
         finally c.close()
       assertEquals(seen.count, 2 * connections)
+      // Both ends are in this JVM: the server's sockets for these connections are closed too, whoever closed first
+      eventually(OpenFiles.sockets() <= before, s"${OpenFiles.sockets() - before} sockets more than before")
       eventually(seen.held() == 0L, "the connections' requests let go")
     }
 

@@ -32,3 +32,6 @@ object OpenFiles:
 
   /** How many are open on `path`. */
   def on(path: Path): Int = count(_ == path)
+
+  /** How many sockets are open, or 0 where descriptors can't be read. */
+  def sockets(): Int = if available then all().count(_.startsWith("socket:")) else 0

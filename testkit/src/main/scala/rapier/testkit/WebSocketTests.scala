@@ -138,7 +138,7 @@ trait WebSocketTests extends WebSocketProtocolTests:
 
   // An idle timer, a table of open WebSockets or a callback of the connection's that outlives the WebSocket would keep
   // each one, its upgrade request and the logic's streams, for as long as the timer or the table.
-  test("a WebSocket closed by either side is let go, with its request and the logic's streams"):
+  test("a WebSocket closed by either side is let go and its socket closed, with its request and the logic's streams"):
     val seen = LetGo()
     val watched = endpoint.get
       .in("ws" / "watched")
@@ -153,6 +153,7 @@ trait WebSocketTests extends WebSocketProtocolTests:
       }
     val sockets = 10
     withServer(watched) { t =>
+      val before = OpenFiles.sockets()
       for i <- 1 to sockets do
         val c = open(t, "/ws/watched")
         try
@@ -164,6 +165,8 @@ trait WebSocketTests extends WebSocketProtocolTests:
             assert(c.closedByServer(2000), "the server closes the connection after the close handshake")
         finally c.close()
       assertEquals(seen.count, 2 * sockets)
+      // Both ends are in this JVM: the server's sockets are closed too, whoever closed first
+      eventually(OpenFiles.sockets() <= before, s"${OpenFiles.sockets() - before} sockets more than before")
       eventually(seen.held() == 0L, "the WebSockets' requests and streams let go")
     }
 
