@@ -45,7 +45,7 @@ final case class ServerSpec(
 
   /**
    * Whether it serves the streaming routes (`POST /pathStream{n}`, `GET /pathFile{n}`): the servers on Rapier's side,
-   * vanilla and Rapier alike, but for the direct-style twin. Peers are compared on the routes every server has.
+   * vanilla and Rapier alike, but for those marked `buffered`. Peers are compared on the routes every server has.
    */
   def streams: Boolean = side == Side.Rapier && !buffered
 

@@ -98,8 +98,8 @@ object Comparisons:
       "Against peers",
       "Rapier's throughput over a peer library's on the same scenario: the geometric means of their rounds, with " +
         "Welch's 95% interval, since each ran in its own twin's group, minutes apart (the interval carries that drift " +
-        "too); zio-http runs on the Netty it brings. The direct-style twin, netty.sync.Vanilla, is a peer of " +
-        "netty.sync.Rapier in the same group: what Rapier costs in that style.",
+        "too), unless it has the same twin as Rapier's server and ran in its rounds; zio-http runs on the Netty it " +
+        "brings.",
       if rows.isEmpty then "<p>No peer ran beside Rapier in this run.</p>"
       else Tables.table(List("Rapier server", "peer", "scenario", "users", "Rapier over peer"), rows)
     )

@@ -142,7 +142,7 @@ object Markdown:
         "## Against peers",
         "",
         "Rapier's throughput over the peer's: geometric means of their rounds with Welch's 95% interval (each ran in " +
-          "its own twin's group, minutes apart; `netty.sync.Vanilla`, the direct-style twin, in `netty.sync.Rapier`'s).",
+          "its own twin's group, minutes apart, unless it has the same twin as Rapier's server).",
         "",
         peers,
         "",
