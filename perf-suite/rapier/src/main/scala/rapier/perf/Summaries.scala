@@ -10,7 +10,8 @@ object Spread:
 /**
  * The open-model figures of a server over the rounds: the rate asked for, the rate reached, CPU time per request at
  * that rate and, for a library, its CPU time per request over its twin's (1.04 is 4% more CPU per request) read against
- * the twin's A/A band; for a vanilla server, that band.
+ * the twin's A/A band; for a vanilla server, that band. `serverCpuUtilization`: the share of the server's CPUs kept
+ * busy at that rate (1 = all of them).
  */
 final case class FixedRateSummary(
     targetRate: Double,
@@ -19,8 +20,18 @@ final case class FixedRateSummary(
     cpuMsPer1000: Option[Double],
     cpuCost: Option[Compared],
     noise: Option[Band],
-    latencyMs: Option[LatencyMs]
-)
+    latencyMs: Option[LatencyMs],
+    serverCpuUtilization: Option[Double] = None
+):
+  /**
+   * Whether the rate kept the server's CPUs nearly all busy ([[FixedRateSummary.Saturated]] or more): it queues then,
+   * and a few percent more CPU per request shows in its latency, or loses the rate, rather than in its CPU time alone.
+   */
+  def nearSaturation: Boolean = serverCpuUtilization.exists(_ >= FixedRateSummary.Saturated)
+
+object FixedRateSummary:
+  /** The share of its CPUs past which a server at the fixed rate is near saturation. */
+  val Saturated = 0.9
 
 /**
  * A latency percentile of a study over its rounds: the mean in milliseconds and, for a library, its ratio to its twin's
@@ -213,7 +224,8 @@ object Summaries:
       cpuMsPer1000 = mean(runs.filter(_.held).flatMap(_.cpuMsPer1000)),
       cpuCost = Option.when(library)(Compared.of(costRatios, aaRatios)).flatten,
       noise = Option.when(!library)(Band.of(aaRatios)).flatten,
-      latencyMs = LatencyMs.mean(runs.map(_.latencyMs))
+      latencyMs = LatencyMs.mean(runs.map(_.latencyMs)),
+      serverCpuUtilization = mean(runs.flatMap(_.serverCpuUtilization))
     ))
 
   /**

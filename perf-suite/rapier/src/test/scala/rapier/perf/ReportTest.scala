@@ -44,6 +44,12 @@ class ReportTest extends munit.FunSuite:
       slices = factors.zipWithIndex.map((f, i) => Slice(i, throughput * f, Some(9.0), None))
     )
 
+  private val twins = Map(
+    "netty.future.Rapier" -> "netty.Vanilla",
+    "netty.future.RapierLog" -> "netty.Vanilla",
+    "netty.future.Tapir<x>" -> "netty41.Vanilla"
+  )
+
   private val sample: RunResults =
     val servers = List(
       ("netty.Vanilla", "Vanilla", 100000.0),
@@ -66,11 +72,6 @@ class ReportTest extends munit.FunSuite:
         (s, impl, t) <- servers if impl == "Vanilla"
       yield row(s, impl, scenario, round, t * (1 + round / 100.0), List(1.01, 0.99, 1.0, 1.02, 0.98))
         .copy(replica = 2)
-    val twins = Map(
-      "netty.future.Rapier" -> "netty.Vanilla",
-      "netty.future.RapierLog" -> "netty.Vanilla",
-      "netty.future.Tapir<x>" -> "netty41.Vanilla"
-    )
     val facts = MachineFacts(2, "AMD EPYC", 23.5, "Linux amd64", "6.1", "OpenJDK 17", "wrk 4.1.0", "0", "1", true)
     RunResults(
       Meta(
@@ -142,6 +143,32 @@ class ReportTest extends munit.FunSuite:
     assert(md.contains("None: every run was valid"), md)
     val loadBound = sample.copy(rows = sample.rows.map(r => if r.start == 2 then r.copy(loadBound = true) else r))
     assert(Markdown.render(loadBound).contains("- start 2, `netty.Vanilla` · SimpleGet: load-bound"))
+
+  test("summary.md: a fixed rate that kept a server's CPU 90% busy or more is said to be near saturation"):
+    // netty.Vanilla and Rapier busy at the rate, the other servers not
+    def busy(server: String) = server match
+      case "netty.Vanilla" => 0.94
+      case "netty.future.Rapier" => 0.97
+      case _ => 0.5
+    val rows = sample.rows.map(r =>
+      r.copy(
+        slices = r.slices.map(_.copy(fixedRateCpuMsPer1000 = Some(18.0))),
+        fixedRate = Some(
+          FixedRateRun(5000, 5000, 10000, 0, LatencyMs(1, 2, 3, 4, 5, 6, 7), Some(18.0), Some(busy(r.server)), None, "")
+        )
+      )
+    )
+    val md = Markdown.render(sample.copy(rows = rows, summaries = Summaries.of(rows, twins.get)))
+    assert(md.contains("A server *near saturation* kept 90% or more of its CPU busy at that rate"), md)
+    assert(
+      md.contains(
+        "| `netty.future.Rapier` | `netty.Vanilla` | within noise at 5,000/s, near saturation (97% of its CPU) |"
+      ),
+      md
+    )
+    assert(md.contains("| `netty.future.RapierLog` | `netty.Vanilla` | within noise at 5,000/s |"), md)
+    assert(md.contains("| `netty.Vanilla` | 18.00 ms/1k, near saturation (94% of its CPU); "), md)
+    assert(md.contains("| `netty41.Vanilla` | 18.00 ms/1k; "), md)
 
   test("summary.md: peak resident memory over the twin's, with what each had once started"):
     val measured = sample.copy(rows = sample.rows.map { r =>

@@ -1,6 +1,6 @@
 package rapier.perf.report
 
-import rapier.perf.{RunOptions, RunResults, Scenarios, Status, Summary}
+import rapier.perf.{FixedRateSummary, RunOptions, RunResults, Scenarios, Status, Summary}
 import rapier.perf.report.Figures.*
 
 /**
@@ -47,12 +47,12 @@ object Markdown:
     val cost = table((s, _) =>
       applicable(s)(s.fixedRate.fold("–") { f =>
         val at = s"at ${fmt("%,.0f", f.targetRate)}/s"
-        if !f.held then s"rate not held ($at)" else f.cpuCost.fold("–")(c => s"${compared(c)} $at")
+        if !f.held then s"rate not held ($at)" else f.cpuCost.fold("–")(c => s"${compared(c)} $at${busy(f)}")
       })
     )
     val costNoise = vanillaTable(s =>
       applicable(s)(s.fixedRate.fold("–")(f =>
-        val cpu = f.cpuMsPer1000.fold("")(c => s"${fmt("%.2f", c)} ms/1k; ")
+        val cpu = f.cpuMsPer1000.fold("")(c => s"${fmt("%.2f", c)} ms/1k${busy(f)}; ")
         cpu + f.noise.fold("–")(band)
       ))
     )
@@ -129,7 +129,9 @@ object Markdown:
           "## CPU time per request at a fixed rate, over the twin's",
           "",
           "The open model: requests at a fixed rate (the same for a library and its twin in a round), CPU time per " +
-            "request from /proc. 1.04 is 4% more CPU per request than the bare server.",
+            "request from /proc. 1.04 is 4% more CPU per request than the bare server. A server *near saturation* " +
+            s"kept ${fmt("%.0f", FixedRateSummary.Saturated * 100)}% or more of its CPU busy at that rate: it queues " +
+            "there, and a few percent more CPU per request shows in its latency, or loses the rate.",
           "",
           cost,
           "",
@@ -194,6 +196,11 @@ object Markdown:
     if studies.nonEmpty then sections ++= List("## Latency studies", "", StudyTables.intro, "") ++ studies
     sections ++= List("## Runs to distrust", "", distrustLines.mkString("\n"), "")
     sections.result().mkString("\n")
+
+  /** Said of a fixed-rate window that kept the server's CPUs nearly all busy. */
+  private def busy(f: FixedRateSummary): String =
+    f.serverCpuUtilization.filter(_ => f.nearSaturation)
+      .fold("")(u => s", near saturation (${fmt("%.0f", u * 100)}% of its CPU)")
 
   /** What a peak of resident memory tells under the servers' JVM options. */
   private def peakMeaning(jvmOptions: List[String]): String =
