@@ -4,8 +4,6 @@ import io.netty.channel.Channel
 import io.netty.channel.socket.DuplexChannel
 import rapier.server.spi.Refusals
 
-import java.util.concurrent.TimeUnit
-
 /**
  * Closes a connection after a refusal without losing the answer: a client still sending (a body over the limit, a
  * request after a malformed one) would otherwise have the connection reset under it, and with it the response it has
@@ -22,6 +20,6 @@ object Linger:
     case duplex: DuplexChannel if duplex.isActive =>
       duplex.shutdownOutput()
       drop()
-      duplex.eventLoop.schedule((() => duplex.close()): Runnable, Refusals.LingerMillis, TimeUnit.MILLISECONDS)
+      CloseDeadline.after(duplex, Refusals.LingerMillis)
       true
     case _ => false

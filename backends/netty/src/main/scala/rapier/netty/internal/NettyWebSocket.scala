@@ -5,10 +5,8 @@ import io.netty.channel.{ChannelFutureListener, ChannelHandlerContext, ChannelIn
 import io.netty.handler.codec.TooLongFrameException
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
-import rapier.nettyhttp.IdleWatch
+import rapier.nettyhttp.{CloseDeadline, IdleWatch}
 import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
-
-import java.util.concurrent.{ScheduledFuture, TimeUnit}
 
 /**
  * A WebSocket connection, once upgraded: Netty's frame decoder and encoder beneath (masking, control frames, the
@@ -33,8 +31,6 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
   private var wanted = false
   private var closeSent = false
   private var idle: IdleWatch = null
-  // Closes the connection if the client doesn't answer the server's close in time; cancelled once it is closed
-  private var closeWait: ScheduledFuture[?] | Null = null
 
   private val deliver: Runnable = () => deliverReady()
   private var gate: WriteGate = null
@@ -115,8 +111,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       ctx.writeAndFlush(CloseWebSocketFrame(code, reason))
       // The client answers with its close, which ends the connection; one that doesn't is closed after a while
       ctx.read()
-      closeWait =
-        ctx.executor.schedule((() => ctx.close()): Runnable, NettyWebSocket.CloseWaitMillis, TimeUnit.MILLISECONDS)
+      CloseDeadline.after(ctx.channel, NettyWebSocket.CloseWaitMillis)
 
   /** A close of the server's own (not the relay's): the relay hears of it. */
   private def closing(code: Int, reason: String): Unit =
@@ -132,8 +127,6 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
     ctx.fireChannelWritabilityChanged()
 
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
-    // Left to fire, the close's timer would hold this connection, its relay and the logic's streams for its delay
-    if closeWait != null then closeWait.nn.cancel(false)
     relay.ended()
     ctx.fireChannelInactive()
 
