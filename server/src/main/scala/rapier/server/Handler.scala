@@ -29,3 +29,9 @@ enum Rejection:
 
   /** The request target is neither a path nor an absolute URI. */
   case InvalidTarget
+
+  /**
+   * `OPTIONS *`: a question about the server as a whole (RFC 9110 §9.3.7), which no endpoint takes; `allowed` lists the
+   * methods its endpoints accept, and OPTIONS.
+   */
+  case ServerWide(allowed: List[rapier.model.Method])

@@ -52,6 +52,11 @@ final class ServerInterpreter[F[_]](
       request => m.unit(options.rejectHandler(request.rejection, options.problemRenderer))
     )
 
+  // What `OPTIONS *` answers the server accepts: its endpoints' methods, and OPTIONS itself
+  private val serverWide = Rejection.ServerWide(
+    PathTrie.allowOrder(compiled.flatMap(_.method).toSet + Method.OPTIONS.name).map(Method.unsafe)
+  )
+
   /** The endpoints served, in order. */
   val serverEndpoints: List[ServerEndpoint[F]] = endpoints
 
@@ -86,14 +91,15 @@ final class ServerInterpreter[F[_]](
 
   /**
    * Serves a request [[routeOrNull]] has routed: runs the chain it found, or, when it found none, the rejection chain
-   * (404, 405, 400 for a target that is no path).
+   * (404, 405, 400 for a target that is no path, `OPTIONS *`'s answer for the server as a whole).
    */
   def serve(request: ServerRequest, chain: EndpointChain[F] | Null): F[ServerResponse] =
     if chain != null then chain.nn(request)
     else
       val target = request.uri
       request.rejection =
-        if RequestTarget.pathStart(target) < 0 then Rejection.InvalidTarget
+        if target == "*" && request.method.name == Method.OPTIONS.name then serverWide
+        else if RequestTarget.pathStart(target) < 0 then Rejection.InvalidTarget
         else
           val allowed = trie.allowedMethods(target, request.pathStart, request.pathEnd)
           if allowed.isEmpty then Rejection.NotFound else Rejection.MethodNotAllowed(allowed.map(Method.unsafe))

@@ -74,6 +74,19 @@ trait FramingTests extends ServerTestSupport:
       assert(failures.isEmpty, s"${failures.size} legal request(s) not served:\n${failures.mkString("\n")}")
     }
 
+  test("OPTIONS * is answered for the server as a whole, with the methods of its endpoints"):
+    val calls = AtomicInteger()
+    withServer(hello, echo, canaryEndpoint(calls)) { t =>
+      val c = t.raw()
+      try
+        c.send("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n" + canary)
+        val r = c.readResponse()
+        assertEquals((r.status, r.header("Allow"), r.body), (200, Some("GET, HEAD, POST, OPTIONS"), ""))
+        assertEquals(c.readResponse().body, "canary")
+      finally c.close()
+      assertEquals(calls.get, 1)
+    }
+
   test(s"${MalformedRequests.tolerated.size} request(s) outside the grammar that can't change the framing are served"):
     val calls = AtomicInteger()
     withServer(hello, echo, canaryEndpoint(calls)) { t =>

@@ -42,7 +42,8 @@ object MalformedRequests:
     withLength("3.0"),
     withLength("1e1"),
     withLength("99999999999999999999999"),
-    Case("Content-Length with whitespace before the colon", s"${post}Content-Length : 3\r\n\r\nabc")
+    Case("Content-Length with whitespace before the colon", s"${post}Content-Length : 3\r\n\r\nabc"),
+    Case("Content-Length with a tab before the colon", s"${post}Content-Length\t: 3\r\n\r\nabc")
   )
 
   val transferEncoding: List[Case] = List(
@@ -99,7 +100,9 @@ object MalformedRequests:
     withChunks("a bare CR in an extension", "3;x\ry\r\nabc\r\n0\r\n\r\n"),
     withChunks("a NUL in an extension", "3;x\u0000\r\nabc\r\n0\r\n\r\n"),
     withChunks("a bare LF in the trailer section", "3\r\nabc\r\n0\r\nX-T: 1\n\r\n"),
-    withChunks("a trailer field without a colon", "3\r\nabc\r\n0\r\nX-T 1\r\n\r\n")
+    withChunks("a trailer field without a colon", "3\r\nabc\r\n0\r\nX-T 1\r\n\r\n"),
+    withChunks("a trailer field with whitespace before the colon", "3\r\nabc\r\n0\r\nX-T : 1\r\n\r\n"),
+    withChunks("a bare CR after the data", "3\r\nabc\r0\r\n\r\n")
   )
 
   val requestLine: List[Case] = List(
@@ -112,6 +115,8 @@ object MalformedRequests:
     withRequestLine("a space in the target", "GET /hel lo HTTP/1.1"),
     withRequestLine("a fragment in the target", "GET /hello#top HTTP/1.1"),
     withRequestLine("a target that is not a path", "GET hello HTTP/1.1"),
+    withRequestLine("the asterisk form on GET", "GET * HTTP/1.1"),
+    withRequestLine("the authority form on GET", "GET x:80 HTTP/1.1"),
     withRequestLine("leading whitespace", " GET /hello HTTP/1.1"),
     withRequestLine("trailing whitespace", "GET /hello HTTP/1.1 "),
     withRequestLine("no version", "GET /hello"),
@@ -138,6 +143,7 @@ object MalformedRequests:
     withHeader("an empty name", ": b"),
     withHeader("a space in the name", "X A: b"),
     withHeader("a separator in the name", "X(A): b"),
+    withHeader("a byte past ASCII in the name", "X-\u00c1: b"),
     withHeader("a NUL in the value", "X-A: a\u0000b"),
     withHeader("a bare CR in the value", "X-A: a\rb"),
     withHeader("a control character in the value", "X-A: a\u0001b"),
@@ -149,6 +155,7 @@ object MalformedRequests:
 
   val host: List[Case] = List(
     Case("Host missing on HTTP/1.1", "GET /hello HTTP/1.1\r\n\r\n"),
+    Case("Host missing beside an absolute target", "GET http://x/hello HTTP/1.1\r\n\r\n"),
     Case("Host twice", "GET /hello HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"),
     Case("Host twice, the same value", "GET /hello HTTP/1.1\r\nHost: x\r\nHost: x\r\n\r\n"),
     Case("Host as a list", "GET /hello HTTP/1.1\r\nHost: x, y\r\n\r\n"),
@@ -182,6 +189,9 @@ object MalformedRequests:
       "abc"
     ),
     Legal("chunked in mixed case", s"${post}Transfer-Encoding: ChUnKeD\r\n\r\n3\r\nabc\r\n0\r\n\r\n", "abc"),
+    Legal("a last chunk of several zeros", s"${chunkedPost}3\r\nabc\r\n000\r\n\r\n", "abc"),
+    Legal("whitespace before a chunk extension", s"${chunkedPost}3 ;x\r\nabc\r\n0\r\n\r\n", "abc"),
+    Legal("a Content-Length between tabs", s"${post}Content-Length:\t3\t\r\n\r\nabc", "abc"),
     Legal("chunk sizes in upper-case hex with zeros", s"${chunkedPost}00A\r\n0123456789\r\n0\r\n\r\n", "0123456789"),
     Legal("chunk extensions", s"${chunkedPost}3;name=value;flag\r\nabc\r\n0;last=\"yes\"\r\n\r\n", "abc"),
     Legal("trailer fields", s"${chunkedPost}3\r\nabc\r\n0\r\nX-Checksum: 1\r\nX-Other: 2\r\n\r\n", "abc"),

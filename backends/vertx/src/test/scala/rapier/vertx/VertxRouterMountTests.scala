@@ -25,6 +25,7 @@ class VertxRouterMountTests extends ServerTests, WebSocketTests:
     "stopping under load: every request accepted gets its whole response, later ones 503 or a refusal" -> serverOwned,
     "stopping does not wait past the shutdown timeout" -> serverOwned,
     "a request target that is not a path is a 400" -> routerFirst,
+    "OPTIONS * is answered for the server as a whole, with the methods of its endpoints" -> routerFirst,
     "connections over the limit are closed at once, and service resumes when one closes" -> serverOwned,
     "stopping the server closes its WebSockets with 1001" -> serverOwned,
     "a request in progress is not cut by the idle timeout" -> appIdle
@@ -43,9 +44,12 @@ class VertxRouterMountTests extends ServerTests, WebSocketTests:
   override def unsupportedMalformedRequests: Map[String, String] =
     VertxServerTests.unsupportedMalformedRequests ++ Map(
       "request line: a target that is not a path" -> routerFirst,
+      "request line: the asterisk form on GET" -> routerFirst,
+      "request line: the authority form on GET" -> routerFirst,
       "header: obs-fold" -> appDecodes,
       "header: obs-fold hiding a Content-Length" -> appDecodes,
       "Host missing on HTTP/1.1" -> hostByRouter,
+      "Host missing beside an absolute target" -> hostByRouter,
       "Host as a list" -> hostByRouter,
       "Host with a space" -> hostByRouter,
       "Host with a path" -> hostByRouter,

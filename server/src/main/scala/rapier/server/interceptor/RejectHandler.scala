@@ -5,7 +5,8 @@ import rapier.server.{Problem, ProblemRenderer, Rejection, ServerResponse}
 
 /**
  * Answers a request no endpoint takes. The default: 404, or 405 with an `Allow` header listing the methods the
- * path accepts, or 400 for a request target that is not a path; each rendered as a [[Problem]].
+ * path accepts, or 400 for a request target that is not a path, each rendered as a [[Problem]]; and `OPTIONS *` with
+ * an empty 200 whose `Allow` header lists the methods the server's endpoints accept.
  */
 trait RejectHandler:
   def apply(rejection: Rejection, render: ProblemRenderer): ServerResponse
@@ -25,3 +26,5 @@ object RejectHandler:
         )
       case Rejection.InvalidTarget =>
         render(Problem(StatusCode.BadRequest, "The request target is not a path (origin or absolute form)."))
+      case Rejection.ServerWide(allowed) =>
+        ServerResponse(StatusCode.Ok, List(Header(HeaderNames.Allow, allowed.map(_.name).mkString(", "))))

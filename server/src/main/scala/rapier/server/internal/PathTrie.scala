@@ -34,9 +34,7 @@ private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E
   def allowedMethods(target: String, from: Int, to: Int): List[String] =
     val found = mutable.LinkedHashSet.empty[String]
     collect(root, target, firstSegment(from, to), to, found)
-    if found.contains("GET") then found += "HEAD"
-    val standard = rapier.model.Method.standard.map(_.name)
-    standard.filter(found.contains) ++ found.filterNot(standard.contains).toList.sorted
+    allowOrder(found.toSet)
 
   /** The index of the `/` before the next segment, or `to` when there are none (`/` and the empty path). */
   private def firstSegment(from: Int, to: Int): Int = if to - from <= 1 then to else from
@@ -99,6 +97,12 @@ private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E
       if node.rest != null then found ++= node.rest.methods.names
 
 private[server] object PathTrie:
+  /** `methods` as an `Allow` header lists them: the standard ones in their order (HEAD with GET), then the others. */
+  def allowOrder(methods: Set[String]): List[String] =
+    val standard = rapier.model.Method.standard.map(_.name)
+    val withHead = if methods.contains("GET") then methods + "HEAD" else methods
+    standard.filter(withHead.contains) ++ withHead.filterNot(standard.contains).toList.sorted
+
   final class Node[E <: AnyRef](
       val fixed: SegmentTable[Node[E]],
       val capture: Node[E] | Null,

@@ -29,6 +29,7 @@ object RequestSyntax:
   val InvalidTargetChars: Invalid =
     bad("The request target contains a character that must be percent-encoded (space, control, non-ASCII or '#')")
   val InvalidTargetForm: Invalid = bad("The request target is neither a path, an absolute URI nor '*'")
+  val AsteriskNotOptions: Invalid = bad("The request target '*' is only for OPTIONS")
   val InvalidFieldName: Invalid = bad("A header field's name is not a token")
   val InvalidFieldValue: Invalid = bad("A header field's value contains a control character")
   val DuplicateContentLength: Invalid = bad("A request has at most one Content-Length header")
@@ -51,16 +52,19 @@ object RequestSyntax:
 
   /**
    * Checks a request target: visible ASCII only, no fragment, and in origin form (`/path?query`), absolute form
-   * (`http://host/path`) or asterisk form (`*`). Characters RFC 3986 reserves but clients commonly send unencoded
-   * (`"<>\^`{|}`) are let through; what routing can't read is refused later, with its own message.
+   * (`http://host/path`) or, for `OPTIONS` only, asterisk form (`*`, RFC 9112 §3.2.4). Characters RFC 3986 reserves
+   * but clients commonly send unencoded (`"<>\^`{|}`) are let through; what routing can't read is refused later, with
+   * its own message.
    */
-  def target(text: String): Invalid | Null =
+  def target(text: String, method: String): Invalid | Null =
     var i = 0
     while i < text.length do
       val c = text.charAt(i)
       if c <= ' ' || c >= 0x7f || c == '#' then return InvalidTargetChars
       i += 1
-    if text.startsWith("/") || text == "*" || hasHttpScheme(text) then null else InvalidTargetForm
+    if text.startsWith("/") || hasHttpScheme(text) then null
+    else if text == "*" then if method == "OPTIONS" then null else AsteriskNotOptions
+    else InvalidTargetForm
 
   private def hasHttpScheme(text: String): Boolean =
     text.regionMatches(true, 0, "http://", 0, 7) || text.regionMatches(true, 0, "https://", 0, 8)

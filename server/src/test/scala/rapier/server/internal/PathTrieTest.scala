@@ -64,6 +64,8 @@ class PathTrieTest extends munit.FunSuite:
     assertEquals(books.allowedMethods("/books/1", 0, 8), List("GET", "HEAD", "DELETE"))
     assertEquals(books.allowedMethods("/books/new", 0, 10), List("GET", "HEAD", "DELETE"))
     assertEquals(books.allowedMethods("/nothing", 0, 8), Nil)
+    val methods = Set("PURGE", "POST", "GET", "OPTIONS", "LINK")
+    assertEquals(PathTrie.allowOrder(methods), List("GET", "HEAD", "POST", "OPTIONS", "LINK", "PURGE"))
 
   test("percent-encoded fixed segments match their decoded text"):
     val t = trie((List(Fixed("a b"), Fixed("ż")), Some("GET"), "spaced"))

@@ -14,12 +14,14 @@ class RequestSyntaxTest extends munit.FunSuite:
     for m <- List("GET", "POST", "M-SEARCH", "PROPFIND", "x~!") do assertEquals(method(m), null, m)
     for m <- List("", "G ET", "GE\u0000T", "GET/", "G\u00c9T", "(GET)") do assertEquals(method(m), InvalidMethod, m)
 
-  test("targets: origin, absolute and asterisk forms of visible ASCII, without a fragment"):
-    for t <- List("/", "/a/b?c=d&e", "/%20", "*", "http://h/a", "HTTPS://h:1/", "/a|b{c}") do
-      assertEquals(target(t), null, t)
+  test("targets: origin and absolute forms of visible ASCII, without a fragment, and the asterisk form for OPTIONS"):
+    for t <- List("/", "/a/b?c=d&e", "/%20", "http://h/a", "HTTPS://h:1/", "/a|b{c}") do
+      assertEquals(target(t, "GET"), null, t)
+    assertEquals(target("*", "OPTIONS"), null)
+    for m <- List("GET", "POST", "options") do assertEquals(target("*", m), AsteriskNotOptions, m)
     for t <- List("/a b", "/a\tb", "/a\u0000", "/caf\u00e9", "/a#b", "/a\u007f") do
-      assertEquals(target(t), InvalidTargetChars, t)
-    for t <- List("a/b", "host:443", "ftp://h/", "", "**") do assertEquals(target(t), InvalidTargetForm, t)
+      assertEquals(target(t, "GET"), InvalidTargetChars, t)
+    for t <- List("a/b", "host:443", "ftp://h/", "", "**") do assertEquals(target(t, "GET"), InvalidTargetForm, t)
 
   test("hosts: a name, an IPv4 or IP literal, an optional port up to 65535"):
     val valid = List(

@@ -29,7 +29,7 @@ private[http4s] object HeadCheck:
     // method, target and version, with their two spaces
     else if request.method.name.length + target.length + 10 > maxLine then Refusals.lineTooLong(maxLine)
     else
-      val syntax = RequestSyntax.target(target)
+      val syntax = RequestSyntax.target(target, request.method.name)
       if syntax != null then syntax
       else fields(request, maxHeader)
 

@@ -24,6 +24,8 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
   private val head = HeadScanner()
   // After a failure Netty discards what follows; so does this.
   private var failed = false
+  // The method of the request line being read, for the check of its target
+  private var lineMethod = ""
   private var discarding = false
   // When (System.nanoTime) the head now arriving was first seen incomplete; 0 when none is.
   private var headSince = 0L
@@ -79,12 +81,13 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
     if start != 0 then refuse(RequestSyntax.InvalidSeparator)
     val method = super.splitFirstWordInitialLine(line, start, length)
     orRefuse(RequestSyntax.method(method))
+    lineMethod = method
     method
 
   override protected def splitSecondWordInitialLine(line: Array[Byte], start: Int, length: Int): String =
     if !afterOneSpace(line, start) then refuse(RequestSyntax.InvalidSeparator)
     val target = super.splitSecondWordInitialLine(line, start, length)
-    orRefuse(RequestSyntax.target(target))
+    orRefuse(RequestSyntax.target(target, lineMethod))
     target
 
   override protected def splitThirdWordInitialLine(line: Array[Byte], start: Int, length: Int): String =

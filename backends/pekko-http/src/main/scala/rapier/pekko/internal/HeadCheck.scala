@@ -16,7 +16,7 @@ import rapier.server.spi.{Refusals, RequestSyntax}
  */
 private[pekko] object HeadCheck:
   def problem(view: PekkoRequest, maxHeader: Int): Invalid | Null =
-    val target = RequestSyntax.target(view.uri)
+    val target = RequestSyntax.target(view.uri, view.request.method.value)
     if target != null then target
     else fields(view.request, maxHeader)
 

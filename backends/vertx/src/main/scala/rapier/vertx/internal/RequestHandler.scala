@@ -188,7 +188,7 @@ private[vertx] object RequestHandler:
     val method = RequestSyntax.method(request.method.name)
     if method != null then method
     else
-      val target = RequestSyntax.target(request.uri)
+      val target = RequestSyntax.target(request.uri, request.method.name)
       if target != null then target
       else
         view.readHead()
