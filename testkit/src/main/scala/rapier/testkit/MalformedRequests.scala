@@ -99,6 +99,7 @@ object MalformedRequests:
     withChunks("a bare LF in an extension", "3;x\nabc\r\n0\r\n\r\n"),
     withChunks("a bare CR in an extension", "3;x\ry\r\nabc\r\n0\r\n\r\n"),
     withChunks("a NUL in an extension", "3;x\u0000\r\nabc\r\n0\r\n\r\n"),
+    withChunks("a quoted extension value across a line end", "3;x=\"a\r\nb\"\r\nabc\r\n0\r\n\r\n"),
     withChunks("a bare LF in the trailer section", "3\r\nabc\r\n0\r\nX-T: 1\n\r\n"),
     withChunks("a trailer field without a colon", "3\r\nabc\r\n0\r\nX-T 1\r\n\r\n"),
     withChunks("a trailer field with whitespace before the colon", "3\r\nabc\r\n0\r\nX-T : 1\r\n\r\n"),
@@ -174,6 +175,9 @@ object MalformedRequests:
 
   val legal: List[Legal] = List(
     Legal("no space after the colon", "GET /hello HTTP/1.1\r\nHost:x\r\n\r\n", "hello"),
+    // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before a request line
+    Legal("an empty line before the request line", "\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n", "hello"),
+    Legal("a field with an empty value", "GET /hello HTTP/1.1\r\nHost: x\r\nX-Empty:\r\n\r\n", "hello"),
     Legal("lower- and upper-case names", "GET /hello HTTP/1.1\r\nhOsT: x\r\nX-LOWER-upper: 1\r\n\r\n", "hello"),
     Legal("spaces and tabs around values", "GET /hello HTTP/1.1\r\nHost: \t x \t\r\nX-A:\ta b\t\r\n\r\n", "hello"),
     Legal("an empty Host", "GET /hello HTTP/1.1\r\nHost:\r\n\r\n", "hello"),

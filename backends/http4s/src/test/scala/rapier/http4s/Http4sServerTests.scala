@@ -83,7 +83,9 @@ object Http4sServerTests:
   val unsupportedLegalRequests: Map[String, String] = Map(
     "an empty element before chunked" -> "Ember reads `, chunked` as a coding it doesn't know, and answers 400 itself",
     "whitespace before a chunk extension" ->
-      "Ember's chunk parser takes the whitespace RFC 9112 §7.1.1 allows before a chunk's `;` for broken framing (400)"
+      "Ember's chunk parser takes the whitespace RFC 9112 §7.1.1 allows before a chunk's `;` for broken framing (400)",
+    "an empty line before the request line" ->
+      "Ember answers 400 to the empty line RFC 9112 §2.2 says a server should skip before a request line"
   )
 
 object Http4sTestServer extends CatsKit.CatsTestServer:

@@ -134,6 +134,9 @@ object PekkoServerTests:
     "chunks: a bare CR in an extension" -> repaired,
     "chunks: a NUL in an extension" -> repaired,
     "chunks: a bare LF in the trailer section" -> repaired,
+    "chunks: a quoted extension value across a line end" ->
+      ("pekko-http's chunk parser reads the quoted value on past the line end and waits for more of the chunk: the " +
+        "kit's read times out with no answer, and nothing sent after it reaches a handler"),
     "request line: bare LF line ends" -> repaired,
     "header: obs-fold" -> "pekko-http unfolds an obs-fold into one line before Rapier sees it",
     "header: obs-fold hiding a Content-Length" -> "pekko-http unfolds an obs-fold into one line before Rapier sees it",
@@ -157,7 +160,9 @@ object PekkoServerTests:
       ("pekko-http reads header values as UTF-8: a lone obs-text byte (Latin-1's é) leaves its parser waiting for the " +
         "rest of a character that never comes"),
     "an empty element before chunked" ->
-      "pekko-http can't read `, chunked` and keeps it as a raw header, which Rapier refuses as an invalid framing"
+      "pekko-http can't read `, chunked` and keeps it as a raw header, which Rapier refuses as an invalid framing",
+    "an empty line before the request line" ->
+      "pekko-http reads the empty line as a request line without a method, and answers 501 itself"
   )
 
 object PekkoTestServer extends TestServer:
