@@ -98,15 +98,9 @@ object PercentEncoding:
       chars.toString
     catch case _: CharacterCodingException => null
 
-  private val unreservedPath: Array[Boolean] =
-    val table = new Array[Boolean](128)
-    for c <- ('a' to 'z') ++ ('A' to 'Z') ++ ('0' to '9') ++ "-._~!$&'()*+,;=:@" do table(c) = true
-    table
+  private val unreservedPath: Array[Boolean] = Tokens.asciiTable(Tokens.alphanumeric + "-._~!$&'()*+,;=:@")
 
-  private val unreservedQuery: Array[Boolean] =
-    val table = new Array[Boolean](128)
-    for c <- ('a' to 'z') ++ ('A' to 'Z') ++ ('0' to '9') ++ "-._~!$'()*,;:@/?" do table(c) = true
-    table
+  private val unreservedQuery: Array[Boolean] = Tokens.asciiTable(Tokens.alphanumeric + "-._~!$'()*,;:@/?")
 
   /** Encodes text as one path segment: everything but unreserved characters and sub-delimiters is escaped. */
   def encodePathSegment(s: String): String = encode(s, unreservedPath, spaceAsPlus = false)

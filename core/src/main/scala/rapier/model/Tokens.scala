@@ -2,13 +2,19 @@ package rapier.model
 
 /** Character classes of HTTP syntax (RFC 9110 §5.6.2), shared by methods, header names and cookies. */
 object Tokens:
-  private val tchar: Array[Boolean] =
+  /**
+   * ASCII letters and digits, spelled out: a character range (`'a' to 'z'`) would load Scala's numeric ranges, and
+   * with them some thirty classes of `scala.math`, at every server's start.
+   */
+  private[model] val alphanumeric: String = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+  /** A table of the ASCII characters in `chars`. */
+  private[model] def asciiTable(chars: String): Array[Boolean] =
     val table = new Array[Boolean](128)
-    for c <- '0' to '9' do table(c) = true
-    for c <- 'a' to 'z' do table(c) = true
-    for c <- 'A' to 'Z' do table(c) = true
-    for c <- "!#$%&'*+-.^_`|~" do table(c) = true
+    chars.foreach(c => table(c) = true)
     table
+
+  private val tchar: Array[Boolean] = asciiTable(alphanumeric + "!#$%&'*+-.^_`|~")
 
   /** Whether `c` may appear in a token. */
   def isTokenChar(c: Char): Boolean = c < 128 && tchar(c)
