@@ -1,6 +1,6 @@
 package rapier.server.spi
 
-import rapier.model.StatusCode
+import rapier.model.{StatusCode, Tokens}
 
 /**
  * The parts of an HTTP/1.1 request's syntax (RFC 9112, RFC 9110, RFC 3986) that backends' parsers leave to the code
@@ -187,9 +187,5 @@ object RequestSyntax:
   /** A token (RFC 9110 §5.6.2): one tchar or more. */
   private def isToken(text: String): Boolean =
     var i = 0
-    while i < text.length && isTokenChar(text.charAt(i)) do i += 1
+    while i < text.length && Tokens.isTokenChar(text.charAt(i)) do i += 1
     text.nonEmpty && i == text.length
-
-  /** tchar (RFC 9110 §5.6.2). */
-  def isTokenChar(c: Char): Boolean =
-    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || "!#$%&'*+-.^_`|~".indexOf(c) >= 0
