@@ -6,7 +6,8 @@ package rapier.server
 enum VirtualThreadStart:
   /**
    * On the JDK's own carrier threads: any logic, blocking as it likes, holds nothing but its own thread. Each request
-   * hops from the connection's event loop to a carrier thread and back.
+   * hops from the connection's event loop to a carrier thread and back; the requests a loop reads in one turn hop
+   * together, waking a carrier once.
    */
   case OnCarrier
 

@@ -94,13 +94,13 @@ object VirtualThreadRunner:
   private abstract class Starter:
     @volatile private var stopped = false
 
-    /** An unstarted virtual thread running `task`, for a request of `loop`'s. */
-    protected def newThread(loop: EventLoop, task: Runnable): Thread
+    /** Starts a virtual thread running `task`, for a request of `loop`'s, now or by the end of the loop's turn. */
+    protected def launch(loop: EventLoop, task: Runnable): Unit
 
     /** @throws RejectedExecutionException once [[shutdown]] */
     final def start(loop: EventLoop, task: Runnable): Unit =
       if stopped then throw RejectedExecutionException("the server is stopping")
-      newThread(loop, task).start()
+      launch(loop, task)
 
     final def shutdown(): Unit = stopped = true
 
@@ -108,14 +108,60 @@ object VirtualThreadRunner:
    * From the JDK's factory of virtual threads, on its carriers. Not through its thread-per-task executor, which records
    * each thread in a concurrent set to be able to wait for them all: nothing here waits for them, and the set cost a
    * node and a wrapper per request.
+   *
+   * A loop's requests are handed over in batches ([[Batch]]); a request started off its loop gets its thread at once.
    */
   private final class OnCarriers(threads: ThreadFactory) extends Starter:
-    protected def newThread(loop: EventLoop, task: Runnable): Thread = threads.newThread(task)
+    private val batches = ThreadLocal.withInitial[Batch](() => Batch(threads))
 
-  /** Each thread with a [[FirstOnLoop]] scheduler of its own. */
+    protected def launch(loop: EventLoop, task: Runnable): Unit =
+      if loop.inLoop then batches.get.nn.add(loop, task)
+      else threads.newThread(task).start()
+
+  /**
+   * The requests one loop thread dispatched in its current turn, started together at the turn's end by one virtual
+   * thread, which starts a thread for each but the last and then runs the last itself. Each start from outside the
+   * carriers wakes one; on a server with one CPU the carrier woken takes the CPU from the loop at once, runs what it was
+   * given, and parks again, twice a context switch for every request or two. Started from a carrier, a thread goes to
+   * that carrier's own queue, waking nobody: the loop's whole turn is handed over with one wake-up
+   * (`docs/perf/2026-11-29-sync-batch-handover-epyc`). Only its loop thread touches a batch.
+   */
+  private final class Batch(threads: ThreadFactory) extends Runnable:
+    private var tasks = new Array[Runnable](16)
+    private var size = 0
+
+    /** Adds `task`; the first of a turn has the loop start the batch once the turn's I/O is done. */
+    def add(loop: EventLoop, task: Runnable): Unit =
+      if size == tasks.length then tasks = java.util.Arrays.copyOf(tasks, size * 2)
+      tasks(size) = task
+      size += 1
+      // After the task is in: a loop whose `execute` runs the batch at once still starts it
+      if size == 1 then
+        try loop.execute(this)
+        catch
+          case e: RejectedExecutionException =>
+            tasks(0) = null
+            size = 0
+            throw e
+
+    def run(): Unit =
+      val turn = java.util.Arrays.copyOf(tasks, size)
+      java.util.Arrays.fill(tasks.asInstanceOf[Array[AnyRef]], 0, size, null)
+      size = 0
+      threads.newThread(() => startAll(turn)).start()
+
+    private def startAll(turn: Array[Runnable]): Unit =
+      val last = turn.length - 1
+      var i = 0
+      while i < last do
+        threads.newThread(turn(i)).start()
+        i += 1
+      turn(last).run()
+
+  /** Each thread with a [[FirstOnLoop]] scheduler of its own, started at once: it runs on the loop, there is no hop. */
   private final class OnLoops(access: LoopScheduling.Access) extends Starter:
-    protected def newThread(loop: EventLoop, task: Runnable): Thread =
-      access.newThread(FirstOnLoop(loop, access.carriers), task)
+    protected def launch(loop: EventLoop, task: Runnable): Unit =
+      access.newThread(FirstOnLoop(loop, access.carriers), task).start()
 
   /**
    * One thread's scheduler: its first run on `loop` (it is started there), every later one — after the thread waited —

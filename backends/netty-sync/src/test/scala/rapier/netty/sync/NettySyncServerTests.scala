@@ -7,7 +7,7 @@ import rapier.server.*
 import rapier.testkit.*
 
 import java.util.concurrent.atomic.AtomicBoolean
-import java.util.concurrent.{CompletableFuture, TimeUnit}
+import java.util.concurrent.{CompletableFuture, CountDownLatch, LinkedBlockingQueue, TimeUnit}
 import scala.concurrent.duration.Duration
 import scala.concurrent.{Await, Future}
 
@@ -122,11 +122,48 @@ abstract class NettySyncTests(start: VirtualThreadStart) extends EffectChecks:
     }
     checkGracefulStop(server.startSync(List(slow), TestServerConfig()), started)
 
+  /** Logic that answers "met" once `count` requests have come to it at once, "alone" if they don't within 5 s. */
+  protected def meeting(count: Int): ServerEndpoint[Identity] =
+    val gathered = CountDownLatch(count)
+    text("meet") {
+      gathered.countDown()
+      if gathered.await(5, TimeUnit.SECONDS) then "met" else "alone"
+    }
+
+  test("pipelined requests read at once each run on a thread of their own"):
+    withSyncServerOn(1)(meeting(3)) { t =>
+      val c = t.raw()
+      try
+        c.send("GET /meet HTTP/1.1\r\nHost: x\r\n\r\n" * 3)
+        for _ <- 1 to 3 do assertEquals(c.readResponse().body, "met")
+      finally c.close()
+    }
+
 class NettySyncOnCarrierTests extends NettySyncTests(VirtualThreadStart.OnCarrier):
   test("a request's thread runs on the JDK's carriers from the start"):
     withSyncServer(text("carrier")(carrier)) { t =>
       assert(t.get("/carrier").body.startsWith("ForkJoinPool"), t.get("/carrier").body)
     }
+
+  test("the requests of one turn of a loop start together, each on a thread of its own"):
+    val interpreter = ServerInterpreter(List(meeting(3)))
+    val runner = VirtualThreadRunner.create(VirtualThreadStart.OnCarrier)
+    val turn = LinkedBlockingQueue[Runnable]()
+    val loopThread = Thread.currentThread
+    val loop = new EventLoop:
+      def inLoop: Boolean = Thread.currentThread eq loopThread
+      def execute(task: Runnable): Unit = turn.add(task)
+    val answers = List.fill(3)(CompletableFuture[ServerResponse]())
+    try
+      for answer <- answers do
+        runner.start(interpreter, StubRequest.get("/meet"), null, routed = false) match
+          case later: Running => later.onComplete(loop)(r => answer.complete(r))
+          case now: ServerResponse => fail(s"answered on the loop: $now")
+      assertEquals(turn.size, 1, "one task starts the turn's requests")
+      assert(answers.forall(!_.isDone), "a request started before the loop's turn ended")
+      while !answers.forall(_.isDone) do Option(turn.poll(10, TimeUnit.SECONDS)).getOrElse(fail("no answer")).run()
+      assertEquals(answers.map(_.get.bodyText), List("met", "met", "met"))
+    finally runner.shutdown()
 
 class NettySyncOnLoopTests extends NettySyncTests(VirtualThreadStart.OnLoop):
   test("a request's thread runs on its connection's loop until it first waits, then on the JDK's carriers"):
