@@ -122,7 +122,7 @@ object VirtualThreadRunner:
    * The requests one loop thread dispatched in its current turn, started together at the turn's end by one virtual
    * thread, which starts a thread for each but the last and then runs the last itself. Each start from outside the
    * carriers wakes one; on a server with one CPU the carrier woken takes the CPU from the loop at once, runs what it was
-   * given, and parks again, twice a context switch for every request or two. Started from a carrier, a thread goes to
+   * given, and parks again: two context switches for every request or two. Started from a carrier, a thread goes to
    * that carrier's own queue, waking nobody: the loop's whole turn is handed over with one wake-up
    * (`docs/perf/2026-11-29-sync-batch-handover-epyc`). Only its loop thread touches a batch.
    */
