@@ -19,9 +19,11 @@ object Tokens:
   /** Whether `c` may appear in a token. */
   def isTokenChar(c: Char): Boolean = c < 128 && tchar(c)
 
-  /** Whether `s` is a non-empty token. */
+  /** Whether `s` is a non-empty token (RFC 9110 §5.6.2). A plain loop: backends check each request head with it. */
   def isToken(s: String): Boolean =
-    s.nonEmpty && s.forall(isTokenChar)
+    var i = 0
+    while i < s.length && isTokenChar(s.charAt(i)) do i += 1
+    s.nonEmpty && i == s.length
 
   /** Whether `s` may be a header field value: visible ASCII, obs-text, spaces and tabs, and no CR, LF or NUL. */
   def isFieldValue(s: String): Boolean =

@@ -48,7 +48,7 @@ object RequestSyntax:
     else InvalidVersion
 
   /** Checks a request method: a token (RFC 9110 §9.1). */
-  def method(text: String): Invalid | Null = if isToken(text) then null else InvalidMethod
+  def method(text: String): Invalid | Null = if Tokens.isToken(text) then null else InvalidMethod
 
   /**
    * Checks a request target: visible ASCII only, no fragment, and in origin form (`/path?query`), absolute form
@@ -143,7 +143,7 @@ object RequestSyntax:
    * other control character, no DEL).
    */
   def field(name: String, value: String): Invalid | Null =
-    if !isToken(name) then InvalidFieldName
+    if !Tokens.isToken(name) then InvalidFieldName
     else
       var i = 0
       while i < value.length do
@@ -183,9 +183,3 @@ object RequestSyntax:
   // reg-name characters (RFC 3986 §3.2.2): unreserved, pct-encoded and sub-delims.
   private def isHostChar(c: Char): Boolean =
     (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || "-._~%!$&'()*+,;=".indexOf(c) >= 0
-
-  /** A token (RFC 9110 §5.6.2): one tchar or more. */
-  private def isToken(text: String): Boolean =
-    var i = 0
-    while i < text.length && Tokens.isTokenChar(text.charAt(i)) do i += 1
-    text.nonEmpty && i == text.length
