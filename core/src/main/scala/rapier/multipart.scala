@@ -2,7 +2,7 @@ package rapier
 
 import rapier.model.{Header, MediaType, Text}
 
-import java.nio.charset.StandardCharsets
+import java.nio.charset.{Charset, StandardCharsets}
 import java.nio.file.Path
 import scala.annotation.implicitNotFound
 import scala.compiletime.{constValueTuple, summonAll}
@@ -92,16 +92,19 @@ object PartCodec extends LowPriorityPartCodecs:
 
   private val notInMemory = DecodeResult.Error("a field, not a file")
   private val notOnDisk = DecodeResult.Error("a file")
+  private val unknownCharset = DecodeResult.Error("text in a charset the server can read")
 
   private[rapier] def bytesOf(p: Part[PartData]): DecodeResult[Array[Byte]] = p.body match
     case PartData.InMemory(bytes) => DecodeResult.Value(bytes)
     case _ => notInMemory
 
   private[rapier] def textOf(p: Part[PartData]): DecodeResult[String] = bytesOf(p).flatMap { bytes =>
-    val charset = Text.charsetOf(p.contentType.orNull, StandardCharsets.UTF_8)
-    Text.decodeOrNull(bytes, charset) match
-      case null => DecodeResult.Error(s"text in ${charset.name}")
-      case s: String => DecodeResult.Value(s)
+    Text.charsetOf(p.contentType.orNull, StandardCharsets.UTF_8) match
+      case null => unknownCharset
+      case charset: Charset =>
+        Text.decodeOrNull(bytes, charset) match
+          case null => DecodeResult.Error(s"text in ${charset.name}")
+          case s: String => DecodeResult.Value(s)
   }
 
   private[rapier] def fileOf(p: Part[PartData]): DecodeResult[Path] = p.body match

@@ -41,6 +41,33 @@ class ModelTest extends munit.FunSuite:
     )
     assert(MediaType.parse("nonsense").isLeft)
 
+  test("header parameters: quoted values keep their ; and =, escapes removed, names without case"):
+    val value = "form-data; Name=\"a;b=c\" ; ; filename=\"say \\\"hi\\\".txt\"; flag; size = 3 "
+    assertEquals(
+      HeaderParameters.all(value),
+      List("name" -> "a;b=c", "filename" -> "say \"hi\".txt", "flag" -> "", "size" -> "3")
+    )
+    assertEquals(HeaderParameters.find(value, "NAME"), "a;b=c")
+    assertEquals(HeaderParameters.find(value, "b"), null)
+    assertEquals(HeaderParameters.find("text/plain", "charset"), null)
+    assertEquals(HeaderParameters.find("a; x=\"open", "x"), "open")
+    assertEquals(
+      MediaType.parse("multipart/form-data; boundary=\"x;y\"").map(_.parameters),
+      Right(List("boundary" -> "x;y"))
+    )
+
+  test("a Content-Type's charset: its charset parameter, the default without one, null for one the JVM doesn't know"):
+    val utf16 = java.nio.charset.StandardCharsets.UTF_16
+    assertEquals(
+      Text.charsetOf("text/plain; charset=\"iso-8859-1\"", utf16),
+      java.nio.charset.StandardCharsets.ISO_8859_1
+    )
+    assertEquals(Text.charsetOf("text/plain; CHARSET=utf-8", utf16), java.nio.charset.StandardCharsets.UTF_8)
+    assertEquals(Text.charsetOf("text/plain; xcharset=utf-8", utf16), utf16)
+    assertEquals(Text.charsetOf(null, utf16), utf16)
+    assertEquals(Text.charsetOf("text/plain; charset=x-no-such-charset", utf16), null)
+    assertEquals(Text.charsetOf("text/plain; charset=", utf16), null)
+
   test("cookies: parsing skips malformed pairs"):
     assertEquals(
       Cookie.parseHeader("a=1; b=\"two\"; bad; =x; c=3=4"),

@@ -58,16 +58,14 @@ object MediaType:
 
   /** Parses a `Content-Type` or similar value, or says what is wrong with it. */
   def parse(value: String): Either[String, MediaType] =
-    val parts = value.split(';').map(_.trim)
-    val typeAndSub = parts.head.split('/')
+    val typeAndSub = (value.indexOf(';') match
+      case -1 => value
+      case i => value.substring(0, i)
+    ).trim.split('/')
     if typeAndSub.length != 2 || !Tokens.isToken(typeAndSub(0)) || !Tokens.isToken(typeAndSub(1)) then
       Left("a media type of the form type/subtype")
     else
-      val params = parts.toList.tail.filter(_.nonEmpty).map { p =>
-        p.indexOf('=') match
-          case -1 => (p.toLowerCase(Locale.ROOT), "")
-          case i => (p.substring(0, i).trim.toLowerCase(Locale.ROOT), unquote(p.substring(i + 1).trim))
-      }
+      val params = HeaderParameters.all(value)
       Right(
         MediaType(
           typeAndSub(0).toLowerCase(Locale.ROOT),
@@ -76,6 +74,3 @@ object MediaType:
           params.filterNot(_._1 == "charset")
         )
       )
-
-  private def unquote(s: String): String =
-    if s.length >= 2 && s.head == '"' && s.last == '"' then s.substring(1, s.length - 1) else s

@@ -4,20 +4,20 @@ import java.nio.charset.{Charset, CharacterCodingException, CodingErrorAction, S
 
 /** Text from bytes, as bodies and body parts carry it: in the charset their `Content-Type` declares, strictly. */
 object Text:
-  /** The charset a `Content-Type` declares, if it is one the JVM knows; the default otherwise. */
-  def charsetOf(contentType: String | Null, default: Charset): Charset =
+  /**
+   * The charset a `Content-Type`'s `charset` parameter names; `default` when it names none; null when it names one the
+   * JVM doesn't know, in which no body can be read.
+   */
+  def charsetOf(contentType: String | Null, default: Charset): Charset | Null =
     if contentType == null then default
     else
-      val i = contentType.toLowerCase(java.util.Locale.ROOT).indexOf("charset=")
-      if i < 0 then default
-      else
-        var name = contentType.substring(i + 8).trim
-        val end = name.indexOf(';')
-        if end >= 0 then name = name.substring(0, end).trim
-        if name.length >= 2 && name.startsWith("\"") && name.endsWith("\"") then
-          name = name.substring(1, name.length - 1)
-        try Charset.forName(name)
-        catch case _: IllegalArgumentException => default
+      HeaderParameters.find(contentType, "charset") match
+        case null => default
+        case name: String =>
+          if name.equalsIgnoreCase("UTF-8") then StandardCharsets.UTF_8
+          else
+            try Charset.forName(name)
+            catch case _: IllegalArgumentException => null
 
   /** Strict decoding: bytes that are not valid in the charset are an error (null), not replacement characters. */
   def decodeOrNull(bytes: Array[Byte], charset: Charset): String | Null =

@@ -30,6 +30,22 @@ trait BodyTests extends ServerTestSupport:
       assertEquals(t.post("/text", latin1, "Content-Type" -> "text/plain; charset=\"iso-8859-1\"").body, "café")
     }
 
+  test("a text body in a charset the server can't read is a 415, and only a charset parameter names the charset"):
+    withServer(echoText) { t =>
+      val latin1 = "café".getBytes(StandardCharsets.ISO_8859_1)
+      val unknown = t.post("/text", latin1, "Content-Type" -> "text/plain; charset=x-no-such-charset")
+      assertEquals(unknown.status, 415)
+      assertEquals(
+        unknown.problem.detail,
+        "Invalid request: the Content-Type header is invalid: expected a charset the server can read"
+      )
+      // `xcharset` is another parameter: the body is read in the endpoint's UTF-8, where a lone é is not valid
+      assertEquals(t.post("/text", latin1, "Content-Type" -> "text/plain; xcharset=ISO-8859-1").status, 400)
+      // a `;` and a `charset=` inside a quoted value belong to that value
+      val quoted = t.post("/text", latin1, "Content-Type" -> "text/plain; note=\"a;charset=x\"; Charset=ISO-8859-1")
+      assertEquals((quoted.status, quoted.body), (200, "café"))
+    }
+
   test("a text body that is not valid in its charset is a 400"):
     withServer(echoText) { t =>
       val r = t.post("/text", Array[Byte](0x61, 0xc3.toByte, 0x28), "Content-Type" -> "text/plain; charset=UTF-8")

@@ -142,6 +142,22 @@ trait MultipartTests extends ServerTestSupport:
       assertEquals(r.body, "a:3:false cover:3000:true b:0:false")
     }
 
+  test("a text part is read in the charset its Content-Type names; one the server can't read is a 400 under its name"):
+    withServer(upload) { t =>
+      val latin1 =
+        Sent("title", "Café".getBytes(StandardCharsets.ISO_8859_1), None, Some("text/plain; charset=ISO-8859-1"))
+      val r = t.post("/upload", encode(latin1, Sent.text("copies", "1"), cover), contentType)
+      assertEquals((r.status, r.body), (200, "Café x1: cover.png image/png 3000 bytes, notes -, tags "))
+      val unknown = latin1.copy(contentType = Some("text/plain; charset=x-no-such-charset"))
+      val refused = t.post("/upload", encode(unknown, Sent.text("copies", "1"), cover), contentType)
+      assertEquals(refused.status, 400)
+      assertEquals(
+        refused.problem.errors.map(e => (e.location, e.rule, e.expected)),
+        List(("body.title", "format", "text in a charset the server can read"))
+      )
+      eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
+    }
+
   test("a large file part goes to disk whole"):
     withServer(upload) { t =>
       val big = Sent("cover", Array.tabulate[Byte](5 * 1024 * 1024)(i => (i % 251).toByte), Some("big.bin"))

@@ -5,6 +5,8 @@ import rapier.model.{HeaderNames, MediaType, Text}
 import rapier.server.spi.ServerRequest
 import rapier.server.interceptor.{InputRef, InputSource}
 
+import java.nio.charset.Charset
+
 /**
  * Decodes the body from its bytes: as text in the charset the request declares (or the endpoint's), or as bytes.
  * A body whose codec has a specific media type (a form, JSON) must arrive with that `Content-Type`.
@@ -23,6 +25,8 @@ private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, A
   val required: MediaType | Null = contentTypeRule.required
   val mediaType: MediaType = codec.mediaType
   private val invalidText = DecodeResult.Error("text in the declared charset")
+  private val unknownCharset =
+    Failed(InputRef(InputSource.ContentType, ""), DecodeResult.Error("a charset the server can read"))
 
   def decode(request: ServerRequest, bytes: Array[Byte]): Any =
     val contentType = request.headerOrNull(HeaderNames.ContentType)
@@ -38,9 +42,12 @@ private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, A
         case _: RawBodyType.StreamBody[?] | RawBodyType.FileBody =>
           throw IllegalStateException("a stream or file body is read by StreamBodyReader, never whole")
         case RawBodyType.StringBody(defaultCharset) =>
-          Text.decodeOrNull(bytes, Text.charsetOf(contentType, defaultCharset)) match
-            case null => Failed(ref, invalidText)
-            case s: String => Failed.unwrap(ref, codec.decode(s))
+          Text.charsetOf(contentType, defaultCharset) match
+            case null => unknownCharset
+            case charset: Charset =>
+              Text.decodeOrNull(bytes, charset) match
+                case null => Failed(ref, invalidText)
+                case s: String => Failed.unwrap(ref, codec.decode(s))
 
 /**
  * A body of several representations: read by the variant whose media type the `Content-Type` names; without a

@@ -1,6 +1,6 @@
 package rapier.server.internal
 
-import rapier.model.{Header, MediaType}
+import rapier.model.{Header, HeaderParameters}
 
 import java.nio.charset.StandardCharsets
 
@@ -10,8 +10,8 @@ private[server] object PartHeaders:
   def boundaryOrNull(contentType: String | Null): Array[Byte] | Null =
     if contentType == null then null
     else
-      MediaType.parse(contentType).toOption.flatMap(_.parameters.collectFirst { case ("boundary", b) => b }) match
-        case Some(b) if b.nonEmpty && b.length <= 70 => b.getBytes(StandardCharsets.ISO_8859_1)
+      HeaderParameters.find(contentType, "boundary") match
+        case b: String if b.nonEmpty && b.length <= 70 => b.getBytes(StandardCharsets.ISO_8859_1)
         case _ => null
 
   /**
@@ -31,29 +31,6 @@ private[server] object PartHeaders:
 
   /** The parameters of `form-data; name="field"; filename="a.txt"`, names in lower case, quotes removed. */
   def dispositionParams(value: String): Map[String, String] =
-    val params = Map.newBuilder[String, String]
-    var i = value.indexOf(';')
-    if i < 0 || !value.substring(0, i).trim.equalsIgnoreCase("form-data") then return Map.empty
-    i += 1
-    while i < value.length do
-      while i < value.length && (value.charAt(i) == ' ' || value.charAt(i) == '\t') do i += 1
-      val eq = value.indexOf('=', i)
-      if eq < 0 then return params.result()
-      val key = value.substring(i, eq).trim.toLowerCase(java.util.Locale.ROOT)
-      i = eq + 1
-      val v = new StringBuilder
-      if i < value.length && value.charAt(i) == '"' then
-        i += 1
-        while i < value.length && value.charAt(i) != '"' do
-          if value.charAt(i) == '\\' && i + 1 < value.length then i += 1
-          v.append(value.charAt(i))
-          i += 1
-        i += 1
-        while i < value.length && value.charAt(i) != ';' do i += 1
-      else
-        while i < value.length && value.charAt(i) != ';' do
-          v.append(value.charAt(i))
-          i += 1
-      params += key -> v.toString.trim
-      i += 1
-    params.result()
+    val semicolon = value.indexOf(';')
+    if semicolon < 0 || !value.substring(0, semicolon).trim.equalsIgnoreCase("form-data") then Map.empty
+    else HeaderParameters.all(value).toMap
