@@ -138,6 +138,53 @@ trait ResponseStreamTests extends ServerTestSupport:
       }
     finally Files.deleteIfExists(path)
 
+  test("a file's byte ranges: one is a 206 with its Content-Range, one past the end a 416, others the whole file"):
+    val path = Files.createTempFile("rapier-out", ".bin")
+    try
+      val bytes = Array.tabulate[Byte](100000)(i => (i % 251).toByte)
+      Files.write(path, bytes)
+      file = path
+      withServer(fromFile, small) { t =>
+        def ranged(range: String, more: (String, String)*) = t.get("/out/file", (("Range" -> range) +: more)*)
+        def partial(range: String, first: Int, last: Int): Unit =
+          val r = ranged(range)
+          assertEquals(r.status, 206, range)
+          assertEquals(r.header("content-range"), Some(s"bytes $first-$last/100000"), range)
+          assertEquals(r.header("content-length"), Some((last - first + 1).toString), range)
+          assert(r.bytes.sameElements(bytes.slice(first, last + 1)), s"$range: ${r.bytes.length} bytes")
+        partial("bytes=10-19", 10, 19)
+        partial("Bytes = 99990-", 99990, 99999)
+        partial("bytes=-5", 99995, 99999)
+        partial("bytes=0-99999999999999999999", 0, 99999)
+        val past = ranged("bytes=100000-100010")
+        assertEquals((past.status, past.header("content-range")), (416, Some("bytes */100000")))
+        assertEquals(past.problem.status, 416)
+        assertEquals(ranged("bytes=-0").status, 416)
+        // What the server answers whole, as RFC 9110 lets it: several ranges, a condition, a range it can't read
+        for (range, more) <- List(
+            "bytes=0-1,5-6" -> Nil,
+            "bytes=5-1" -> Nil,
+            "bytes=x-3" -> Nil,
+            "items=0-1" -> Nil,
+            "bytes=0-1" -> List("If-Range" -> "\"v1\"")
+          )
+        do
+          val whole = ranged(range, more*)
+          assertEquals((whole.status, whole.bytes.length), (200, 100000), range)
+        val plain = t.get("/out/file")
+        assertEquals((plain.status, plain.header("accept-ranges")), (200, Some("bytes")))
+        // The range's length frames it: the next request on the connection is read and answered
+        val c = t.raw()
+        try
+          val r = c.send("GET /out/file HTTP/1.1\r\nHost: x\r\nRange: bytes=1-3\r\n\r\n").readResponse()
+          assert(r.bytes.sameElements(bytes.slice(1, 4)), s"${r.bytes.length} bytes")
+          val h = c.send("HEAD /out/file HTTP/1.1\r\nHost: x\r\nRange: bytes=1-3\r\n\r\n").readResponse(head = true)
+          assertEquals((h.status, h.header("content-length")), (200, Some("100000")))
+          assertEquals(c.send("GET /out/small HTTP/1.1\r\nHost: x\r\n\r\n").readResponse().body, "small")
+        finally c.close()
+      }
+    finally Files.deleteIfExists(path)
+
   test("a file is closed once sent, once its HEAD is answered, and once its client goes away mid-response"):
     assume(OpenFiles.available, "open files are counted from /proc/self/fd, which only Linux has")
     // Little is allocated meanwhile: a collection would close what a server leaked, and hide it

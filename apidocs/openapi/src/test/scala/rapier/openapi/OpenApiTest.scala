@@ -227,13 +227,23 @@ class OpenApiTest extends munit.FunSuite:
     assertEquals(problems(doc.toYaml), Nil)
   }
 
-  test("a file body is binary, application/octet-stream") {
-    val doc = OpenApiInterpreter().toOpenApi(List(endpoint.get.in("file").out(fileBody)), "x", "1")
-    val content = doc.paths("/file").operations("get").responses("200").content
-    assertEquals(
-      content("application/octet-stream").schema,
-      SchemaObject(types = List("string"), format = Some("binary"))
+  test("a file body is binary, application/octet-stream; a GET's ranges are a 206 and a 416") {
+    val doc = OpenApiInterpreter().toOpenApi(
+      List(endpoint.get.in("file").out(fileBody), endpoint.post.in("made").out(fileBody)),
+      "x",
+      "1"
     )
+    val responses = doc.paths("/file").operations("get").responses
+    val binary = SchemaObject(types = List("string"), format = Some("binary"))
+    assertEquals(responses("200").content("application/octet-stream").schema, binary)
+    assertEquals(responses.keys.toList, List("200", "206", "416"))
+    assertEquals(responses("200").headers.keys.toList, List("Accept-Ranges"))
+    assertEquals(responses("206").headers.keys.toList, List("Content-Range"))
+    assertEquals(responses("206").content("application/octet-stream").schema, binary)
+    assertEquals(responses("416").content.keys.toList, List("application/problem+json"))
+    // Only a GET is answered with a range
+    assertEquals(doc.paths("/made").operations("post").responses.keys.toList, List("200"))
+    assertEquals(problems(doc.toYaml), Nil)
   }
 
   test("a document of no endpoints is still valid") {

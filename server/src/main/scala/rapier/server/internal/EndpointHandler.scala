@@ -184,10 +184,16 @@ private[server] final class EndpointHandler[F[_]](
         logic match
           case ServerLogic.Full(f) => m.map(f(principal, input))(encodeEither)
           case ServerLogic.SuccessOnly(f) => m.map(f(principal, input))(encodeOutput)
-    if startsStreams then m.flatMap(encoded)(startStream) else encoded
+    val started = if startsStreams then m.flatMap(encoded)(startStream) else encoded
+    if sendsFiles && request.headerOrNull(HeaderNames.Range) != null then
+      m.map(started)(FileRanges(request, _, render))
+    else started
 
   // Decided once: only endpoints that write an effect module's stream pay for the extra step.
   private val startsStreams = ce.output.startsStreams || ce.errorOutput.startsStreams
+
+  // Decided once: only endpoints that may send a file read a request's Range.
+  private val sendsFiles = ce.output.sendsFiles || ce.errorOutput.sendsFiles
 
   private val startStream: ServerResponse => F[ServerResponse] = r =>
     val start = r.streamStart

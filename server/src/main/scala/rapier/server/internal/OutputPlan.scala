@@ -18,7 +18,7 @@ import java.util.concurrent.{Executor, Flow}
 private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer], arity: Int):
 
   /** How many headers the response will usually carry: the response's header array is allocated at this size. */
-  val expectedHeaders: Int = writers.count(_.addsHeader)
+  val expectedHeaders: Int = writers.iterator.map(_.headersAdded).sum
 
   /** The body writers of this plan, including those under mappings (not those of `oneOf` variants). */
   private[internal] val bodies: List[OutputPlan.Body] = writers.toList.flatMap {
@@ -27,9 +27,9 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
     case _ => Nil
   }
 
-  // When a body's Content-Type is the only header, every response shares one precomputed header array.
+  // When a body's own headers are the only ones, every response shares one precomputed header array.
   private val presetHeaders: Array[String] | Null =
-    if expectedHeaders == 1 && bodies.size == 1 then Array(HeaderNames.ContentType, bodies.head.contentType) else null
+    if bodies.size == 1 && expectedHeaders == bodies.head.headersAdded then bodies.head.headers else null
 
   /**
    * The media types of the first body with several representations, if the plan has one: the endpoint then parses
@@ -49,10 +49,8 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
   }.nextOption().orNull
 
   /** Whether writing may depend on `Accept`: a body with several representations, here or in a `oneOf` variant. */
-  val negotiates: Boolean = writers.exists {
+  val negotiates: Boolean = anyWriter {
     case _: OutputPlan.NegotiatedBody => true
-    case m: OutputPlan.Mapped => m.inner.negotiates
-    case o: OutputPlan.OneOf => o.variants.exists(_.plan.negotiates)
     case _ => false
   }
 
@@ -60,13 +58,24 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
    * Whether a body here (or in a variant) is written from a stream of an effect module's, which must be started in
    * the endpoint's effect once the response is encoded (see [[StreamWriter]]).
    */
-  val startsStreams: Boolean = writers.exists {
+  val startsStreams: Boolean = anyWriter {
     case b: OutputPlan.Body => b.startsStream
-    case n: OutputPlan.NegotiatedBody => n.variants.exists(_.startsStream)
     case w: OutputPlan.WebSocket => w.runner != null
-    case m: OutputPlan.Mapped => m.inner.startsStreams
-    case o: OutputPlan.OneOf => o.variants.exists(_.plan.startsStreams)
     case _ => false
+  }
+
+  /** Whether a body here (or in a variant) may be a file, whose ranges a request may ask for (see [[FileRanges]]). */
+  val sendsFiles: Boolean = anyWriter {
+    case b: OutputPlan.Body => b.sendsFile
+    case _ => false
+  }
+
+  /** Whether a writer here, under a mapping, in a `oneOf` variant or among a body's representations satisfies `p`. */
+  private def anyWriter(p: OutputPlan.Writer => Boolean): Boolean = writers.exists {
+    case m: OutputPlan.Mapped => m.inner.anyWriter(p)
+    case o: OutputPlan.OneOf => o.variants.exists(_.plan.anyWriter(p))
+    case n: OutputPlan.NegotiatedBody => p(n) || n.variants.exists(p)
+    case w => p(w)
   }
 
   /** A new response for this plan to write into. */
@@ -85,7 +94,8 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
 private[server] object OutputPlan:
   /** Writes one basic output, from its element of the output value (`offset`, `width` values wide). */
   abstract class Writer(offset: Int, width: Int):
-    def addsHeader: Boolean = false
+    /** How many headers the writer usually adds. */
+    def headersAdded: Int = 0
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit
 
     final def element(value: Any, arity: Int): Any =
@@ -119,11 +129,11 @@ private[server] object OutputPlan:
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit = r.setStatus(v.asInstanceOf[Int])
 
   final class FixedHeader(name: String, value: String) extends Writer(0, 0):
-    override def addsHeader = true
+    override def headersAdded = 1
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit = header(r, name, value)
 
   final class HeaderValue(offset: Int, name: String, codec: Codec[List[String], Any]) extends Writer(offset, 1):
-    override def addsHeader = true
+    override def headersAdded = 1
     private val single: Codec[String, Any] | Null = codec match
       case SingleValue(inner) => inner.asInstanceOf[Codec[String, Any]]
       case _ => null
@@ -137,18 +147,24 @@ private[server] object OutputPlan:
 
   final class SetCookie(offset: Int, name: String, codec: Codec[Option[CookieValueWithMeta], Any])
       extends Writer(offset, 1):
-    override def addsHeader = true
+    override def headersAdded = 1
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       codec.encode(v).foreach(c => r.addHeader(HeaderNames.SetCookie, c.render(name)))
 
   final class Body(offset: Int, raw: RawBodyType[?], codec: Codec[Any, Any], blocking: Executor)
       extends Writer(offset, 1):
-    override def addsHeader = true
+    val sendsFile: Boolean = raw == RawBodyType.FileBody
+    override def headersAdded: Int = if sendsFile then 2 else 1
     // Computed once: the Content-Type of every response this body writes.
     val contentType: String = raw match
       case RawBodyType.StringBody(charset) if codec.mediaType.charset.isEmpty =>
         codec.mediaType.charset(charset).render
       case _ => codec.mediaType.render
+
+    /** The headers of every response this body writes: its `Content-Type`, and a file's `Accept-Ranges`. */
+    val headers: Array[String] =
+      if sendsFile then Array(HeaderNames.ContentType, contentType, HeaderNames.AcceptRanges, "bytes")
+      else Array(HeaderNames.ContentType, contentType)
     val startsStream: Boolean = raw match
       case RawBodyType.StreamBody(_: StreamWriter[?]) => true
       case _ => false
@@ -177,11 +193,12 @@ private[server] object OutputPlan:
           throw IllegalStateException(s"no writer for a response body of ${kind.name}")
         case _: RawBodyType.MultipartBody => throw IllegalStateException("multipart bodies are not written")
       if !r.hasHeader(HeaderNames.ContentType) then r.addHeader(HeaderNames.ContentType, contentType)
+      if sendsFile && !r.hasHeader(HeaderNames.AcceptRanges) then r.addHeader(HeaderNames.AcceptRanges, "bytes")
 
   /** One body in several representations: the one the response's `Accept` ranges prefer, else the first. */
   final class NegotiatedBody(offset: Int, val variants: Array[Body], val offers: IndexedSeq[rapier.model.MediaType])
       extends Writer(offset, 1):
-    override def addsHeader = true
+    override def headersAdded = 1
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       val chosen = rapier.model.Accept.choose(accept, offers)
       variants(if chosen < 0 then 0 else chosen).write(v, r, accept)
@@ -189,7 +206,7 @@ private[server] object OutputPlan:
   final class Variant(val appliesTo: Any => Boolean, val status: Int, val plan: OutputPlan)
 
   final class OneOf(offset: Int, val variants: Array[Variant]) extends Writer(offset, 1):
-    override def addsHeader = true
+    override def headersAdded = 1
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit =
       var i = 0
       while i < variants.length do
@@ -202,7 +219,7 @@ private[server] object OutputPlan:
       throw IllegalStateException(s"no oneOf variant applies to a value of ${v.getClass.getName}")
 
   final class Mapped(offset: Int, width: Int, g: Any => Any, val inner: OutputPlan) extends Writer(offset, width):
-    override def addsHeader = inner.expectedHeaders > 0
+    override def headersAdded = inner.expectedHeaders
     def write(v: Any, r: ServerResponse, accept: List[MediaRange]): Unit = inner.write(g(v), r, accept)
 
   /**

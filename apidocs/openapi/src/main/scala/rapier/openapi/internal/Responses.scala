@@ -35,7 +35,7 @@ private[openapi] final class Responses(
   )
 
   def of(e: AnyEndpoint, inputs: List[EndpointInput.Basic[?]], secured: Boolean): ListMap[String, Response] =
-    val success = parts(e.output, StatusCode.Ok)
+    val success = ranged(e, parts(e.output, StatusCode.Ok))
     // An endpoint without an error output sends none; one without an output still answers 200, empty.
     val errors = if Inputs.outputs(e.errorOutput).isEmpty then Nil else parts(e.errorOutput, StatusCode.BadRequest)
     val invalid =
@@ -50,6 +50,37 @@ private[openapi] final class Responses(
     val all = success ++ errors ++ own
     val grouped = all.groupBy(_._1).view.mapValues(_.map(_._2)).toMap
     ListMap.from(all.map(_._1).distinct.sortBy(order).map(status => status -> merge(status, grouped(status))))
+
+  /**
+   * A GET whose one success sends a file answers byte ranges of it too, as the server does: the 200 says so in its
+   * `Accept-Ranges`, a 206 carries the range a `Range` header asks for, a 416 answers one past the file's end.
+   */
+  private def ranged(e: AnyEndpoint, success: List[(String, Part)]): List[(String, Part)] =
+    val sendsFile = Inputs.outputs(e.output).exists {
+      case b: EndpointIO.Body[?, ?] => b.raw == RawBodyType.FileBody
+      case _ => false
+    }
+    success match
+      case List(("200", whole)) if sendsFile && e.httpMethod.contains(rapier.model.Method.GET) =>
+        List(
+          "200" -> whole.copy(headers = whole.headers ++ acceptRanges),
+          "206" -> Part(
+            List("The byte range the request's Range header asks for"),
+            whole.headers ++ contentRange,
+            whole.bodies
+          ),
+          "416" -> Part(List("The range asked for starts past the file's end"), contentRange, List(problem))
+        )
+      case _ => success
+
+  private def stringHeader(name: String, description: String, const: Option[String] = None) =
+    ListMap(
+      name -> HeaderObject(SchemaObject.of("string").copy(const = const.map(Json.Str(_))), true, Some(description))
+    )
+  private lazy val acceptRanges =
+    stringHeader(HeaderNames.AcceptRanges, "Ranges of bytes may be asked for", Some("bytes"))
+  private lazy val contentRange =
+    stringHeader(HeaderNames.ContentRange, "The range sent and the file's length: `bytes first-last/length`")
 
   /** Status codes in numeric order, `default` last. */
   private def order(status: String): Int = status.toIntOption.getOrElse(1000)
