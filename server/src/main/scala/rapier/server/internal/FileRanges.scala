@@ -7,11 +7,11 @@ import rapier.server.spi.{ResponseStream, ServerRequest}
 /**
  * Byte ranges of a file body (RFC 9110 §14), for resumed downloads and media players that seek. A GET whose `Range`
  * asks for one range of bytes gets that range, 206 with its `Content-Range`, still sent zero-copy from the file; a
- * range that starts past the file's end is a 416 whose `Content-Range` gives the file's length. Every other case gets
- * the whole file, 200, as the RFC lets a server answer: several ranges (a `multipart/byteranges` body would be
- * needed), an `If-Range` (Rapier sends no validator such a condition could match, so it can't hold), a `Range` that
- * can't be read, an empty file, another method. Every file response says `Accept-Ranges: bytes` (written by the
- * body's writer).
+ * range that holds none of its bytes (one starting past its end, `bytes=-0`) is a 416 whose `Content-Range` gives the
+ * file's length. Every other case gets the whole file, 200, as the RFC lets a server answer: several ranges (a
+ * `multipart/byteranges` body would be needed), an `If-Range` (Rapier sends no validator such a condition could
+ * match, so it can't hold), a `Range` that can't be read, an empty file, another method. Every file response says
+ * `Accept-Ranges: bytes` (written by the body's writer).
  */
 private[server] object FileRanges:
   /** `response` with the range `request` asks for applied, if it asks for one of the file `response` sends. */
@@ -27,7 +27,7 @@ private[server] object FileRanges:
               val refused = render(
                 Problem(
                   StatusCode.RangeNotSatisfiable,
-                  s"The range starts past the file's end: it has ${file.length} bytes."
+                  s"The range asked for holds no byte of the file, which has ${file.length}."
                 )
               )
               refused.addHeader(HeaderNames.ContentRange, s"bytes */${file.length}")

@@ -53,7 +53,7 @@ private[openapi] final class Responses(
 
   /**
    * A GET whose one success sends a file answers byte ranges of it too, as the server does: the 200 says so in its
-   * `Accept-Ranges`, a 206 carries the range a `Range` header asks for, a 416 answers one past the file's end.
+   * `Accept-Ranges`, a 206 carries the range a `Range` header asks for, a 416 answers one that holds none of its bytes.
    */
   private def ranged(e: AnyEndpoint, success: List[(String, Part)]): List[(String, Part)] =
     val sendsFile = Inputs.outputs(e.output).exists {
@@ -69,7 +69,7 @@ private[openapi] final class Responses(
             whole.headers ++ contentRange,
             whole.bodies
           ),
-          "416" -> Part(List("The range asked for starts past the file's end"), contentRange, List(problem))
+          "416" -> Part(List("The range asked for holds no byte of the file"), contentRange, List(problem))
         )
       case _ => success
 
