@@ -73,14 +73,15 @@ private[openapi] final class Responses(
         )
       case _ => success
 
-  private def stringHeader(name: String, description: String, const: Option[String] = None) =
-    ListMap(
-      name -> HeaderObject(SchemaObject.of("string").copy(const = const.map(Json.Str(_))), true, Some(description))
-    )
+  /** A header every such response carries: a string, of one fixed value when `const` is given. */
+  private def stringHeader(description: Option[String], const: Option[String] = None): HeaderObject =
+    HeaderObject(SchemaObject.of("string").copy(const = const.map(Json.Str(_))), true, description)
+
   private lazy val acceptRanges =
-    stringHeader(HeaderNames.AcceptRanges, "Ranges of bytes may be asked for", Some("bytes"))
-  private lazy val contentRange =
-    stringHeader(HeaderNames.ContentRange, "The range sent and the file's length: `bytes first-last/length`")
+    ListMap(HeaderNames.AcceptRanges -> stringHeader(Some("Ranges of bytes may be asked for"), Some("bytes")))
+  private lazy val contentRange = ListMap(
+    HeaderNames.ContentRange -> stringHeader(Some("The range sent and the file's length: `bytes first-last/length`"))
+  )
 
   /** Status codes in numeric order, `default` last. */
   private def order(status: String): Int = status.toIntOption.getOrElse(1000)
@@ -153,19 +154,13 @@ private[openapi] final class Responses(
       case EndpointIO.Header(name, codec, info) if !name.equalsIgnoreCase(HeaderNames.ContentType) =>
         List(name -> HeaderObject(schemas.required(codec.schema), schemas.isRequired(codec.schema), info.description))
       case EndpointIO.FixedHeader(name, value, info) if !name.equalsIgnoreCase(HeaderNames.ContentType) =>
-        List(name ->
-          HeaderObject(SchemaObject.of("string").copy(const = Some(Json.Str(value))), true, info.description))
+        List(name -> stringHeader(info.description, Some(value)))
       case _: EndpointOutput.WebSocketBody[?, ?, ?] =>
-        def fixed(value: String) =
-          HeaderObject(SchemaObject.of("string").copy(const = Some(Json.Str(value))), true, None)
         List(
-          HeaderNames.Upgrade -> fixed("websocket"),
-          HeaderNames.Connection -> fixed("Upgrade"),
-          "Sec-WebSocket-Accept" -> HeaderObject(
-            SchemaObject.of("string"),
-            required = true,
-            description = Some("The answer to the request's Sec-WebSocket-Key (RFC 6455 §4.2.2)")
-          )
+          HeaderNames.Upgrade -> stringHeader(None, Some("websocket")),
+          HeaderNames.Connection -> stringHeader(None, Some("Upgrade")),
+          "Sec-WebSocket-Accept" ->
+            stringHeader(Some("The answer to the request's Sec-WebSocket-Key (RFC 6455 §4.2.2)"))
         )
       case EndpointOutput.SetCookie(name, _, info) =>
         List(
