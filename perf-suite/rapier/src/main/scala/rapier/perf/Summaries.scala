@@ -61,7 +61,9 @@ object PercentileSummary:
  * and `compared` are its throughput over its twin's, round by round; `cpuCompared` its CPU efficiency (the twin's CPU
  * time per request over its own), both read against the twin's A/A band. For a vanilla server, `noise` is its own A/A
  * band of throughput. A latency study compares `percentiles` instead of throughput (its pace is the client's), CPU
- * time per answer as `cpuCompared`, and keeps the `hiccups` measured beside it.
+ * time per answer as `cpuCompared`, and keeps the `hiccups` measured beside it. `peakRssCompared` is a library's peak
+ * resident memory over its twin's, start by start (a peak is a whole run's: one figure per start of the servers), read
+ * against the twin's A/A band of peaks; with one start, the ratio alone.
  */
 final case class Summary(
     server: String,
@@ -91,7 +93,8 @@ final case class Summary(
     stackCpuShare: Option[Double] = None,
     percentiles: List[PercentileSummary] = Nil,
     hiccups: Option[JvmHiccups] = None,
-    readyRssMiB: Option[Double] = None
+    readyRssMiB: Option[Double] = None,
+    peakRssCompared: Option[Compared] = None
 ):
   /** Where a baseline and this run meet: the same server, scenario and users. */
   def key: String = s"$server|$scenario|$users"
@@ -132,6 +135,10 @@ object Summaries:
           q <- f(y)
         yield (p, q)
       }
+
+    /** The ratios of a figure of whole runs (one per start, such as a peak), pair by pair. */
+    def runRatios(pairs: List[(Row, Row)], f: Row => Option[Double]): List[Double] =
+      pairs.flatMap((a, b) => for p <- f(a); q <- f(b) if q > 0 yield p / q)
     val throughput = (s: Slice) => Option(s.throughput).filter(_ > 0)
     def latency(f: LatencyMs => Option[Double]) = (s: Slice) => s.latencyMs.flatMap(f).filter(_ > 0)
     val cpu = (s: Slice) => s.cpuMsPer1000.filter(_ > 0)
@@ -206,7 +213,10 @@ object Summaries:
         stackCpuShare = mean(valid.flatMap(_.profile).flatMap(_.stackShare)),
         percentiles = percentiles,
         hiccups = JvmHiccups.mean(valid.flatMap(_.hiccups)),
-        readyRssMiB = mean(valid.flatMap(_.readyRssMiB))
+        readyRssMiB = mean(valid.flatMap(_.readyRssMiB)),
+        peakRssCompared = Option.when(library)(
+          Compared.of(runRatios(pairs, _.peakRssMiB), runRatios(aaPairs, _.peakRssMiB))
+        ).flatten
       )
     }
 

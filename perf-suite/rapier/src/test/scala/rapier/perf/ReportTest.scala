@@ -177,13 +177,14 @@ class ReportTest extends munit.FunSuite:
       else r
     })
     val md = Markdown.render(RunResults.of(measured.meta, measured.rows))
-    val rapier = "+10.0% (418 vs 380 MiB); when ready +20.0 MiB (130 vs 110)"
+    // Over two starts, the peaks' ratio start by start comes with its interval and the twin's A/A band of peaks.
+    val starts = "; over 2 starts 1.10 [1.10–1.10], A/A ±0.0% [1.00–1.00]"
+    val rapier = s"+10.0% (418 vs 380 MiB); when ready +20.0 MiB (130 vs 110)$starts"
     assert(md.contains(s"| `netty.future.Rapier` | `netty.Vanilla` | $rapier | $rapier |"), md)
-    // A server whose resident memory once started was not measured (as in runs made before it was): the peak alone.
-    assert(
-      md.contains("| `netty.future.RapierLog` | `netty.Vanilla` | +0.0% (380 vs 380 MiB) | +0.0% (380 vs 380 MiB) |"),
-      md
-    )
+    // A server whose resident memory once started was not measured (as in runs made before it was): no ready figure.
+    val log = "+0.0% (380 vs 380 MiB); over 2 starts 1.00 [1.00–1.00], A/A ±0.0% [1.00–1.00]"
+    assert(md.contains(s"| `netty.future.RapierLog` | `netty.Vanilla` | $log | $log |"), md)
+
     // What a peak tells depends on whether the servers collect during a run: under other JVM options, they are named
     assert(md.contains("The servers ran with `-Xmx1g`.") && !md.contains("run's garbage"), md)
     val suiteDefault = measured.meta.copy(jvmOptions = RunOptions().jvmOptions)
@@ -192,6 +193,29 @@ class ReportTest extends munit.FunSuite:
       garbage.contains("a peak is the start plus the run's garbage, and grows with the requests a server"),
       garbage
     )
+
+  test("a library's peak resident memory over its twin's is a ratio start by start, read against the twin's A/A peaks"):
+    // Start 1: Rapier 440 MiB against the twin's 400 (its second JVM 404); start 2: 420 against 400 (396).
+    val peaks = Map(1 -> (440.0, 400.0, 404.0), 2 -> (420.0, 400.0, 396.0))
+    val rows = sample.rows.filter(_.scenario == "SimpleGet").map { r =>
+      val (rapier, twin, aa) = peaks(r.start)
+      r.server match
+        case "netty.future.Rapier" => r.copy(peakRssMiB = Some(rapier))
+        case "netty.Vanilla" => r.copy(peakRssMiB = Some(if r.replica == 2 then aa else twin))
+        case _ => r
+    }
+    val rapier = Summaries.of(rows, twins.get).find(_.server == "netty.future.Rapier").get
+    val c = rapier.peakRssCompared.getOrElse(fail("no peak compared"))
+    assertEquals(c.interval.rounds, 2)
+    assertEqualsDouble(c.interval.center, math.sqrt(1.1 * 1.05), 1e-9)
+    assert(c.interval.low < 1.05 && c.interval.high > 1.1, c)
+    assert(c.band.exists(b => b.low < 0.99 && b.high > 1.01), c)
+    // One start: the ratio alone, and the reports add nothing to the figures beside it.
+    val one = Summaries.of(rows.filter(_.start == 1), twins.get).find(_.server == "netty.future.Rapier").get
+    assertEquals(one.peakRssCompared.map(_.interval.rounds), Some(1))
+    assertEquals(report.Figures.overStarts(one.peakRssCompared), "")
+    // A vanilla server has no twin to be compared with.
+    assertEquals(Summaries.of(rows, twins.get).find(_.server == "netty.Vanilla").flatMap(_.peakRssCompared), None)
 
   test("in headless Chromium, the charts and tables are in the page, and it can be drawn"):
     assume(HeadlessChromium.command.isDefined, HeadlessChromium.Missing)

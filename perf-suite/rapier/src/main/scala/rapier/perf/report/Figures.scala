@@ -29,6 +29,15 @@ object Figures:
   def band(b: Band): String =
     s"±${fmt("%.1f", b.halfWidth * 100)}% [${fmt("%.2f", b.low)}–${fmt("%.2f", b.high)}]"
 
+  /**
+   * A figure of whole runs over the twin's, start by start (a peak of resident memory): `; over 3 starts 1.08
+   * [1.02–1.14], A/A ±2.0% [0.98–1.02]`, or nothing with fewer than two starts, where a single ratio says no more than
+   * the figures beside it.
+   */
+  def overStarts(c: Option[Compared]): String = c.filter(_.interval.rounds > 1).fold("") { c =>
+    s"; over ${c.interval.rounds} starts ${interval(c.interval)}" + c.band.fold("")(b => s", A/A ${band(b)}")
+  }
+
   /** A warm-up: `9 s` to steady state, or how long it ran without settling. */
   def steady(s: Option[Spread], warmupSeconds: Option[Double]): String = s match
     case Some(x) if x.max > x.min => s"${fmt("%.0f", x.mean)} s (${fmt("%.0f", x.min)}–${fmt("%.0f", x.max)})"

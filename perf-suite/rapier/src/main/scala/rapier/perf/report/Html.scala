@@ -114,7 +114,8 @@ object Html:
         "Cost per request",
         "Server CPU time per 1,000 requests (from /proc), bytes the server allocated per request (from its threads' " +
           "allocation counters), and the server's peak resident memory (and, in parentheses, its resident memory once " +
-          "started, before any load: what the peak owes to the start).",
+          "started, before any load: what the peak owes to the start; after it, over two starts or more, a library's " +
+          "peak over its twin's, start by start, with its 95% interval).",
         perTest(applicable) { (title, rows) =>
           def metric(f: Summary => Option[Double], unit: String, digits: Int, aside: Summary => String = _ => "") =
             Svg.bars(rows.map { r =>
@@ -124,7 +125,14 @@ object Html:
                 case None =>
                   Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "not measured" else r.status))
             })
-          val peak = metric(_.peakRssMiB, "MiB", 0, r => Figures.beside(r.readyRssMiB))
+          val peak = metric(
+            _.peakRssMiB,
+            "MiB",
+            0,
+            r =>
+              Figures.beside(r.readyRssMiB) +
+                r.peakRssCompared.filter(_.interval.rounds > 1).fold("")(c => s" · ${Figures.interval(c.interval)}")
+          )
           s"""<div class="trio"><h3>${escape(title)}</h3>
              |<div><h4>CPU ms per 1,000 requests</h4>${metric(_.cpuMsPer1000, "ms", 1)}</div>
              |<div><h4>Bytes allocated per request</h4>${metric(_.allocatedBytesPerRequest, "B", 0)}</div>

@@ -78,7 +78,8 @@ object Markdown:
             case (Some(x), Some(y)) =>
               s"; when ready ${fmt("%+,.1f", x - y)} MiB (${fmt("%,.0f", x)} vs ${fmt("%,.0f", y)})"
             case _ => ""
-          s"${fmt("%+.1f", (a / b - 1) * 100)}% (${fmt("%,.0f", a)} vs ${fmt("%,.0f", b)} MiB)$ready"
+          s"${fmt("%+.1f", (a / b - 1) * 100)}% (${fmt("%,.0f", a)} vs ${fmt("%,.0f", b)} MiB)$ready" +
+            Figures.overStarts(s.peakRssCompared)
         case _ => "n/a"
     }
     val shares = table((s, _) => applicable(s)(librarySamples(s)))
@@ -162,7 +163,8 @@ object Markdown:
         "## Peak resident memory, over the twin",
         "",
         "Each cell: the peak, then the resident memory once started and checked, before any load (means over the " +
-          s"starts). ${peakMeaning(results.meta.jvmOptions)}",
+          "starts), and, over two starts or more, the peak's ratio to the twin's start by start with its 95% " +
+          s"interval and the twin's A/A band of peaks. ${peakMeaning(results.meta.jvmOptions)}",
         "",
         memory,
         ""

@@ -28,6 +28,7 @@ object Tables:
       "CPU ms/1k",
       "B/req",
       "peak RSS MiB (when ready)",
+      "peak RSS vs vanilla",
       "GCs/run"
     )
     val rows = s.map { r =>
@@ -51,6 +52,7 @@ object Tables:
         opt(r.cpuMsPer1000, 1),
         opt(r.allocatedBytesPerRequest),
         opt(r.peakRssMiB) + Figures.beside(r.readyRssMiB),
+        r.peakRssCompared.fold("–")(c => Figures.interval(c.interval)),
         opt(r.gcCountPerRun, 1)
       )
     }
