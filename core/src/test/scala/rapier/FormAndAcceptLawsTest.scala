@@ -70,3 +70,12 @@ class FormAndAcceptLawsTest extends munit.ScalaCheckSuite:
       Accept.parse(List("text/html;q=0.5, nonsense, */plain, application/json;q=7", "image/*")),
       List(MediaRange("text", "html", 0.5), MediaRange("application", "json", 1.0), MediaRange("image", "*", 1.0))
     )
+
+  test("Accept: commas and semicolons inside quoted parameters belong to them, and q is read wherever it stands"):
+    assertEquals(
+      Accept.parse(List("""text/plain;f="a,b;q=0.9";q=0.1, application/json; Q = 0.4 ,, text/html;x="\",v";q=0""")),
+      List(MediaRange("text", "plain", 0.1), MediaRange("application", "json", 0.4), MediaRange("text", "html", 0.0))
+    )
+    // Chosen by those weights: JSON over text, HTML not at all.
+    val offered = Vector(MediaType.TextPlain, MediaType.ApplicationJson, MediaType.TextHtml)
+    assertEquals(Accept.choose(Accept.parse(List("""text/plain;f="a,b";q=0.1, application/json;q=0.4""")), offered), 1)

@@ -14,20 +14,41 @@ final case class MediaRange(mainType: String, subType: String, q: Double):
 object Accept:
   /**
    * The media ranges of `Accept` header values, in order. Entries that are not media ranges are skipped; a `q` that
-   * is not a number between 0 and 1 counts as 1, as a lenient reading of a sender's mistake.
+   * is not a number between 0 and 1 counts as 1, as a lenient reading of a sender's mistake. Entries are split at
+   * commas and parameters read as [[HeaderParameters]] reads them, outside quoted strings: `text/plain;f="a,b";q=0.1`
+   * is one range, of weight 0.1.
    */
   def parse(values: List[String]): List[MediaRange] =
-    values.flatMap(_.split(',')).flatMap { entry =>
-      val parts = entry.split(';').map(_.trim)
-      val typeAndSub = parts.head.toLowerCase(Locale.ROOT).split('/')
-      if typeAndSub.length != 2 || !Tokens.isToken(typeAndSub(0)) || !Tokens.isToken(typeAndSub(1)) then None
-      else if typeAndSub(0) == "*" && typeAndSub(1) != "*" then None
-      else
-        val q = parts.tail.collectFirst {
-          case p if p.toLowerCase(Locale.ROOT).startsWith("q=") => p.substring(2).trim.toDoubleOption
-        }.flatten
-        Some(MediaRange(typeAndSub(0), typeAndSub(1), q.filter(v => v >= 0 && v <= 1).getOrElse(1.0)))
-    }
+    values.flatMap(elements).flatMap(range)
+
+  /** The non-blank elements of a comma-separated header value, split at the commas outside quoted strings. */
+  private def elements(value: String): List[String] =
+    val found = List.newBuilder[String]
+    var start = 0
+    var quoted = false
+    var i = 0
+    while i <= value.length do
+      if i == value.length || (!quoted && value.charAt(i) == ',') then
+        val element = value.substring(start, i).trim
+        if element.nonEmpty then found += element
+        start = i + 1
+      else if value.charAt(i) == '"' then quoted = !quoted
+      else if quoted && value.charAt(i) == '\\' then i += 1
+      i += 1
+    found.result()
+
+  private def range(element: String): Option[MediaRange] =
+    val end = element.indexOf(';') match
+      case -1 => element.length
+      case i => i
+    val typeAndSub = element.substring(0, end).trim.toLowerCase(Locale.ROOT).split('/')
+    if typeAndSub.length != 2 || !Tokens.isToken(typeAndSub(0)) || !Tokens.isToken(typeAndSub(1)) then None
+    else if typeAndSub(0) == "*" && typeAndSub(1) != "*" then None
+    else
+      val q = HeaderParameters.find(element, "q") match
+        case null => None
+        case v => v.nn.trim.toDoubleOption
+      Some(MediaRange(typeAndSub(0), typeAndSub(1), q.filter(v => v >= 0 && v <= 1).getOrElse(1.0)))
 
   /**
    * The index of the offered type the ranges prefer: each offer takes the q of the most specific range matching it;
