@@ -125,14 +125,8 @@ object Html:
                 case None =>
                   Bar(r.server, 0, 0, 0, "", "", Some(if r.status == Status.Ok then "not measured" else r.status))
             })
-          val peak = metric(
-            _.peakRssMiB,
-            "MiB",
-            0,
-            r =>
-              Figures.beside(r.readyRssMiB) +
-                r.peakRssCompared.filter(_.interval.rounds > 1).fold("")(c => s" · ${Figures.interval(c.interval)}")
-          )
+          val peak =
+            metric(_.peakRssMiB, "MiB", 0, r => Figures.beside(r.readyRssMiB) + Figures.overStarts(r.peakRssCompared))
           s"""<div class="trio"><h3>${escape(title)}</h3>
              |<div><h4>CPU ms per 1,000 requests</h4>${metric(_.cpuMsPer1000, "ms", 1)}</div>
              |<div><h4>Bytes allocated per request</h4>${metric(_.allocatedBytesPerRequest, "B", 0)}</div>
