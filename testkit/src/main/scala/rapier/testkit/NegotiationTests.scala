@@ -57,6 +57,8 @@ trait NegotiationTests extends ServerTestSupport:
       assertEquals(typeFor("*/*"), Some("application/json"))
       assertEquals(typeFor("text/plain;q=0, */*"), Some("application/json"))
       assertEquals(typeFor("image/png, text/html;q=0.1, application/*"), Some("application/json"))
+      // A comma or a q inside a quoted parameter is the parameter's: text keeps its 0.1, and JSON's 0.4 wins.
+      assertEquals(typeFor("""text/plain;f="a,b;q=1";q=0.1, application/json;q=0.4"""), Some("application/json"))
     }
 
   test("no acceptable representation is a 406 naming those there are"):
