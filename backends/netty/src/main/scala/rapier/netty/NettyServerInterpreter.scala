@@ -45,7 +45,7 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
 
 object NettyServerInterpreter:
   /**
-   * The largest piece of a body the decoder hands on at once, and the most [[NettyServer]] reads at once: 512 KiB.
+   * The largest piece of a body the decoder hands on at once, and the most [[NettyServer]] reads at once: 256 KiB.
    * A server bootstrapped by hand reads what its own `RECVBUF_ALLOCATOR` allows (Netty's default: up to 64 KiB).
    */
-  val MaxChunk: Int = 512 * 1024
+  val MaxChunk: Int = 256 * 1024
