@@ -38,6 +38,7 @@ final case class VertxServerOptions(backend: BackendOptions = BackendOptions.def
       .setPort(port)
       .setMaxInitialLineLength(maxInitialLineLength)
       .setMaxHeaderSize(maxHeaderSize)
+      .setMaxChunkSize(VertxServerOptions.MaxChunk)
       .setTcpNoDelay(true)
       .setCompressionSupported(false)
       .setHandle100ContinueAutomatically(false)
@@ -50,3 +51,12 @@ final case class VertxServerOptions(backend: BackendOptions = BackendOptions.def
 
 object VertxServerOptions:
   val default: VertxServerOptions = VertxServerOptions()
+
+  /**
+   * The largest piece of a body Vert.x's decoder hands on at once: 64 KiB, what one of its reads takes at most, where
+   * Vert.x's default cuts a body into pieces of 8 KiB. Each piece costs objects and steps whatever its size (Vert.x's
+   * copy of it, the queue, the hand-over to a streamed body's reader), so a large body costs an eighth as many. The
+   * price is memory: Vert.x queues up to 16 pieces of a paused request before it stops reading the connection, up to
+   * 1 MiB with these (128 KiB with its default), on top of what a streamed body reads ahead of its reader.
+   */
+  val MaxChunk: Int = 64 * 1024
