@@ -29,8 +29,12 @@ object Accept:
     var i = 0
     while i <= value.length do
       if i == value.length || (!quoted && value.charAt(i) == ',') then
-        val element = value.substring(start, i).trim
-        if element.nonEmpty then found += element
+        // Trimmed by its bounds, so that an element is one substring however it is spaced
+        var from = start
+        var to = i
+        while from < to && value.charAt(from) <= ' ' do from += 1
+        while to > from && value.charAt(to - 1) <= ' ' do to -= 1
+        if to > from then found += value.substring(from, to)
         start = i + 1
       else if value.charAt(i) == '"' then quoted = !quoted
       else if quoted && value.charAt(i) == '\\' then i += 1
