@@ -79,3 +79,9 @@ class FormAndAcceptLawsTest extends munit.ScalaCheckSuite:
     // Chosen by those weights: JSON over text, HTML not at all.
     val offered = Vector(MediaType.TextPlain, MediaType.ApplicationJson, MediaType.TextHtml)
     assertEquals(Accept.choose(Accept.parse(List("""text/plain;f="a,b";q=0.1, application/json;q=0.4""")), offered), 1)
+
+  test("Accept: an entry whose quoted string ends the value with a backslash is read to the end, not dropped"):
+    assertEquals(
+      Accept.parse(List("application/json;q=0.4, text/plain;q=0.2;x=\"a\\")),
+      List(MediaRange("application", "json", 0.4), MediaRange("text", "plain", 0.2))
+    )

@@ -37,7 +37,8 @@ object Accept:
         if to > from then found += value.substring(from, to)
         start = i + 1
       else if value.charAt(i) == '"' then quoted = !quoted
-      else if quoted && value.charAt(i) == '\\' then i += 1
+      // An escape skips the character after it; a backslash that ends the value escapes nothing
+      else if quoted && value.charAt(i) == '\\' && i + 1 < value.length then i += 1
       i += 1
     found.result()
 
