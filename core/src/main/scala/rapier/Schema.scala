@@ -2,7 +2,7 @@ package rapier
 
 import java.time.*
 import java.util.UUID
-import scala.compiletime.{constValueTuple, erasedValue, summonFrom, summonInline}
+import scala.compiletime.{erasedValue, summonFrom, summonInline}
 import scala.deriving.Mirror
 
 /**
@@ -150,12 +150,11 @@ object Schema:
   private inline def derivedWithin[Stack <: Tuple, T](using m: Mirror.Of[T]): Schema[T] =
     inline m match
       case p: Mirror.ProductOf[T] =>
-        val labels = constValueTuple[p.MirroredElemLabels].toList.asInstanceOf[List[String]]
-        val schemas = fieldSchemas[Stack, p.MirroredElemTypes]
-        val fields = labels.zip(schemas).zipWithIndex.map { case ((label, schema), i) =>
-          SchemaField(label, schema, (v: Any) => v.asInstanceOf[Product].productElement(i))
-        }
-        Schema[T](SchemaType.SProduct(fields), name = Some(nameOf[T]))
+        val labels = Derivation.labels[p.MirroredElemLabels]
+        Schema[T](
+          SchemaType.SProduct(fieldsOf(labels, fieldSchemas[Stack, p.MirroredElemTypes])),
+          name = Some(nameOf[T])
+        )
       case s: Mirror.SumOf[T] =>
         singletons[s.MirroredElemTypes] match
           case Some(values) =>
@@ -170,6 +169,14 @@ object Schema:
               SchemaType.SCoproduct(alternatives, None, (v: Any) => s.ordinal(v.asInstanceOf[T])),
               name = Some(nameOf[T])
             )
+
+  /** A product's fields from their names and schemas, each reading its value by position. */
+  private def fieldsOf(labels: List[String], schemas: List[Schema[?]], at: Int = 0): List[SchemaField] =
+    labels match
+      case label :: more =>
+        SchemaField(label, schemas.head, (v: Any) => v.asInstanceOf[Product].productElement(at)) ::
+          fieldsOf(more, schemas.tail, at + 1)
+      case Nil => Nil
 
   /** The values of the alternatives when all are singletons (enum cases without fields, case objects). */
   private inline def singletons[Ts <: Tuple]: Option[List[Any]] =

@@ -5,7 +5,6 @@ import rapier.model.{Header, MediaType, Text}
 import java.nio.charset.{Charset, StandardCharsets}
 import java.nio.file.Path
 import scala.annotation.implicitNotFound
-import scala.compiletime.{constValueTuple, summonAll}
 import scala.deriving.Mirror
 
 /**
@@ -155,8 +154,8 @@ object MultipartCodec:
    */
   inline def derived[T](using m: Mirror.ProductOf[T]): MultipartCodec[T] =
     product[T](
-      constValueTuple[m.MirroredElemLabels].toList.asInstanceOf[List[String]],
-      summonAll[Tuple.Map[m.MirroredElemTypes, PartCodec]].toList.asInstanceOf[List[PartCodec[Any]]],
+      Derivation.labels[m.MirroredElemLabels],
+      Derivation.instances[m.MirroredElemTypes, PartCodec],
       values => m.fromProduct(Tuple.fromArray(values))
     )
 

@@ -6,7 +6,6 @@ import rapier.model.QueryParams
 
 import java.nio.charset.Charset
 import scala.annotation.implicitNotFound
-import scala.compiletime.{constValueTuple, summonAll}
 import scala.deriving.Mirror
 
 /** Codecs for request and response bodies. */
@@ -52,8 +51,8 @@ object FormCodec:
   inline def derived[T](using m: Mirror.ProductOf[T]): FormCodec[T] =
     FormCodec(
       ProductForm[T](
-        constValueTuple[m.MirroredElemLabels].toList.asInstanceOf[List[String]],
-        summonAll[Tuple.Map[m.MirroredElemTypes, FieldCodec]].toList.asInstanceOf[List[Codec[List[String], Any]]],
+        Derivation.labels[m.MirroredElemLabels],
+        Derivation.instances[m.MirroredElemTypes, FieldCodec],
         values => m.fromProduct(Tuple.fromArray(values))
       )
     )
