@@ -28,17 +28,20 @@ enum IOTree[+L]:
   def arity: Int = this match
     case Leaf(_, values) => values
     case Empty => 0
-    case Sequence(_, arities) => arities.sum
+    case Sequence(_, arities) => IOTree.total(arities)
     case Mapped(_, _, _) => 1
 
   /** The leaves, in order. */
   def leaves: List[L] = this match
-    case Leaf(leaf, _) => List(leaf)
+    case Leaf(leaf, _) => leaf :: Nil
     case Empty => Nil
     case Sequence(parts, _) => parts.flatMap(_.leaves)
     case Mapped(inner, _, _) => inner.leaves
 
 object IOTree:
+  /** How many values a sequence's parts stand for together (a plain sum: `.sum` would load `Numeric` at start). */
+  def total(arities: List[Int]): Int = arities.foldLeft(0)(_ + _)
+
   /** The shape of an input tree. */
   def ofInput(input: EndpointInput[?]): IOTree[EndpointInput.Basic[?]] =
     walk(input).asInstanceOf[IOTree[EndpointInput.Basic[?]]]
@@ -72,5 +75,5 @@ object IOTree:
 
   /** A part's own parts when it is a sequence itself; its declared arity when the types gave one (not -1). */
   private def flatten(tree: IOTree[Node], declared: Int): (List[IOTree[Node]], List[Int]) = tree match
-    case Sequence(parts, arities) if declared < 0 || declared == arities.sum => (parts, arities)
+    case Sequence(parts, arities) if declared < 0 || declared == total(arities) => (parts, arities)
     case other => (List(other), List(if declared >= 0 then declared else other.arity))

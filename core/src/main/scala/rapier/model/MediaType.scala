@@ -19,7 +19,7 @@ final case class MediaType(
 
   /** As a header value: `type/subtype` followed by the charset and any other parameters. */
   val render: String =
-    val b = new StringBuilder(mainType).append('/').append(subType)
+    val b = java.lang.StringBuilder(mainType).append('/').append(subType)
     charset.foreach(c => b.append("; charset=").append(c))
     parameters.foreach((k, v) => b.append("; ").append(k).append('=').append(v))
     b.toString

@@ -54,7 +54,7 @@ final class ServerInterpreter[F[_]](
 
   // What `OPTIONS *` answers the server accepts: its endpoints' methods, and OPTIONS itself
   private val serverWide = Rejection.ServerWide(
-    PathTrie.allowOrder(compiled.flatMap(_.method).toSet + Method.OPTIONS.name).map(Method.unsafe)
+    PathTrie.allowOrder(Method.OPTIONS.name :: compiled.flatMap(_.method)).map(Method.unsafe)
   )
 
   /** The endpoints served, in order. */
@@ -71,7 +71,10 @@ final class ServerInterpreter[F[_]](
 
   /** The largest message a WebSocket endpoint takes (0 without one): for a backend whose limit is the server's. */
   val maxWebSocketMessageSize: Int =
-    compiled.flatMap(c => Option(c.output.webSocket)).map(_.nn.maxMessageSize).maxOption.getOrElse(0)
+    compiled.foldLeft(0) { (largest, c) =>
+      val ws = c.output.webSocket
+      if ws == null then largest else Math.max(largest, ws.nn.maxMessageSize)
+    }
 
   /**
    * This interpreter, for a backend that can't upgrade a connection to a WebSocket yet.

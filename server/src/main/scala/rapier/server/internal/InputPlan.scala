@@ -135,18 +135,22 @@ private[server] object InputPlan:
   ): InputPlan =
     val builder = Builder(captures, bodyAllowed, blocking)
     val root = builder.node(IOTree.ofInput(input))
-    new InputPlan(builder.leaves.toArray, builder.body, builder.stream, builder.bodySlot, root)
+    new InputPlan(builder.leafArray, builder.body, builder.stream, builder.bodySlot, root)
 
   final class Counter(var next: Int = 0)
 
   private final class Builder(captures: Counter, bodyAllowed: Boolean, blocking: java.util.concurrent.Executor):
-    val leaves = scala.collection.mutable.ArrayBuffer.empty[LeafDecoder | Null]
+    // The JDK's list: this runs once, at start, where a Scala buffer used nowhere else would be loaded for it
+    private val leaves = java.util.ArrayList[LeafDecoder | Null]()
     var body: BodyReading | Null = null
     var stream: StreamBodyReader | Null = null
+
+    /** The leaves' decoders, by slot (null at the body's). */
+    def leafArray: Array[LeafDecoder | Null] = leaves.toArray(new Array[LeafDecoder | Null](leaves.size))
     var bodySlot: Int = -1
 
     def node(tree: IOTree[EndpointInput.Basic[?]]): Node = tree match
-      case IOTree.Sequence(parts, arities) => group(parts.map(node).zip(arities), arities.sum)
+      case IOTree.Sequence(parts, arities) => group(parts.map(node).zip(arities), IOTree.total(arities))
       case IOTree.Mapped(inner, f, _) => mapping(inner, f)
       case IOTree.Empty | IOTree.Leaf(_: (EndpointInput.FixedPath | EndpointInput.FixedMethod), _) => Empty
       case IOTree.Leaf(leaf, _) => slot(leaf)
@@ -158,9 +162,9 @@ private[server] object InputPlan:
         case live => Group(live.map(_._1).toArray, live.map(_._2).toArray, total)
 
     private def mapping(inner: IOTree[EndpointInput.Basic[?]], f: Any => DecodeResult[Any]): Node =
-      val first = leaves.length
+      val first = leaves.size
       val n = node(inner)
-      val refs = (first until leaves.length).flatMap(i => Option(leaves(i)).map(_.ref)) ++
+      val refs = (first until leaves.size).flatMap(i => Option(leaves.get(i)).map(_.ref)) ++
         (if bodySlot >= first then List(body.nn.ref) else Nil)
       val ref = refs match
         case Seq(one) => one
@@ -173,8 +177,8 @@ private[server] object InputPlan:
       decoder match
         case s: StreamBodyReader => stream = s
         case b: BodyReading => body = b
-      bodySlot = leaves.length
-      leaves += null
+      bodySlot = leaves.size
+      leaves.add(null)
 
     private def slot(leaf: EndpointInput.Basic[?]): Node =
       leaf match
@@ -194,8 +198,8 @@ private[server] object InputPlan:
             "a stream body can't be one of several representations: it is read before its Content-Type could choose"
           )
           setBody(NegotiatedBodyDecoder(variants.map(b => BodyDecoder(b.raw, b.codec.asInstanceOf[Codec[Any, Any]]))))
-        case other => leaves += decoder(other)
-      Slot(leaves.length - 1)
+        case other => leaves.add(decoder(other))
+      Slot(leaves.size - 1)
 
     private def decoder(leaf: EndpointInput.Basic[?]): LeafDecoder = leaf match
       case EndpointInput.Auth(scheme, input, _) => authDecoder(scheme, input)

@@ -18,11 +18,11 @@ import java.util.concurrent.{Executor, Flow}
 private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer], arity: Int):
 
   /** How many headers the response will usually carry: the response's header array is allocated at this size. */
-  val expectedHeaders: Int = writers.iterator.map(_.headersAdded).sum
+  val expectedHeaders: Int = writers.foldLeft(0)(_ + _.headersAdded)
 
   /** The body writers of this plan, including those under mappings (not those of `oneOf` variants). */
   private[internal] val bodies: List[OutputPlan.Body] = writers.toList.flatMap {
-    case b: OutputPlan.Body => List(b)
+    case b: OutputPlan.Body => b :: Nil
     case m: OutputPlan.Mapped => m.inner.bodies
     case _ => Nil
   }

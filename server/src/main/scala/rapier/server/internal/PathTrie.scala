@@ -3,8 +3,6 @@ package rapier.server.internal
 import rapier.model.PercentEncoding
 import rapier.server.spi.ServerRequest
 
-import scala.collection.mutable
-
 /** One part of an endpoint's path, as routing sees it: names of captures don't matter here. */
 private[server] enum PathPart:
   case Fixed(segment: String)
@@ -32,9 +30,7 @@ private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E
 
   /** The methods that some endpoint accepts at this path, in the order an `Allow` header lists them. */
   def allowedMethods(target: String, from: Int, to: Int): List[String] =
-    val found = mutable.LinkedHashSet.empty[String]
-    collect(root, target, firstSegment(from, to), to, found)
-    allowOrder(found.toSet)
+    allowOrder(collect(root, target, firstSegment(from, to), to, Nil))
 
   /** The index of the `/` before the next segment, or `to` when there are none (`/` and the empty path). */
   private def firstSegment(from: Int, to: Int): Int = if to - from <= 1 then to else from
@@ -83,25 +79,29 @@ private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E
         case null => null
         case s: String => node.fixed.get(s)
 
-  private def collect(node: Node[E], t: String, i: Int, to: Int, found: mutable.Set[String]): Unit =
-    if i >= to then
-      found ++= node.methods.names
-      if node.rest != null then found ++= node.rest.methods.names
-    else
-      val start = i + 1
-      var end = t.indexOf('/', start)
-      if end < 0 || end > to then end = to
-      val child = fixedChild(node, t, start, end, t.substring(start, end).contains('%'))
-      if child != null then collect(child, t, end, to, found)
-      if node.capture != null && end > start then collect(node.capture, t, end, to, found)
-      if node.rest != null then found ++= node.rest.methods.names
+  /** `found` and the methods of every endpoint the path `t[i, to)` reaches from `node` (some perhaps twice). */
+  private def collect(node: Node[E], t: String, i: Int, to: Int, found: List[String]): List[String] =
+    val here =
+      if i >= to then node.methods.names.foldLeft(found)((all, m) => m :: all)
+      else
+        val start = i + 1
+        var end = t.indexOf('/', start)
+        if end < 0 || end > to then end = to
+        val child = fixedChild(node, t, start, end, t.substring(start, end).contains('%'))
+        val viaFixed = if child == null then found else collect(child, t, end, to, found)
+        if node.capture != null && end > start then collect(node.capture, t, end, to, viaFixed) else viaFixed
+    if node.rest == null then here else node.rest.methods.names.foldLeft(here)((all, m) => m :: all)
 
 private[server] object PathTrie:
   /** `methods` as an `Allow` header lists them: the standard ones in their order (HEAD with GET), then the others. */
-  def allowOrder(methods: Set[String]): List[String] =
+  def allowOrder(methods: List[String]): List[String] =
     val standard = rapier.model.Method.standard.map(_.name)
-    val withHead = if methods.contains("GET") then methods + "HEAD" else methods
-    standard.filter(withHead.contains) ++ withHead.filterNot(standard.contains).toList.sorted
+    val withHead = if methods.contains("GET") then "HEAD" :: methods else methods
+    val others = withHead.filterNot(standard.contains).sorted
+    // each once: equal names are next to each other once sorted
+    standard.filter(withHead.contains) ++ others.foldRight(List.empty[String]) { (m, kept) =>
+      if kept.nonEmpty && kept.head == m then kept else m :: kept
+    }
 
   final class Node[E <: AnyRef](
       val fixed: SegmentTable[Node[E]],
@@ -131,13 +131,16 @@ private[server] object PathTrie:
       val i = names.indexOf(method)
       if i < 0 then null else endpoints(i).asInstanceOf[E]
 
-  /** Collects endpoints, then freezes them into a trie. */
+  /**
+   * Collects endpoints, then freezes them into a trie. Its maps are the JDK's: this runs once, at start, where a
+   * Scala collection used nowhere else would be loaded from its jar for it.
+   */
   final class Builder[E <: AnyRef]:
     private final class Draft:
-      val fixed = mutable.LinkedHashMap.empty[String, Draft]
+      val fixed = java.util.LinkedHashMap[String, Draft]()
       var capture: Draft | Null = null
       var rest: Draft | Null = null
-      val methods = mutable.LinkedHashMap.empty[String, E]
+      val methods = java.util.LinkedHashMap[String, E]()
       var any: E | Null = null
 
     private val root = Draft()
@@ -151,7 +154,14 @@ private[server] object PathTrie:
       var node = root
       var captures = 0
       parts.foreach {
-        case PathPart.Fixed(s) => node = node.fixed.getOrElseUpdate(s, Draft())
+        case PathPart.Fixed(s) =>
+          val child = node.fixed.get(s)
+          node =
+            if child != null then child
+            else
+              val created = Draft()
+              node.fixed.put(s, created)
+              created
         case PathPart.Capture =>
           if node.capture == null then node.capture = Draft()
           node = node.capture.nn
@@ -161,25 +171,23 @@ private[server] object PathTrie:
           node = node.rest.nn
           captures += 1
       }
-      maxCaptures = math.max(maxCaptures, captures)
-      method match
-        case Some(m) =>
-          node.methods.get(m) match
-            case some @ Some(_) => some
-            case None =>
-              node.methods.update(m, endpoint)
-              None
+      maxCaptures = Math.max(maxCaptures, captures)
+      val existing = method match
+        case Some(m) => node.methods.putIfAbsent(m, endpoint)
         case None =>
-          node.any match
-            case null => node.any = endpoint; None
-            case existing => Some(existing.asInstanceOf[E])
+          val any = node.any
+          if any == null then node.any = endpoint
+          any
+      if existing == null then None else Some(existing.asInstanceOf[E])
 
     def build(): PathTrie[E] = new PathTrie(freeze(root), maxCaptures)
 
     private def freeze(d: Draft): Node[E] =
+      var fixed = List.empty[(String, Node[E])]
+      d.fixed.forEach((segment, child) => fixed = (segment -> freeze(child)) :: fixed)
       Node(
-        SegmentTable(d.fixed.toList.map((k, v) => k -> freeze(v))),
+        SegmentTable(fixed.reverse),
         if d.capture == null then null else freeze(d.capture.nn),
         if d.rest == null then null else freeze(d.rest.nn),
-        Methods(d.methods.keys.toArray, d.methods.values.toArray[AnyRef], d.any)
+        Methods(d.methods.keySet.toArray(Array.empty[String]), d.methods.values.toArray, d.any)
       )
