@@ -1,5 +1,6 @@
 package rapier.server
 
+import java.util.concurrent.TimeUnit.SECONDS
 import scala.concurrent.duration.*
 
 /**
@@ -43,9 +44,9 @@ final case class BackendOptions(
     maxInitialLineLength: Int = 8192,
     maxHeaderSize: Int = 16384,
     maxStreamedBodySize: Long = Long.MaxValue,
-    bodyReadTimeout: Duration = 60.seconds,
-    idleTimeout: Duration = 60.seconds,
-    shutdownTimeout: FiniteDuration = 10.seconds,
+    bodyReadTimeout: Duration = FiniteDuration(60, SECONDS),
+    idleTimeout: Duration = FiniteDuration(60, SECONDS),
+    shutdownTimeout: FiniteDuration = FiniteDuration(10, SECONDS),
     maxConnections: Int = 10000,
     serverOptions: ServerOptions = ServerOptions.default
 ):
@@ -55,12 +56,20 @@ final case class BackendOptions(
   require(maxInitialLineLength > 0 && maxHeaderSize > 0, "line and header limits must be positive")
   require(maxConnections > 0, "maxConnections must be positive")
   require(
-    bodyReadTimeout > Duration.Zero && idleTimeout > Duration.Zero && shutdownTimeout >= Duration.Zero,
+    BackendOptions.positive(bodyReadTimeout) && BackendOptions.positive(idleTimeout) && shutdownTimeout.length >= 0,
     "timeouts must be positive (Duration.Inf for none)"
   )
 
 object BackendOptions:
   val default: BackendOptions = BackendOptions()
+
+  /**
+   * Whether `d` is a timeout: longer than zero, or `Duration.Inf` for none. Read off the duration rather than by
+   * `d > Duration.Zero`, whose comparison loads a dozen of Scala's number classes when a server starts.
+   */
+  private[rapier] def positive(d: Duration): Boolean = d match
+    case f: FiniteDuration => f.length > 0
+    case _ => d eq Duration.Inf
 
 /**
  * The accessors and `withX` setters of the [[BackendOptions]] a backend's options hold, written once for every

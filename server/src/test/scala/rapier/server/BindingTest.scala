@@ -46,3 +46,15 @@ class BindingTest extends munit.FunSuite:
     assert(message(BackendOptions(maxHeaderSize = 0)).contains("header limits"))
     assert(message(BackendOptions(maxConnections = 0)).contains("maxConnections"))
     assert(message(BackendOptions(idleTimeout = scala.concurrent.duration.Duration.Zero)).contains("timeouts"))
+
+  test("a timeout is longer than zero, or Duration.Inf for none"):
+    import scala.concurrent.duration.*
+    def refused(d: Duration) = intercept[IllegalArgumentException](BackendOptions(bodyReadTimeout = d)).getMessage
+    List(Duration.Zero, -1.second, Duration.MinusInf, Duration.Undefined).foreach(d =>
+      assert(refused(d).contains("timeouts"), d)
+    )
+    List(1.nanosecond, 60.seconds, Duration.Inf).foreach(d =>
+      assertEquals(BackendOptions(idleTimeout = d).idleTimeout, d)
+    )
+    intercept[IllegalArgumentException](BackendOptions(shutdownTimeout = -1.milli))
+    assertEquals(BackendOptions(shutdownTimeout = Duration.Zero).shutdownTimeout, Duration.Zero)

@@ -2,6 +2,7 @@ package rapier.netty
 
 import rapier.server.{BackendOptions, BackendOptionsOf}
 
+import java.util.concurrent.TimeUnit.SECONDS
 import scala.concurrent.duration.*
 
 /**
@@ -23,12 +24,12 @@ import scala.concurrent.duration.*
  */
 final case class NettyServerOptions(
     backend: BackendOptions = BackendOptions.default,
-    headerReadTimeout: Duration = 10.seconds,
+    headerReadTimeout: Duration = FiniteDuration(10, SECONDS),
     eventLoopThreads: Int = 0,
     maxPipelinedRequests: Int = 16,
     transport: NettyTransport = NettyTransport.Auto
 ) extends BackendOptionsOf[NettyServerOptions]:
-  require(headerReadTimeout > Duration.Zero, "headerReadTimeout must be positive (Duration.Inf for none)")
+  require(BackendOptions.positive(headerReadTimeout), "headerReadTimeout must be positive (Duration.Inf for none)")
   require(maxPipelinedRequests > 0, "maxPipelinedRequests must be positive")
   require(eventLoopThreads >= 0, "eventLoopThreads must not be negative")
 
