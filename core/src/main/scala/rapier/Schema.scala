@@ -180,12 +180,17 @@ object Schema:
 
   /** The values of the alternatives when all are singletons (enum cases without fields, case objects). */
   private inline def singletons[Ts <: Tuple]: Option[List[Any]] =
+    val values = singletonValues[Ts]
+    if values.forall(_.isDefined) then Some(values.map(_.get)) else None
+
+  // Eight at a time, like Derivation's walks: one per step would stop at 32 alternatives (the compiler's inline limit)
+  private inline def singletonValues[Ts <: Tuple]: List[Option[Any]] =
     inline erasedValue[Ts] match
-      case _: EmptyTuple => Some(Nil)
-      case _: (t *: ts) =>
-        valueOf[t] match
-          case Some(v) => singletons[ts].map(v :: _)
-          case None => None
+      case _: (t1 *: t2 *: t3 *: t4 *: t5 *: t6 *: t7 *: t8 *: ts) =>
+        valueOf[t1] :: valueOf[t2] :: valueOf[t3] :: valueOf[t4] :: valueOf[t5] :: valueOf[t6] :: valueOf[t7] ::
+          valueOf[t8] :: singletonValues[ts]
+      case _: (t *: ts) => valueOf[t] :: singletonValues[ts]
+      case _: EmptyTuple => Nil
 
   private inline def valueOf[A]: Option[Any] =
     summonFrom {
@@ -195,14 +200,23 @@ object Schema:
 
   private inline def fieldSchemas[Stack <: Tuple, Ts <: Tuple]: List[Schema[?]] =
     inline erasedValue[Ts] match
-      case _: EmptyTuple => Nil
+      case _: (t1 *: t2 *: t3 *: t4 *: t5 *: t6 *: t7 *: t8 *: ts) =>
+        givenOrDerivedWithin[Stack, t1] :: givenOrDerivedWithin[Stack, t2] :: givenOrDerivedWithin[Stack, t3] ::
+          givenOrDerivedWithin[Stack, t4] :: givenOrDerivedWithin[Stack, t5] :: givenOrDerivedWithin[Stack, t6] ::
+          givenOrDerivedWithin[Stack, t7] :: givenOrDerivedWithin[Stack, t8] :: fieldSchemas[Stack, ts]
       case _: (t *: ts) => givenOrDerivedWithin[Stack, t] :: fieldSchemas[Stack, ts]
+      case _: EmptyTuple => Nil
 
   /** The alternatives of a sum: each its given schema, or derived with the sum on the stack. */
   private inline def alternativeSchemas[Stack <: Tuple, Ts <: Tuple]: List[Schema[?]] =
     inline erasedValue[Ts] match
-      case _: EmptyTuple => Nil
+      case _: (t1 *: t2 *: t3 *: t4 *: t5 *: t6 *: t7 *: t8 *: ts) =>
+        givenOrDerivedAlternative[Stack, t1] :: givenOrDerivedAlternative[Stack, t2] ::
+          givenOrDerivedAlternative[Stack, t3] :: givenOrDerivedAlternative[Stack, t4] ::
+          givenOrDerivedAlternative[Stack, t5] :: givenOrDerivedAlternative[Stack, t6] ::
+          givenOrDerivedAlternative[Stack, t7] :: givenOrDerivedAlternative[Stack, t8] :: alternativeSchemas[Stack, ts]
       case _: (t *: ts) => givenOrDerivedAlternative[Stack, t] :: alternativeSchemas[Stack, ts]
+      case _: EmptyTuple => Nil
 
   private inline def givenOrDerivedAlternative[Stack <: Tuple, A]: Schema[A] =
     summonFrom {

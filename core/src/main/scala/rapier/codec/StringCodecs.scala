@@ -3,7 +3,6 @@ package rapier.codec
 import rapier.*
 
 import java.util.UUID
-import scala.compiletime.summonAll
 import scala.deriving.Mirror
 
 /**
@@ -33,7 +32,7 @@ trait StringCodecs:
 
   /** Codecs for Scala 3 enums whose cases are all singletons, by case name. */
   inline given enumeration[E](using m: Mirror.SumOf[E], isEnum: E <:< scala.reflect.Enum): Codec[String, E] =
-    val values = summonAll[Tuple.Map[m.MirroredElemTypes, ValueOf]].toList.map(_.asInstanceOf[ValueOf[E]].value)
+    val values = Derivation.instances[m.MirroredElemTypes, ValueOf].map(_.value.asInstanceOf[E])
     enumerationOf(values, _.toString)
 
   /**
