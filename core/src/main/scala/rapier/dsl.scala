@@ -246,12 +246,18 @@ def sseBody(
   val nanos = keepAliveNanos(keepAlive)
   eventStreamOutput(StreamKind.Publisher, rapier.flow.EventStream(_, nanos))
 
+/**
+ * Whether `d` may be a timeout or a period: longer than zero, or `Duration.Inf` for none, the rule of every option
+ * that takes one. Read off the duration rather than by comparing it with `Duration.Zero`, a comparison that loads a
+ * dozen of Scala's number classes when a server starts.
+ */
+private[rapier] def isTimeout(d: scala.concurrent.duration.Duration): Boolean = d match
+  case f: scala.concurrent.duration.FiniteDuration => f.length > 0
+  case _ => d eq scala.concurrent.duration.Duration.Inf
+
 /** A keep-alive period in nanoseconds, 0 for none (`Duration.Inf`); refused unless positive. */
 private[rapier] def keepAliveNanos(keepAlive: scala.concurrent.duration.Duration): Long =
-  require(
-    keepAlive == scala.concurrent.duration.Duration.Inf || (keepAlive.isFinite && keepAlive.toNanos > 0),
-    s"keepAlive must be positive, or Duration.Inf for none: $keepAlive"
-  )
+  require(isTimeout(keepAlive), s"keepAlive must be positive, or Duration.Inf for none: $keepAlive")
   if keepAlive.isFinite then keepAlive.toNanos else 0L
 
 /**

@@ -56,20 +56,12 @@ final case class BackendOptions(
   require(maxInitialLineLength > 0 && maxHeaderSize > 0, "line and header limits must be positive")
   require(maxConnections > 0, "maxConnections must be positive")
   require(
-    BackendOptions.positive(bodyReadTimeout) && BackendOptions.positive(idleTimeout) && shutdownTimeout.length >= 0,
+    rapier.isTimeout(bodyReadTimeout) && rapier.isTimeout(idleTimeout) && shutdownTimeout.length >= 0,
     "timeouts must be positive (Duration.Inf for none)"
   )
 
 object BackendOptions:
   val default: BackendOptions = BackendOptions()
-
-  /**
-   * Whether `d` is a timeout: longer than zero, or `Duration.Inf` for none. Read off the duration rather than by
-   * `d > Duration.Zero`, whose comparison loads a dozen of Scala's number classes when a server starts.
-   */
-  private[rapier] def positive(d: Duration): Boolean = d match
-    case f: FiniteDuration => f.length > 0
-    case _ => d eq Duration.Inf
 
 /**
  * The accessors and `withX` setters of the [[BackendOptions]] a backend's options hold, written once for every

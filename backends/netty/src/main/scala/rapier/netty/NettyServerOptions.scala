@@ -29,7 +29,7 @@ final case class NettyServerOptions(
     maxPipelinedRequests: Int = 16,
     transport: NettyTransport = NettyTransport.Auto
 ) extends BackendOptionsOf[NettyServerOptions]:
-  require(BackendOptions.positive(headerReadTimeout), "headerReadTimeout must be positive (Duration.Inf for none)")
+  require(rapier.isTimeout(headerReadTimeout), "headerReadTimeout must be positive (Duration.Inf for none)")
   require(maxPipelinedRequests > 0, "maxPipelinedRequests must be positive")
   require(eventLoopThreads >= 0, "eventLoopThreads must not be negative")
 
