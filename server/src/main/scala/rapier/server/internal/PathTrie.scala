@@ -82,7 +82,7 @@ private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E
   /** `found` and the methods of every endpoint the path `t[i, to)` reaches from `node` (some perhaps twice). */
   private def collect(node: Node[E], t: String, i: Int, to: Int, found: List[String]): List[String] =
     val here =
-      if i >= to then node.methods.names.foldLeft(found)((all, m) => m :: all)
+      if i >= to then withNames(node.methods, found)
       else
         val start = i + 1
         var end = t.indexOf('/', start)
@@ -90,7 +90,10 @@ private[server] final class PathTrie[E <: AnyRef] private (root: PathTrie.Node[E
         val child = fixedChild(node, t, start, end, t.substring(start, end).contains('%'))
         val viaFixed = if child == null then found else collect(child, t, end, to, found)
         if node.capture != null && end > start then collect(node.capture, t, end, to, viaFixed) else viaFixed
-    if node.rest == null then here else node.rest.methods.names.foldLeft(here)((all, m) => m :: all)
+    if node.rest == null then here else withNames(node.rest.methods, here)
+
+  private def withNames(methods: Methods[E], found: List[String]): List[String] =
+    methods.names.foldLeft(found)((all, m) => m :: all)
 
 private[server] object PathTrie:
   /** `methods` as an `Allow` header lists them: the standard ones in their order (HEAD with GET), then the others. */
