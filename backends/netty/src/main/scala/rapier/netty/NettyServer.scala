@@ -38,9 +38,8 @@ object NettyServer:
   /**
    * How much each read from a connection may take: Netty's adaptive guess, which starts at 2 KiB and grows while reads
    * fill it, allowed to grow to [[NettyServerInterpreter.MaxChunk]] rather than Netty's 64 KiB. A large body then
-   * arrives in fewer, larger reads (as few as a quarter), and each read costs objects whatever its size (the buffer,
-   * its slice, the decoder's content, a streamed body's view of it); small requests never grow the guess. Shared:
-   * each channel takes a handle of its own.
+   * arrives in fewer, larger reads (as few as a quarter), and each read costs objects whatever its size (the buffer, a
+   * streamed body's view of it); small requests never grow the guess. Shared: each channel takes a handle of its own.
    */
   private val reads = AdaptiveRecvByteBufAllocator(64, 2048, NettyServerInterpreter.MaxChunk)
 

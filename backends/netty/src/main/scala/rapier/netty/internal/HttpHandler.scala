@@ -1,5 +1,6 @@
 package rapier.netty.internal
 
+import io.netty.buffer.ByteBuf
 import io.netty.channel.{ChannelFuture, ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
 import io.netty.handler.codec.http.*
 import io.netty.util.ReferenceCountUtil
@@ -79,6 +80,11 @@ private[netty] class HttpHandler[F[_]](
     reading = true
     if idle != null then idle.touch()
     msg match
+      // A body of declared length, as read (see RequestDecoder). A streamed body keeps arriving after its request was
+      // dispatched, even one that closes the connection after.
+      case bytes: ByteBuf =>
+        try if stream != null || !closing then onContent(bytes, false)
+        finally bytes.release()
       case request: HttpRequest =>
         try if !closing then onRequest(request)
         finally
@@ -86,8 +92,10 @@ private[netty] class HttpHandler[F[_]](
             case content: HttpContent => content.release()
             case _ =>
       case content: HttpContent =>
-        // A streamed body keeps arriving after its request was dispatched, even one that closes the connection after.
-        try if stream != null || !closing then onContent(content)
+        try
+          if stream != null || !closing then
+            if content.decoderResult.isFailure then badFraming()
+            else onContent(content.content, content.isInstanceOf[LastHttpContent])
         finally content.release()
       case other => ReferenceCountUtil.release(other)
 
@@ -120,9 +128,7 @@ private[netty] class HttpHandler[F[_]](
         case _ => refuse(StatusCode.BadRequest, "The request is not valid HTTP/1.1")
     else if connections.draining then refuse(Refusals.ShuttingDown)
     else
-      val length =
-        try HttpUtil.getContentLength(request, -1L)
-        catch case _: NumberFormatException => -2L
+      val length = decoder.declaredLength
       val expect = request.headers.get(HttpHeaderNames.EXPECT)
       val http10 = request.protocolVersion == HttpVersion.HTTP_1_0
       val view = NettyRequest(request, ctx.channel)
@@ -152,45 +158,41 @@ private[netty] class HttpHandler[F[_]](
           if continues then ctx.writeAndFlush(continueResponse)
           body.begin(length, HttpUtil.isTransferEncodingChunked(request))
 
-  private def onContent(content: HttpContent): Unit =
+  /** A piece of the body being received, `last` when it ends it. */
+  private def onContent(bytes: ByteBuf, last: Boolean): Unit =
     val request = receiving
     if request == null then return
-    if stream != null then return onStreamContent(stream.nn, content)
-    if content.decoderResult.isFailure then
-      discardBody()
-      refuse(Refusals.InvalidBodyFraming)
-      return
-    val problem = body.add(content.content)
+    if stream != null then return onStreamContent(stream.nn, bytes, last)
+    val problem = body.add(bytes)
     if problem != null then
       discardBody()
       refuse(problem.nn)
-      return
-    content match
-      case _: LastHttpContent =>
-        receivingView.body = body.take()
-        val view = receivingView
-        receiving = null
-        receivingView = null
-        deadlines.bodyDone()
-        dispatch(request.nn, view, receivingChain, null)
-      case _ =>
+    else if last then
+      receivingView.body = body.take()
+      val view = receivingView
+      receiving = null
+      receivingView = null
+      deadlines.bodyDone()
+      dispatch(request.nn, view, receivingChain, null)
 
-  /** A chunk of a streamed body: queued for its reader, who has asked for it or soon will. */
-  private def onStreamContent(source: NettyBody, content: HttpContent): Unit =
-    if content.decoderResult.isFailure then
-      failStream(RequestBodyException(Refusals.InvalidBodyFraming))
-    else
-      source.arrived(content.content.retain())
-      content match
-        case _: LastHttpContent =>
-          source.completed()
-          receiving = null
-          receivingView = null
-          stream = null
-          resumeReading()
-        case _ if source.isOver => // past the limit: the request is answered 413 and the connection closes
-          endReceiving()
-        case _ =>
+  /** A chunked body's framing broke. */
+  private def badFraming(): Unit =
+    if receiving != null then
+      if stream != null then failStream(RequestBodyException(Refusals.InvalidBodyFraming))
+      else
+        discardBody()
+        refuse(Refusals.InvalidBodyFraming)
+
+  /** A piece of a streamed body: queued for its reader, who has asked for it or soon will. */
+  private def onStreamContent(source: NettyBody, bytes: ByteBuf, last: Boolean): Unit =
+    source.arrived(bytes.retain())
+    if last then
+      source.completed()
+      receiving = null
+      receivingView = null
+      stream = null
+      resumeReading()
+    else if source.isOver then endReceiving() // past the limit: the request is answered 413 and the connection closes
 
   /** A streamed body can't be read to its end: its reader is told, and the connection reads no more. */
   private def failStream(cause: RequestBodyException): Unit =

@@ -18,6 +18,12 @@ import rapier.server.spi.RequestSyntax.Invalid
  * the status and message to refuse it with; [[HttpHandler]] then answers and closes the connection.
  *
  * Folding and Host are checked by a [[HeadScanner]], which looks at the head's lines before Netty parses them.
+ *
+ * A body of declared length is passed on as it was read, past Netty's content decoding: each read that holds only
+ * body bytes goes on as the read's own buffer (Netty's decoder would slice it and wrap the slice in a content object),
+ * one that holds the body's start or end as a slice of it; the end is marked by [[LastHttpContent.EMPTY_LAST_CONTENT]].
+ * So [[HttpHandler]] receives a request, then `ByteBuf`s, then the empty last content; a chunked body comes as Netty's
+ * contents.
  */
 private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends HttpRequestDecoder(config):
   // The head (request line and header section) being received.
@@ -29,6 +35,12 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
   private var discarding = false
   // When (System.nanoTime) the head now arriving was first seen incomplete; 0 when none is.
   private var headSince = 0L
+  // The declared length of the last request decoded: -1 when none is declared, -2 when it can't be read.
+  private var declared = -1L
+  // How many bytes of the current request's body of declared length are still to be passed on, in pieces of at most
+  // `maxChunk`, as Netty's decoder would.
+  private var passing = 0L
+  private val maxChunk = config.getMaxChunkSize
 
   /**
    * When a head that has only partly arrived was first seen (`System.nanoTime`), or 0 when none has: what the
@@ -36,14 +48,39 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
    */
   def headPendingSince: Long = headSince
 
+  /**
+   * The body length the request just decoded declares, as Netty's decoder reads it (Content-Length, normalized; none
+   * with chunked): -1 when it declares none, -2 when its value can't be read.
+   */
+  def declaredLength: Long = declared
+
   /** Skips whatever arrives from now on, undecoded: the connection is closing after a refusal. */
   def discardInput(): Unit =
     discarding = true
+    passing = 0L
     headSince = 0L
+
+  override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
+    msg match
+      // A read holding body bytes only, with nothing kept from the reads before: passed on whole, as it is.
+      case read: ByteBuf if fitsBody(read.readableBytes) && !internalBuffer.isReadable =>
+        passing -= read.readableBytes
+        ctx.fireChannelRead(read)
+        if passing == 0L then ctx.fireChannelRead(bodyPassed())
+      case _ => super.channelRead(ctx, msg)
+
+  private def fitsBody(n: Int): Boolean = n > 0 && n <= passing && n <= maxChunk
 
   override protected def decode(ctx: ChannelHandlerContext, buffer: ByteBuf, out: java.util.List[AnyRef]): Unit =
     if discarding then
       buffer.skipBytes(buffer.readableBytes)
+      return
+    if passing > 0L then
+      // The body's start after its head, or its end before the next request: a slice of the read.
+      val n = math.min(passing, math.min(buffer.readableBytes, maxChunk).toLong).toInt
+      out.add(buffer.readRetainedSlice(n))
+      passing -= n
+      if passing == 0L then out.add(bodyPassed())
       return
     if !failed then head.scan(buffer)
     val before = out.size
@@ -57,12 +94,28 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
     check(request)
 
   private def check(request: HttpRequest): Unit =
+    declared = -1L
     if request.decoderResult.isFailure then failed = true
     else
       val problem = headProblem(request)
       if problem != null then
         failed = true
         request.setDecoderResult(DecoderResult.failure(InvalidRequest(problem.nn)))
+      else
+        declared =
+          try HttpUtil.getContentLength(request, -1L)
+          catch
+            case _: NumberFormatException => -2L
+        // As Netty's decoder decides: a declared length frames the body unless it is chunked. Netty's own reading of
+        // it is skipped; its state is reset for the request that follows.
+        if declared > 0L && !HttpUtil.isTransferEncodingChunked(request) then
+          passing = declared
+          reset()
+
+  // The end of a body passed on: the next head starts.
+  private def bodyPassed(): LastHttpContent =
+    head.messageDecoded()
+    LastHttpContent.EMPTY_LAST_CONTENT
 
   private def headProblem(request: HttpRequest): Invalid | Null =
     if head.folded then RequestSyntax.ObsoleteFold
