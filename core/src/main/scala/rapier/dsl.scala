@@ -255,10 +255,15 @@ private[rapier] def isTimeout(d: scala.concurrent.duration.Duration): Boolean = 
   case f: scala.concurrent.duration.FiniteDuration => f.length > 0
   case _ => d eq scala.concurrent.duration.Duration.Inf
 
+/** A timeout or period in nanoseconds, as a server arms it: 0 for none (`Duration.Inf`, or one [[isTimeout]] refuses). */
+private[rapier] def timeoutNanos(d: scala.concurrent.duration.Duration): Long = d match
+  case f: scala.concurrent.duration.FiniteDuration if f.length > 0 => f.toNanos
+  case _ => 0L
+
 /** A keep-alive period in nanoseconds, 0 for none (`Duration.Inf`); refused unless positive. */
 private[rapier] def keepAliveNanos(keepAlive: scala.concurrent.duration.Duration): Long =
   require(isTimeout(keepAlive), s"keepAlive must be positive, or Duration.Inf for none: $keepAlive")
-  if keepAlive.isFinite then keepAlive.toNanos else 0L
+  timeoutNanos(keepAlive)
 
 /**
  * A `text/event-stream` output of events `E`, written as the bytes `encode` makes of them, a body of stream kind

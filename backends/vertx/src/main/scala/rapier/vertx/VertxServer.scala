@@ -49,7 +49,7 @@ object VertxServer:
       Runner[F]
   ): Binding =
     // The idle timeout is Rapier's own on its server (IdleClose), not Vert.x's
-    val idleNanos = if options.idleTimeout.isFinite then options.idleTimeout.toNanos else 0L
+    val idleNanos = rapier.timeoutNanos(options.idleTimeout)
     val connections = Connections(options.maxConnections, options.http1Config, accepts = true, idleNanos)
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val handler = VertxServerInterpreter(options).handler(endpoints, connections)

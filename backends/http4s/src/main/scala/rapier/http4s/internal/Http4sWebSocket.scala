@@ -209,8 +209,7 @@ private[http4s] object Http4sWebSocket:
 
   /** An endpoint's idle timeout in nanoseconds, or 0 for none. */
   private[internal] def idleNanos(output: EndpointOutput.WebSocketBody[?, ?, ?]): Long =
-    val t = output.idleTimeout
-    if t.isFinite && t.toNanos > 0 then t.toNanos else 0L
+    rapier.timeoutNanos(output.idleTimeout)
 
   /** A WebSocket the server's stop closes. */
   trait Stoppable:

@@ -71,9 +71,9 @@ private[netty] class HttpHandler[F[_]](
     body = BodyBuffer(ctx.alloc, connections.bodyBytes, options.maxBodySize)
     responses = ResponseSender(ctx, this, options, connections, this)
     deadlines = ReadDeadlines(ctx, options, decoder, this)
-    val timeout = options.idleTimeout
-    if timeout.isFinite && timeout.toNanos > 0 then
-      idle = IdleWatch(ctx, timeout.toNanos, () => inFlight == 0 && receiving == null, () => ctx.close())
+    val timeout = rapier.timeoutNanos(options.idleTimeout)
+    if timeout > 0 then
+      idle = IdleWatch(ctx, timeout, () => inFlight == 0 && receiving == null, () => ctx.close())
       idle.start()
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =

@@ -38,9 +38,9 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
   override def handlerAdded(ctx: ChannelHandlerContext): Unit =
     this.ctx = ctx
     ctx.channel.config.setAutoRead(false)
-    val timeout = upgrade.output.idleTimeout
-    if timeout.isFinite && timeout.toNanos > 0 then
-      idle = IdleWatch(ctx, timeout.toNanos, () => true, () => closing(1001, "The connection was idle too long."))
+    val timeout = rapier.timeoutNanos(upgrade.output.idleTimeout)
+    if timeout > 0 then
+      idle = IdleWatch(ctx, timeout, () => true, () => closing(1001, "The connection was idle too long."))
       idle.start()
     gate = WriteGate(ctx, () => relay.written(), () => ctx.close())
     relay.start(this, this)

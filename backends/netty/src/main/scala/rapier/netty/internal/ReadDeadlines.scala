@@ -4,7 +4,6 @@ import io.netty.channel.ChannelHandlerContext
 import rapier.netty.NettyServerOptions
 
 import java.util.concurrent.TimeUnit
-import scala.concurrent.duration.Duration
 
 /**
  * The read deadlines of one connection: a request's head must arrive within `headerReadTimeout` of its first bytes, a
@@ -19,8 +18,8 @@ private[netty] final class ReadDeadlines(
     decoder: RequestDecoder,
     connection: ReadDeadlines.Connection
 ):
-  private val headerNanos = ReadDeadlines.nanosOrZero(options.headerReadTimeout)
-  private val bodyNanos = ReadDeadlines.nanosOrZero(options.bodyReadTimeout)
+  private val headerNanos = rapier.timeoutNanos(options.headerReadTimeout)
+  private val bodyNanos = rapier.timeoutNanos(options.bodyReadTimeout)
   // When the buffered body being received was first seen incomplete (System.nanoTime, 0 for none), and whether a
   // check is scheduled.
   private var bodySince = 0L
@@ -76,5 +75,3 @@ private[netty] object ReadDeadlines:
 
     /** A body's bytes did not arrive in time. */
     def bodyTimedOut(): Unit
-
-  private def nanosOrZero(d: Duration): Long = if d.isFinite then d.toNanos else 0L

@@ -165,7 +165,7 @@ private[pekko] object Bodies:
     private var pulls = 0L
     @volatile private var waitingReceiver: BodyReceiver | Null = null
     @volatile private var waitingSince = 0L
-    private val deadlineNanos = if deadline.isFinite then deadline.toNanos else 0L
+    private val deadlineNanos = rapier.timeoutNanos(deadline)
     // The deadline's one timer, armed while pulls wait, or null. One per pull would be one per chunk, each kept by
     // pekko's scheduler until its time even once cancelled: at 60 s, a few megabytes copied from one young collection
     // to the next under a steady stream of uploads.

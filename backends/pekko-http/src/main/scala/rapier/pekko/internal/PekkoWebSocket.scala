@@ -41,9 +41,7 @@ private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: Pekko
       with PekkoWebSocket.Closable:
       private val relay = upgrade.relay
       private val limit = upgrade.output.maxMessageSize
-      private val idleNanos =
-        val t = upgrade.output.idleTimeout
-        if t.isFinite && t.toNanos > 0 then t.toNanos else 0L
+      private val idleNanos = rapier.timeoutNanos(upgrade.output.idleTimeout)
 
       // The thread running this stage right now, or null: the relay calls the channel from it only
       private var running: Thread | Null = null

@@ -25,7 +25,7 @@ private[vertx] final class VertxBody(
     responder: Responder
 ) extends ConnectionBody[Buffer](loop, length, limit, connections.bodyBytes),
       Handler[AnyRef]:
-  private val timeoutNanos = if options.bodyReadTimeout.isFinite then options.bodyReadTimeout.toNanos else 0L
+  private val timeoutNanos = rapier.timeoutNanos(options.bodyReadTimeout)
   // The deadline's timer while one is set (-1 for none), and the Vert.x instance that set it
   private var timer = -1L
   private var timers: Vertx | Null = null

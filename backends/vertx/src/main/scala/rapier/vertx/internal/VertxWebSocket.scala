@@ -25,9 +25,7 @@ private[vertx] final class VertxWebSocket(
       Handler[WebSocketFrame]:
   private val relay = upgrade.relay
   private val limit = upgrade.output.maxMessageSize
-  private val idleNanos =
-    val t = upgrade.output.idleTimeout
-    if t.isFinite && t.toNanos > 0 then t.toNanos else 0L
+  private val idleNanos = rapier.timeoutNanos(upgrade.output.idleTimeout)
 
   // Touched on the context only
   private val message = MessageJoiner(limit, whole, closing)
