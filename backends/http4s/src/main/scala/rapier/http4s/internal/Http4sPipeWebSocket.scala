@@ -36,7 +36,7 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
     extends Http4sWebSocket.Stoppable:
   private val in = output.in.asInstanceOf[WebSocketCodec[Any]]
   private val out = output.out.asInstanceOf[WebSocketCodec[Any]]
-  private val idleNanos = Http4sWebSocket.idleNanos(output)
+  private val idleNanos = rapier.timeoutNanos(output.idleTimeout)
 
   private val closing = OnceSignal[WebSocketFrame.Close]()
   @volatile private var dropped = false

@@ -3,7 +3,6 @@ package rapier.http4s.internal
 import cats.effect.Async
 import fs2.{Pipe, Pull, Stream}
 import org.http4s.websocket.WebSocketFrame
-import rapier.EndpointOutput
 import rapier.flow.DaemonScheduler
 import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketUpgrade}
 import scodec.bits.ByteVector
@@ -35,7 +34,7 @@ private[http4s] final class Http4sWebSocket[F[_]](
       Http4sWebSocket.Stoppable:
   private val relay = upgrade.relay
   private val limit = upgrade.output.maxMessageSize
-  private val idleNanos = Http4sWebSocket.idleNanos(upgrade.output)
+  private val idleNanos = rapier.timeoutNanos(upgrade.output.idleTimeout)
 
   // The loop: tasks in order, one at a time
   private val tasks = ConcurrentLinkedQueue[Runnable]()
@@ -206,10 +205,6 @@ private[http4s] object Http4sWebSocket:
    * WebSocket.
    */
   private[internal] lazy val timers = DaemonScheduler("rapier-http4s-websocket-timer")
-
-  /** An endpoint's idle timeout in nanoseconds, or 0 for none. */
-  private[internal] def idleNanos(output: EndpointOutput.WebSocketBody[?, ?, ?]): Long =
-    rapier.timeoutNanos(output.idleTimeout)
 
   /** A WebSocket the server's stop closes. */
   trait Stoppable:
