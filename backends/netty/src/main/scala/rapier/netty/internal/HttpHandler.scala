@@ -156,7 +156,8 @@ private[netty] class HttpHandler[F[_]](
           dispatch(request, view, chain, source)
         else
           if continues then ctx.writeAndFlush(continueResponse)
-          body.begin(length, HttpUtil.isTransferEncodingChunked(request))
+          // The coding matters only without a declared length (the decoder has looked it up when there is one).
+          body.begin(length, length < 0 && HttpUtil.isTransferEncodingChunked(request))
 
   /** A piece of the body being received, `last` when it ends it. */
   private def onContent(bytes: ByteBuf, last: Boolean): Unit =
