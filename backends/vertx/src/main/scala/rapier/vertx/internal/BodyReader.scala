@@ -48,7 +48,7 @@ private[vertx] abstract class BodyReader(
     request.exceptionHandler(this.asInstanceOf[Handler[Throwable]])
     request.endHandler(this.asInstanceOf[Handler[Void]])
     if resume then request.resume()
-    if options.bodyReadTimeout.isFinite then
+    if rapier.timeoutNanos(options.bodyReadTimeout) > 0 then
       if channel != null then channel.nn.eventLoop.execute(this)
       else // Not a connection Vert.x shows the channel of: a Vert.x timer, at once.
         vertxTimer = Vertx.currentContext.owner.setTimer(options.bodyReadTimeout.toMillis, _ => timeout())
@@ -56,7 +56,8 @@ private[vertx] abstract class BodyReader(
   /** After the read that brought the headers: arms the deadline if the body is still to come. */
   def run(): Unit =
     if !done then
-      timer = channel.nn.eventLoop.schedule((() => timeout()): Runnable, options.bodyReadTimeout.toNanos, NANOSECONDS)
+      val nanos = rapier.timeoutNanos(options.bodyReadTimeout)
+      timer = channel.nn.eventLoop.schedule((() => timeout()): Runnable, nanos, NANOSECONDS)
 
   def handle(event: AnyRef): Unit = event match
     case chunk: Buffer => onChunk(chunk)
