@@ -51,14 +51,22 @@ abstract class NettySyncTests(start: VirtualThreadStart) extends EffectChecks:
   test("logic runs on a virtual thread, where blocking holds nobody else"):
     // Thread.isVirtual is JDK 21's; the tests compile for 17
     val where = text("where")(if Thread.currentThread.getClass.getName.contains("Virtual") then "virtual" else "other")
-    val sleepy = text("sleepy") { Thread.sleep(300); "slept" }
-    withSyncServer(where, sleepy) { t =>
+    val entered = CountDownLatch(1)
+    val release = CountDownLatch(1)
+    val blocked = text("blocked") {
+      entered.countDown()
+      release.await(20, TimeUnit.SECONDS)
+      "released"
+    }
+    withSyncServer(where, blocked) { t =>
       assertEquals(t.get("/where").body, "virtual")
-      val slow = Future(t.get("/sleepy").body)(using scala.concurrent.ExecutionContext.global)
-      val started = System.nanoTime
+      val slow = Future(t.get("/blocked").body)(using scala.concurrent.ExecutionContext.global)
+      assert(entered.await(10, TimeUnit.SECONDS), "the blocking logic started")
       for _ <- 1 to 20 do assertEquals(t.get("/where").body, "virtual")
-      assert(System.nanoTime - started < 250_000_000L, "requests waited for a blocked one")
-      assertEquals(Await.result(slow, Duration(10, "s")), "slept")
+      // Served while the other request's logic still blocks: it is released only now
+      assert(!slow.isCompleted, "requests waited for a blocked one")
+      release.countDown()
+      assertEquals(Await.result(slow, Duration(10, "s")), "released")
     }
 
   test("logic that throws is a 500 whose body never names the cause"):
@@ -178,14 +186,21 @@ class NettySyncOnLoopTests extends NettySyncTests(VirtualThreadStart.OnLoop):
     }
 
   test("logic that waits leaves its loop to the loop's other connections"):
-    val waiting = text("wait") { Thread.sleep(1000); "waited" }
+    val entered = CountDownLatch(1)
+    val release = CountDownLatch(1)
+    val waiting = text("wait") {
+      entered.countDown()
+      release.await(20, TimeUnit.SECONDS)
+      "waited"
+    }
     val quick = text("quick")("quick")
     withSyncServerOn(1)(waiting, quick) { t =>
       val slow = Future(t.get("/wait").body)(using scala.concurrent.ExecutionContext.global)
-      Thread.sleep(100)
-      val started = System.nanoTime
+      assert(entered.await(10, TimeUnit.SECONDS), "the waiting logic started")
       for _ <- 1 to 20 do assertEquals(t.get("/quick").body, "quick")
-      assert(System.nanoTime - started < 800_000_000L, "the loop's other connections waited for a sleeping request")
+      // Served while the other request still waits: it is released only now
+      assert(!slow.isCompleted, "the loop's other connections waited for a waiting request")
+      release.countDown()
       assertEquals(Await.result(slow, Duration(10, "s")), "waited")
     }
 
