@@ -13,93 +13,20 @@ ThisBuild / scalacOptions ++= Seq(
 ThisBuild / javacOptions ++= Seq("--release", "17")
 ThisBuild / scalacOptions ++= Seq("-release", "17")
 
-val versions = new {
-  // The one Netty of the build (docs/adr/0003-one-netty-version.md): 4.2.18, the newest whose epoll native jars are on
-  // Maven Central. Vert.x runs on it too.
-  val netty = "4.2.18.Final"
-  val slf4j = "2.0.17"
-  val munit = "1.3.0"
-  val munitScalacheck = "1.3.0"
-  val jsoniter = "2.38.17"
-  val jazzer = "0.30.0"
-  val vertx = "5.2.3"
-  // The newest vertx-web on Maven Central; it runs on the vertx-core above.
-  val vertxWeb = "5.1.6"
-  val jupiterInterface = "0.15.1"
-  // The peer in the performance suite, with the versions it brings (Netty 4.1, jsoniter 2.33).
-  val tapir = "1.11.15"
-  val tapirJsoniter = "2.33.2"
-  // Writes OpenAPI documents as JSON and YAML; the version swagger-parser's own BOM names.
-  val jackson = "2.22.1"
-  val swaggerParser = "2.1.48"
-  val swaggerUi = "5.34.1"
-  // The second peer in the performance suite, with the Netty (4.2.15) and ZIO it brings.
-  val zioHttp = "3.11.3"
-  val zioSchema = "1.8.5"
-  // The cats-effect module, and the fs2 it streams bodies with.
-  val catsEffect = "3.7.1"
-  // The ZIO module: the ZIO and ZIO streams zio-http 3.11.3 brings, so that the suite's zio-http side and Rapier's
-  // ZIO side run the same runtime.
-  val zio = "2.1.26"
-  val fs2 = "3.14.0"
-  // The http4s backend: its Ember server and the http4s core it is mounted with.
-  val http4s = "0.23.37"
-  // The pekko-http backend, on the Pekko (actors, streams) it is built for.
-  val pekkoHttp = "1.3.0"
-  val pekko = "1.2.1"
-  // Attached to the suite's servers by `./perf --profile`.
-  val asyncProfiler = "4.6"
-  // Latency histograms to p99.9999 in the suite's WebSocket study, and its hiccup meter.
-  val hdrHistogram = "2.2.2"
-}
+import Settings._
 
-val munit = "org.scalameta" %% "munit" % versions.munit
-
-// Vert.x brings a newer Netty patch release; every module runs on the build's one Netty instead.
-val nettyPin = dependencyOverrides ++= Seq(
-  "common",
-  "buffer",
-  "transport",
-  "handler",
-  "handler-proxy",
-  "codec-base",
-  "codec-compression",
-  "codec-http",
-  "codec-http2",
-  "codec-http3",
-  "codec-classes-quic",
-  "codec-dns",
-  "codec-socks",
-  "codec-haproxy",
-  "resolver",
-  "resolver-dns",
-  "transport-native-unix-common",
-  "transport-classes-epoll"
-).map(name => "io.netty" % s"netty-$name" % versions.netty)
-
-// Netty's leak detector at its strictest in every test JVM: a LEAK fails the build (see rapier.testkit.LeakDetection).
-// Every buffer is tracked, and a leak reported with where it was retained and released; the stack trace Netty would
-// record at every other read or write of a buffer is not taken (unmasking one WebSocket frame of 16 MiB took two
-// million of them: 5-8 s on Vert.x, against the kit client's 10 s read timeout).
-// Each module's tests have a temporary folder of their own, so that a test counting the files left there (uploads)
-// does not count another module's, whose tests may run at the same time.
-val testSettings = Seq(
-  Test / fork := true,
-  Test / javaOptions ++= Seq(
-    "-Dio.netty.leakDetection.level=paranoid",
-    "-Dio.netty.leakDetection.targetRecords=8",
-    "-Dio.netty.leakDetection.acquireAndReleaseOnly=true",
-    "-Xmx1g"
-  ),
-  Test / javaOptions += {
-    val tmp = (Test / target).value / "tmp"
-    IO.createDirectory(tmp)
-    s"-Djava.io.tmpdir=$tmp"
-  },
-  Test / testOptions += Tests.Argument(TestFrameworks.MUnit, "-b"),
-  libraryDependencies += munit % Test
+// A module's tests run in a JVM of their own and mostly wait on sockets and deadlines: up to three such JVMs at once,
+// where sbt runs one, while compiling still takes the cores one task each.
+Global / concurrentRestrictions := Seq(
+  Tags.limitAll(4),
+  Tags.limit(Tags.CPU, java.lang.Runtime.getRuntime.availableProcessors),
+  Tags.limit(Tags.ForkedTestGroup, 3),
+  Tags.exclusiveGroup(Tags.Clean)
 )
 
+// `./sbt test` builds and tests the library: its modules, the fuzz targets and the examples. The performance suite
+// and its peers (Tapir, zio-http), with the JMH benchmarks, are the `suite` aggregate: built by ./perf, tested by
+// `./sbt suite/test`, so that the library's tests never wait for a peer to compile.
 lazy val root = (project in file("."))
   .aggregate(
     core,
@@ -121,20 +48,19 @@ lazy val root = (project in file("."))
     swaggerUi,
     testkit,
     fuzz,
-    examples,
-    bench,
-    perfCommon,
-    perf,
-    perfTapir,
-    perfZio
+    examples
   )
-  .settings(name := "rapier", publish / skip := true)
+  .settings(name := "rapier", unpublished)
+
+lazy val suite = (project in file("perf-suite"))
+  .aggregate(bench, perfCommon, perf, perfTapir, perfZio)
+  .settings(name := "rapier-suite", unpublished)
 
 lazy val core = (project in file("core"))
   .settings(testSettings)
   .settings(
     name := "rapier-core",
-    libraryDependencies += "org.scalameta" %% "munit-scalacheck" % versions.munitScalacheck % Test
+    libraryDependencies += "org.scalameta" %% "munit-scalacheck" % Versions.munitScalacheck % Test
   )
 
 lazy val server = (project in file("server"))
@@ -143,8 +69,8 @@ lazy val server = (project in file("server"))
   .settings(
     name := "rapier-server",
     libraryDependencies ++= Seq(
-      "org.slf4j" % "slf4j-api" % versions.slf4j,
-      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+      "org.slf4j" % "slf4j-api" % Versions.slf4j,
+      "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
     )
   )
 
@@ -155,9 +81,9 @@ lazy val jsonJsoniter = (project in file("json/jsoniter"))
   .settings(
     name := "rapier-json-jsoniter",
     libraryDependencies ++= Seq(
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % versions.jsoniter,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Test,
-      "org.scalameta" %% "munit-scalacheck" % versions.munitScalacheck % Test
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % Versions.jsoniter,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Test,
+      "org.scalameta" %% "munit-scalacheck" % Versions.munitScalacheck % Test
     )
   )
 
@@ -168,7 +94,7 @@ lazy val nettyHttp = (project in file("backends/netty-http"))
   .settings(testSettings)
   .settings(
     name := "rapier-netty-http",
-    libraryDependencies += "io.netty" % "netty-codec-http" % versions.netty
+    libraryDependencies += "io.netty" % "netty-codec-http" % Versions.netty
   )
 
 lazy val netty = (project in file("backends/netty"))
@@ -177,11 +103,11 @@ lazy val netty = (project in file("backends/netty"))
   .settings(
     name := "rapier-netty",
     libraryDependencies ++= Seq(
-      "io.netty" % "netty-codec-http" % versions.netty,
-      "io.netty" % "netty-handler" % versions.netty,
-      "io.netty" % "netty-transport-native-epoll" % versions.netty classifier "linux-x86_64",
-      "io.netty" % "netty-transport-native-epoll" % versions.netty classifier "linux-aarch_64",
-      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+      "io.netty" % "netty-codec-http" % Versions.netty,
+      "io.netty" % "netty-handler" % Versions.netty,
+      "io.netty" % "netty-transport-native-epoll" % Versions.netty classifier "linux-x86_64",
+      "io.netty" % "netty-transport-native-epoll" % Versions.netty classifier "linux-aarch_64",
+      "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
     )
   )
 
@@ -192,39 +118,23 @@ lazy val vertx = (project in file("backends/vertx"))
     nettyPin,
     name := "rapier-vertx",
     libraryDependencies ++= Seq(
-      "io.vertx" % "vertx-core" % versions.vertx,
+      "io.vertx" % "vertx-core" % Versions.vertx,
       // Only for VertxServerInterpreter.routeHandler: applications that mount Rapier on a Router bring their own.
-      "io.vertx" % "vertx-web" % versions.vertxWeb % Provided,
-      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+      "io.vertx" % "vertx-web" % Versions.vertxWeb % Provided,
+      "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
     )
   )
 
 // Direct style on Netty, one virtual thread per request: JDK 21's, so its tests run on a JDK 21 or newer that the
-// build finds (RAPIER_JDK21, else the newest under /usr/lib/jvm, else the JDK sbt runs on), and skip themselves,
-// saying why, where there is none. The module itself builds for 17 like the rest, and says at start what it needs.
-lazy val jdk21: Option[File] = {
-  def version(home: File): Int =
-    Option(home / "release")
-      .filter(_.exists)
-      .flatMap(release =>
-        IO.readLines(release).collectFirst {
-          case line if line.startsWith("JAVA_VERSION=") => line.stripPrefix("JAVA_VERSION=").replace("\"", "")
-        }
-      )
-      .flatMap(v => scala.util.Try(v.takeWhile(_.isDigit).toInt).toOption)
-      .getOrElse(0)
-  val candidates = sys.env.get("RAPIER_JDK21").map(file).toSeq ++
-    Option(file("/usr/lib/jvm").listFiles).toSeq.flatten ++ Seq(file(sys.props("java.home")))
-  candidates.filter(version(_) >= 21).sortBy(version).lastOption
-}
-
+// build finds (Jdk21.home), and skip themselves, saying why, where there is none. The module itself builds for 17 like
+// the rest, and says at start what it needs.
 lazy val nettySync = (project in file("backends/netty-sync"))
   .dependsOn(netty, testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-netty-sync",
-    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test,
-    Test / javaHome := jdk21,
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test,
+    Test / javaHome := Jdk21.home,
     // VirtualThreadStart.OnLoop's scheduler is reached in java.lang, opened for its tests
     Test / javaOptions += "--add-opens=java.base/java.lang=ALL-UNNAMED"
   )
@@ -237,8 +147,8 @@ lazy val catsEffect = (project in file("effects/cats"))
   .settings(
     name := "rapier-cats",
     libraryDependencies ++= Seq(
-      "org.typelevel" %% "cats-effect" % versions.catsEffect,
-      "co.fs2" %% "fs2-core" % versions.fs2
+      "org.typelevel" %% "cats-effect" % Versions.catsEffect,
+      "co.fs2" %% "fs2-core" % Versions.fs2
     )
   )
 
@@ -247,7 +157,7 @@ lazy val nettyCats = (project in file("backends/netty-cats"))
   .settings(testSettings)
   .settings(
     name := "rapier-netty-cats",
-    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
   )
 
 lazy val vertxCats = (project in file("backends/vertx-cats"))
@@ -256,7 +166,7 @@ lazy val vertxCats = (project in file("backends/vertx-cats"))
   .settings(
     nettyPin,
     name := "rapier-vertx-cats",
-    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
   )
 
 lazy val zioEffect = (project in file("effects/zio"))
@@ -265,8 +175,8 @@ lazy val zioEffect = (project in file("effects/zio"))
   .settings(
     name := "rapier-zio",
     libraryDependencies ++= Seq(
-      "dev.zio" %% "zio" % versions.zio,
-      "dev.zio" %% "zio-streams" % versions.zio
+      "dev.zio" %% "zio" % Versions.zio,
+      "dev.zio" %% "zio-streams" % Versions.zio
     )
   )
 
@@ -275,7 +185,7 @@ lazy val nettyZio = (project in file("backends/netty-zio"))
   .settings(testSettings)
   .settings(
     name := "rapier-netty-zio",
-    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
   )
 
 lazy val vertxZio = (project in file("backends/vertx-zio"))
@@ -284,7 +194,7 @@ lazy val vertxZio = (project in file("backends/vertx-zio"))
   .settings(
     nettyPin,
     name := "rapier-vertx-zio",
-    libraryDependencies += "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
   )
 
 // http4s: endpoints as HttpRoutes[F] beside an application's own, or a standalone Ember server; bodies as the fs2
@@ -295,9 +205,9 @@ lazy val http4s = (project in file("backends/http4s"))
   .settings(
     name := "rapier-http4s",
     libraryDependencies ++= Seq(
-      "org.http4s" %% "http4s-ember-server" % versions.http4s,
-      "org.http4s" %% "http4s-dsl" % versions.http4s % Test,
-      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+      "org.http4s" %% "http4s-ember-server" % Versions.http4s,
+      "org.http4s" %% "http4s-dsl" % Versions.http4s % Test,
+      "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
     )
   )
 
@@ -309,9 +219,9 @@ lazy val pekkoHttp = (project in file("backends/pekko-http"))
   .settings(
     name := "rapier-pekko-http",
     libraryDependencies ++= Seq(
-      "org.apache.pekko" %% "pekko-http" % versions.pekkoHttp,
-      "org.apache.pekko" %% "pekko-stream" % versions.pekko,
-      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+      "org.apache.pekko" %% "pekko-http" % Versions.pekkoHttp,
+      "org.apache.pekko" %% "pekko-stream" % Versions.pekko,
+      "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
     )
   )
 
@@ -322,11 +232,11 @@ lazy val openapi = (project in file("apidocs/openapi"))
   .settings(
     name := "rapier-openapi",
     libraryDependencies ++= Seq(
-      "com.fasterxml.jackson.core" % "jackson-core" % versions.jackson,
-      "com.fasterxml.jackson.dataformat" % "jackson-dataformat-yaml" % versions.jackson,
-      "io.swagger.parser.v3" % "swagger-parser" % versions.swaggerParser % Test,
-      "org.slf4j" % "slf4j-nop" % versions.slf4j % Test,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Test
+      "com.fasterxml.jackson.core" % "jackson-core" % Versions.jackson,
+      "com.fasterxml.jackson.dataformat" % "jackson-dataformat-yaml" % Versions.jackson,
+      "io.swagger.parser.v3" % "swagger-parser" % Versions.swaggerParser % Test,
+      "org.slf4j" % "slf4j-nop" % Versions.slf4j % Test,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Test
     )
   )
 
@@ -337,8 +247,8 @@ lazy val swaggerUi = (project in file("apidocs/swagger-ui"))
   .settings(
     name := "rapier-swagger-ui",
     libraryDependencies ++= Seq(
-      "org.webjars" % "swagger-ui" % versions.swaggerUi,
-      "org.slf4j" % "slf4j-nop" % versions.slf4j % Test
+      "org.webjars" % "swagger-ui" % Versions.swaggerUi,
+      "org.slf4j" % "slf4j-nop" % Versions.slf4j % Test
     ),
     nettyPin,
     Compile / sourceGenerators += Def.task {
@@ -346,7 +256,7 @@ lazy val swaggerUi = (project in file("apidocs/swagger-ui"))
       val file = (Compile / sourceManaged).value / "rapier" / "swaggerui" / "WebjarVersion.scala"
       IO.write(
         file,
-        s"""package rapier.swaggerui\n\nprivate[swaggerui] object WebjarVersion:\n  val value = "${versions.swaggerUi}"\n"""
+        s"""package rapier.swaggerui\n\nprivate[swaggerui] object WebjarVersion:\n  val value = "${Versions.swaggerUi}"\n"""
       )
       Seq(file)
     }.taskValue
@@ -359,10 +269,10 @@ lazy val testkit = (project in file("testkit"))
     name := "rapier-testkit",
     libraryDependencies ++= Seq(
       munit,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
-      "io.netty" % "netty-common" % versions.netty,
-      "io.netty" % "netty-buffer" % versions.netty,
-      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided,
+      "io.netty" % "netty-common" % Versions.netty,
+      "io.netty" % "netty-buffer" % Versions.netty,
+      "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
     )
   )
 
@@ -372,12 +282,12 @@ lazy val fuzz = (project in file("fuzz"))
   .settings(testSettings)
   .settings(
     name := "rapier-fuzz",
-    publish / skip := true,
+    unpublished,
     libraryDependencies ++= Seq(
-      "com.code-intelligence" % "jazzer-junit" % versions.jazzer % Test,
-      "com.github.sbt.junit" % "jupiter-interface" % versions.jupiterInterface % Test,
-      "org.slf4j" % "slf4j-simple" % versions.slf4j % Test,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided
+      "com.code-intelligence" % "jazzer-junit" % Versions.jazzer % Test,
+      "com.github.sbt.junit" % "jupiter-interface" % Versions.jupiterInterface % Test,
+      "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided
     ),
     testFrameworks += new TestFramework("com.github.sbt.junit.jupiter.api.JupiterFramework"),
     // JUnit finds the tests in a class; sbt only needs the classes, by the Jupiter framework's fingerprint.
@@ -410,13 +320,13 @@ lazy val examples = (project in file("examples"))
   .settings(testSettings)
   .settings(
     name := "rapier-examples",
-    publish / skip := true,
+    unpublished,
     libraryDependencies ++= Seq(
-      "org.slf4j" % "slf4j-simple" % versions.slf4j,
-      "io.vertx" % "vertx-web" % versions.vertxWeb,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
+      "org.slf4j" % "slf4j-simple" % Versions.slf4j,
+      "io.vertx" % "vertx-web" % Versions.vertxWeb,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided,
       // The books API's document is checked by the validator the openapi module's tests use.
-      "io.swagger.parser.v3" % "swagger-parser" % versions.swaggerParser % Test
+      "io.swagger.parser.v3" % "swagger-parser" % Versions.swaggerParser % Test
     ),
     nettyPin,
     run / fork := true,
@@ -429,11 +339,11 @@ lazy val bench = (project in file("bench"))
   .enablePlugins(JmhPlugin)
   .settings(
     name := "rapier-bench",
-    publish / skip := true,
+    unpublished,
     libraryDependencies ++= Seq(
-      "org.slf4j" % "slf4j-nop" % versions.slf4j,
-      "org.http4s" %% "http4s-dsl" % versions.http4s,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided
+      "org.slf4j" % "slf4j-nop" % Versions.slf4j,
+      "org.http4s" %% "http4s-dsl" % Versions.http4s,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided
     )
   )
 
@@ -446,17 +356,12 @@ lazy val perfCommon = (project in file("perf-suite/common"))
   .settings(testSettings)
   .settings(
     name := "rapier-perf-common",
-    publish / skip := true,
+    unpublished,
     libraryDependencies ++= Seq(
-      "tools.profiler" % "async-profiler" % versions.asyncProfiler,
-      "org.hdrhistogram" % "HdrHistogram" % versions.hdrHistogram
+      "tools.profiler" % "async-profiler" % Versions.asyncProfiler,
+      "org.hdrhistogram" % "HdrHistogram" % Versions.hdrHistogram
     )
   )
-
-def suiteSources(folders: String*) = Compile / unmanagedSourceDirectories ++= folders.map(
-  (LocalRootProject / baseDirectory).value / "perf-suite" / _
-)
-val vanillaSources = suiteSources("vanilla-netty", "vanilla-vertx", "vanilla-json")
 
 lazy val perf = (project in file("perf-suite/rapier"))
   .dependsOn(
@@ -476,22 +381,29 @@ lazy val perf = (project in file("perf-suite/rapier"))
   .settings(testSettings)
   .settings(
     name := "rapier-perf",
-    publish / skip := true,
-    vanillaSources,
-    suiteSources("vanilla-http4s", "vanilla-pekko"),
+    unpublished,
+    PerfSuite.vanillaSources,
+    PerfSuite.sources("vanilla-http4s", "vanilla-pekko"),
     nettyPin,
     // The tests start the Tapir and zio-http sides' servers too, from the class paths written here.
     Test / javaOptions ++= {
-      val tapir = writeClassPath(target.value / "classpath-tapir.txt", (perfTapir / Runtime / fullClasspath).value)
-      val zio = writeClassPath(target.value / "classpath-ziohttp.txt", (perfZio / Runtime / fullClasspath).value)
+      val tapir =
+        PerfSuite.writeClassPath(target.value / "classpath-tapir.txt", (perfTapir / Runtime / fullClasspath).value)
+      val zio =
+        PerfSuite.writeClassPath(target.value / "classpath-ziohttp.txt", (perfZio / Runtime / fullClasspath).value)
       Seq(s"-Drapier.perf.classpath.tapir=$tapir", s"-Drapier.perf.classpath.ziohttp=$zio")
     },
+    // Each suite in a JVM of its own: the three that run servers under load take minutes each, and run side by side.
+    Test / testGrouping := {
+      val options = (Test / forkOptions).value
+      (Test / definedTests).value.map(t => Tests.Group(t.name, Seq(t), Tests.SubProcess(options)))
+    },
     libraryDependencies ++= Seq(
-      "io.vertx" % "vertx-web" % versions.vertxWeb,
-      "org.http4s" %% "http4s-dsl" % versions.http4s,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % versions.jsoniter,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
-      "org.slf4j" % "slf4j-nop" % versions.slf4j
+      "io.vertx" % "vertx-web" % Versions.vertxWeb,
+      "org.http4s" %% "http4s-dsl" % Versions.http4s,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % Versions.jsoniter,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided,
+      "org.slf4j" % "slf4j-nop" % Versions.slf4j
     )
   )
 
@@ -499,27 +411,27 @@ lazy val perfTapir = (project in file("perf-suite/tapir"))
   .dependsOn(perfCommon)
   .settings(
     name := "rapier-perf-tapir",
-    publish / skip := true,
-    vanillaSources,
-    suiteSources("vanilla-http4s"),
+    unpublished,
+    PerfSuite.vanillaSources,
+    PerfSuite.sources("vanilla-http4s"),
     // Tapir's own choices, not Rapier's: its Netty (4.1), its Vert.x (4.5) and its jsoniter; for http4s, the stack
     // Rapier's side runs.
     libraryDependencies ++= Seq(
-      "com.softwaremill.sttp.tapir" %% "tapir-netty-server" % versions.tapir,
-      "com.softwaremill.sttp.tapir" %% "tapir-vertx-server" % versions.tapir,
-      "com.softwaremill.sttp.tapir" %% "tapir-netty-server-cats" % versions.tapir,
-      "com.softwaremill.sttp.tapir" %% "tapir-vertx-server-cats" % versions.tapir,
-      "com.softwaremill.sttp.tapir" %% "tapir-netty-server-sync" % versions.tapir,
-      "com.softwaremill.sttp.tapir" %% "tapir-http4s-server" % versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-netty-server" % Versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-vertx-server" % Versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-netty-server-cats" % Versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-vertx-server-cats" % Versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-netty-server-sync" % Versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-http4s-server" % Versions.tapir,
       // Tapir's http4s server on the same http4s, Ember, cats-effect and fs2 as Rapier's and the vanilla twin's, so
       // that both libraries are compared with one twin on one stack
-      "org.http4s" %% "http4s-ember-server" % versions.http4s,
-      "org.http4s" %% "http4s-dsl" % versions.http4s,
-      "org.typelevel" %% "cats-effect" % versions.catsEffect,
-      "co.fs2" %% "fs2-core" % versions.fs2,
-      "com.softwaremill.sttp.tapir" %% "tapir-jsoniter-scala" % versions.tapir,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.tapirJsoniter % Provided,
-      "org.slf4j" % "slf4j-nop" % versions.slf4j
+      "org.http4s" %% "http4s-ember-server" % Versions.http4s,
+      "org.http4s" %% "http4s-dsl" % Versions.http4s,
+      "org.typelevel" %% "cats-effect" % Versions.catsEffect,
+      "co.fs2" %% "fs2-core" % Versions.fs2,
+      "com.softwaremill.sttp.tapir" %% "tapir-jsoniter-scala" % Versions.tapir,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.tapirJsoniter % Provided,
+      "org.slf4j" % "slf4j-nop" % Versions.slf4j
     )
   )
 
@@ -527,36 +439,23 @@ lazy val perfZio = (project in file("perf-suite/ziohttp"))
   .dependsOn(perfCommon)
   .settings(
     name := "rapier-perf-ziohttp",
-    publish / skip := true,
-    suiteSources("vanilla-json"),
+    unpublished,
+    PerfSuite.sources("vanilla-json"),
     // zio-http's own choices: its Netty and its ZIO. JSON for the vanilla twin through jsoniter-scala, as everywhere.
     libraryDependencies ++= Seq(
-      "dev.zio" %% "zio-http" % versions.zioHttp,
-      "dev.zio" %% "zio-schema-derivation" % versions.zioSchema,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % versions.jsoniter,
-      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % versions.jsoniter % Provided,
-      "org.slf4j" % "slf4j-nop" % versions.slf4j
+      "dev.zio" %% "zio-http" % Versions.zioHttp,
+      "dev.zio" %% "zio-schema-derivation" % Versions.zioSchema,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % Versions.jsoniter,
+      "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided,
+      "org.slf4j" % "slf4j-nop" % Versions.slf4j
     )
   )
 
-/** Writes `classpath` to `file`, its entries joined by the path separator, as ./perf and the suite's tests read it. */
-def writeClassPath(file: File, classpath: Classpath): File = {
-  IO.write(file, classpath.files.mkString(java.io.File.pathSeparator))
-  file
-}
-
-/**
- * Compiles the suite's sides and writes their run-time classpaths where ./perf reads them: the project's modules
- * packaged as jars, as an application ships them (class directories cost each server's start a `file:` URL and a
- * `File` per class found there, about 20 MiB of resident garbage under the suite's heap:
- * docs/perf/2026-11-26-netty-start-rss).
- */
-lazy val perfStage = taskKey[Unit]("Compile the performance suite and write its classpaths for ./perf")
-perfStage := {
+PerfSuite.perfStage := {
   val out = (LocalRootProject / target).value / "perf"
   IO.createDirectory(out)
-  writeClassPath(out / "classpath-rapier.txt", (perf / Runtime / fullClasspathAsJars).value)
-  writeClassPath(out / "classpath-tapir.txt", (perfTapir / Runtime / fullClasspathAsJars).value)
-  writeClassPath(out / "classpath-ziohttp.txt", (perfZio / Runtime / fullClasspathAsJars).value)
+  PerfSuite.writeClassPath(out / "classpath-rapier.txt", (perf / Runtime / fullClasspathAsJars).value)
+  PerfSuite.writeClassPath(out / "classpath-tapir.txt", (perfTapir / Runtime / fullClasspathAsJars).value)
+  PerfSuite.writeClassPath(out / "classpath-ziohttp.txt", (perfZio / Runtime / fullClasspathAsJars).value)
   streams.value.log.info(s"perf classpaths written to $out")
 }

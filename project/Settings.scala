@@ -1,0 +1,55 @@
+import sbt._
+import sbt.Keys._
+
+/** Settings the build's modules share. */
+object Settings {
+  val munit = "org.scalameta" %% "munit" % Versions.munit
+
+  // Vert.x brings a newer Netty patch release; every module runs on the build's one Netty instead.
+  val nettyPin = dependencyOverrides ++= Seq(
+    "common",
+    "buffer",
+    "transport",
+    "handler",
+    "handler-proxy",
+    "codec-base",
+    "codec-compression",
+    "codec-http",
+    "codec-http2",
+    "codec-http3",
+    "codec-classes-quic",
+    "codec-dns",
+    "codec-socks",
+    "codec-haproxy",
+    "resolver",
+    "resolver-dns",
+    "transport-native-unix-common",
+    "transport-classes-epoll"
+  ).map(name => "io.netty" % s"netty-$name" % Versions.netty)
+
+  // Netty's leak detector at its strictest in every test JVM: a LEAK fails the build (see rapier.testkit.LeakDetection).
+  // Every buffer is tracked, and a leak reported with where it was retained and released; the stack trace Netty would
+  // record at every other read or write of a buffer is not taken (unmasking one WebSocket frame of 16 MiB took two
+  // million of them: 5-8 s on Vert.x, against the kit client's 10 s read timeout).
+  // Each module's tests have a temporary folder of their own, so that a test counting the files left there (uploads)
+  // does not count another module's, whose tests may run at the same time.
+  val testSettings: Seq[Setting[_]] = Seq(
+    Test / fork := true,
+    Test / javaOptions ++= Seq(
+      "-Dio.netty.leakDetection.level=paranoid",
+      "-Dio.netty.leakDetection.targetRecords=8",
+      "-Dio.netty.leakDetection.acquireAndReleaseOnly=true",
+      "-Xmx1g"
+    ),
+    Test / javaOptions += {
+      val tmp = (Test / target).value / "tmp"
+      IO.createDirectory(tmp)
+      s"-Djava.io.tmpdir=$tmp"
+    },
+    Test / testOptions += Tests.Argument(TestFrameworks.MUnit, "-b"),
+    libraryDependencies += munit % Test
+  )
+
+  /** A module that is built and tested but never published (tests, examples, the suite). */
+  val unpublished: Seq[Setting[_]] = Seq(publish / skip := true, publishLocal / skip := true)
+}
