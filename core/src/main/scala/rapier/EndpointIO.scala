@@ -177,7 +177,9 @@ object EndpointOutput:
    * which runs for as long as the connection. Each message is read and written whole by its codec; pings, pongs,
    * fragments, the close handshake and the limits are the backend's. A message longer than `maxMessageSize` closes
    * the connection with 1009; one of the other kind (binary for text) with 1003; one its codec can't read with 1007;
-   * no frame either way for `idleTimeout` with 1001.
+   * no frame either way for `idleTimeout` with 1001. An upgrade from a page whose `Origin` the `origins` policy does
+   * not allow is refused with 403 (pages of the server's own origin only, unless told otherwise: see
+   * [[WebSocketOrigins]] for the cross-site risk).
    */
   final case class WebSocketBody[In, Out, P](
       kind: WebSocketKind[P],
@@ -185,10 +187,18 @@ object EndpointOutput:
       out: WebSocketCodec[Out],
       maxMessageSize: Int = 1024 * 1024,
       idleTimeout: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration.Inf,
-      info: IOInfo = IOInfo.empty
+      info: IOInfo = IOInfo.empty,
+      origins: WebSocketOrigins = WebSocketOrigins.SameOrigin
   ) extends Basic[P]:
     require(maxMessageSize > 0, "maxMessageSize must be positive")
     def withMaxMessageSize(bytes: Int): WebSocketBody[In, Out, P] = copy(maxMessageSize = bytes)
+
+    /** Pages of these origins may open it (`https://app.example.com`), besides clients that send no `Origin`. */
+    def withAllowedOrigins(origin: String, more: String*): WebSocketBody[In, Out, P] =
+      copy(origins = WebSocketOrigins.Only((origin +: more).toSet))
+
+    /** Pages of any origin may open it: for a WebSocket that takes no credentials a browser sends by itself. */
+    def withAnyOrigin: WebSocketBody[In, Out, P] = copy(origins = WebSocketOrigins.Any)
     def withIdleTimeout(timeout: scala.concurrent.duration.Duration): WebSocketBody[In, Out, P] =
       copy(idleTimeout = timeout)
     def description(d: String): WebSocketBody[In, Out, P] = copy(info = info.description(d))

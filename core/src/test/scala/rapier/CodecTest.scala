@@ -46,6 +46,15 @@ class CodecTest extends munit.FunSuite:
       assert(Codec.double.decode(bad).isInstanceOf[Error], bad)
     assertEquals(Codec.double.decode("-1.5e3"), Value(-1500.0))
 
+  test("big numbers are bounded: 308 digits, a decimal's exponent within 6178, as JSON's are"):
+    for bad <- List("1e999999999", "1e-6179", "9" * 309, "0." + "1" * 309, "1" * 100000) do
+      assert(Codec.bigDecimal.decode(bad).isInstanceOf[Error], bad.take(20))
+    for bad <- List("9" * 309, "-" + "9" * 309, "1e3") do
+      assert(Codec.bigInt.decode(bad).isInstanceOf[Error], bad.take(20))
+    assertEquals(Codec.bigDecimal.decode("1e6178"), Value(BigDecimal("1e6178")))
+    assertEquals(Codec.bigDecimal.decode("-12.50"), Value(BigDecimal("-12.50")))
+    assertEquals(Codec.bigInt.decode("-" + "9" * 308), Value(BigInt("-" + "9" * 308)))
+
   test("UUIDs must be in the canonical 36-character form"):
     assert(Codec.uuid.decode("1-2-3-4-5").isInstanceOf[Error])
     assert(Codec.uuid.decode("123e4567-e89b-12d3-a456-42661417400").isInstanceOf[Error])

@@ -26,8 +26,14 @@ trait StringCodecs:
   given double: Codec[String, Double] = fromParser("a number", summon[Schema[Double]])(finite(_.toDouble))(_.toString)
   given float: Codec[String, Float] = fromParser("a number", summon[Schema[Float]])(finite(_.toFloat))(_.toString)
   given bigDecimal: Codec[String, BigDecimal] =
-    fromParser("a decimal number", summon[Schema[BigDecimal]])(s => BigDecimal(s))(_.toString)
-  given bigInt: Codec[String, BigInt] = fromParser("an integer", summon[Schema[BigInt]])(s => BigInt(s))(_.toString)
+    fromParser(
+      s"a decimal number of at most ${StringCodecs.MaxDigits} digits, its exponent within ±${StringCodecs.MaxScale}",
+      summon[Schema[BigDecimal]]
+    )(StringCodecs.boundedDecimal)(_.toString)
+  given bigInt: Codec[String, BigInt] =
+    fromParser(s"an integer of at most ${StringCodecs.MaxDigits} digits", summon[Schema[BigInt]])(
+      StringCodecs.boundedInteger
+    )(_.toString)
   given uuid: Codec[String, UUID] = fromParser("a UUID", summon[Schema[UUID]])(parseUuid)(_.toString)
 
   /** Codecs for Scala 3 enums whose cases are all singletons, by case name. */
@@ -66,3 +72,22 @@ trait StringCodecs:
     if s.length != 36 || s.charAt(8) != '-' || s.charAt(13) != '-' || s.charAt(18) != '-' || s.charAt(23) != '-' then
       throw new IllegalArgumentException("not a canonical UUID")
     UUID.fromString(s)
+
+private[codec] object StringCodecs:
+  /**
+   * The most digits a big number takes, and the widest exponent a decimal's: jsoniter-scala's defaults for JSON, so
+   * that `1e999999999`, which a later `toBigInt` or `setScale` would spend minutes and gigabytes on, is refused here.
+   */
+  val MaxDigits = 308
+  val MaxScale = 6178
+
+  def boundedInteger(s: String): BigInt =
+    val signed = s.nonEmpty && (s.charAt(0) == '-' || s.charAt(0) == '+')
+    if s.length - (if signed then 1 else 0) > MaxDigits then throw NumberFormatException("too many digits")
+    BigInt(s)
+
+  def boundedDecimal(s: String): BigDecimal =
+    if s.length > MaxDigits + 16 then throw NumberFormatException("too long")
+    val d = BigDecimal(s)
+    if d.precision > MaxDigits || math.abs(d.scale.toLong) > MaxScale then throw NumberFormatException("out of bounds")
+    d

@@ -16,9 +16,14 @@ import scala.concurrent.duration.*
  * @param maxBodySize
  *   the largest request body accepted whole (bytes, text, forms, multipart); a larger one is answered 413 (before it
  *   is read, when its length is declared)
+ * @param maxBodyMemory
+ *   the request-body bytes the whole server holds in memory at once, for every connection: bodies read whole, and the
+ *   chunks of streamed ones waiting for their readers. A body that would pass it is answered 503 with `Retry-After`
+ *   rather than read. None: a quarter of the heap, and at least `maxBodySize`
  * @param maxStreamedBodySize
- *   the largest request body an endpoint that streams it accepts, unlimited by default: the logic reads it as it
- *   arrives, so it is never held whole. Past it, the request is answered 413 if its response has not started, or
+ *   the largest request body an endpoint that streams it accepts (an upload to a file or to multipart's part files
+ *   included), 1 GiB unless set: the logic reads it as it arrives, so it is never held whole, but a stream without end
+ *   would take the disk or the logic's time. Past it, the request is answered 413 if its response has not started, or
  *   its connection closed if it has; a declared length past it is answered 413 before the body is read
  * @param maxInitialLineLength
  *   the longest request line accepted; a longer one is answered 414
@@ -43,7 +48,8 @@ final case class BackendOptions(
     maxBodySize: Long = 10L * 1024 * 1024,
     maxInitialLineLength: Int = 8192,
     maxHeaderSize: Int = 16384,
-    maxStreamedBodySize: Long = Long.MaxValue,
+    maxStreamedBodySize: Long = 1L << 30,
+    maxBodyMemory: Option[Long] = None,
     bodyReadTimeout: Duration = FiniteDuration(60, SECONDS),
     idleTimeout: Duration = FiniteDuration(60, SECONDS),
     shutdownTimeout: FiniteDuration = FiniteDuration(10, SECONDS),
@@ -53,6 +59,11 @@ final case class BackendOptions(
   require(port >= 0 && port <= 65535, s"a port is between 0 and 65535, not $port")
   require(maxBodySize >= 0 && maxBodySize <= Int.MaxValue - 8, "maxBodySize must fit in a byte array")
   require(maxStreamedBodySize >= 0, "maxStreamedBodySize must not be negative")
+  require(
+    maxBodyMemory.forall(_ >= maxBodySize),
+    s"maxBodyMemory (${maxBodyMemory.getOrElse(0L)}) must be at least maxBodySize ($maxBodySize): a body of the " +
+      "largest size could never be read"
+  )
   require(maxInitialLineLength > 0 && maxHeaderSize > 0, "line and header limits must be positive")
   require(maxConnections > 0, "maxConnections must be positive")
   require(
@@ -83,6 +94,7 @@ trait BackendOptionsOf[Self]:
   final def port: Int = backend.port
   final def maxBodySize: Long = backend.maxBodySize
   final def maxStreamedBodySize: Long = backend.maxStreamedBodySize
+  final def maxBodyMemory: Option[Long] = backend.maxBodyMemory
   final def maxInitialLineLength: Int = backend.maxInitialLineLength
   final def maxHeaderSize: Int = backend.maxHeaderSize
   final def bodyReadTimeout: Duration = backend.bodyReadTimeout
@@ -95,6 +107,7 @@ trait BackendOptionsOf[Self]:
   final def withPort(p: Int): Self = modifyBackend(_.copy(port = p))
   final def withMaxBodySize(bytes: Long): Self = modifyBackend(_.copy(maxBodySize = bytes))
   final def withMaxStreamedBodySize(bytes: Long): Self = modifyBackend(_.copy(maxStreamedBodySize = bytes))
+  final def withMaxBodyMemory(bytes: Long): Self = modifyBackend(_.copy(maxBodyMemory = Some(bytes)))
   final def withMaxInitialLineLength(bytes: Int): Self = modifyBackend(_.copy(maxInitialLineLength = bytes))
   final def withMaxHeaderSize(bytes: Int): Self = modifyBackend(_.copy(maxHeaderSize = bytes))
   final def withBodyReadTimeout(d: Duration): Self = modifyBackend(_.copy(bodyReadTimeout = d))

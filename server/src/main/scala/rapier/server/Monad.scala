@@ -37,6 +37,21 @@ trait Monad[F[_]]:
    */
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): F[A]
 
+  /**
+   * `fa`, with `finalizer` run once it ends, whatever the end: a value, a failure, or — for an effect that can be
+   * stopped (a fiber cancelled because its client went away) — cancellation. What the interpreter must undo on every
+   * outcome, such as deleting the temporary files of an upload, goes here. By default for effects that can't be stopped
+   * (`Future`, direct style); effect modules override it with their own.
+   */
+  def guarantee[A](fa: F[A])(finalizer: () => Unit): F[A] =
+    handleError(map(fa) { a =>
+      finalizer()
+      a
+    }) { e =>
+      finalizer()
+      error(e)
+    }
+
 object Monad:
   def apply[F[_]](using m: Monad[F]): Monad[F] = m
 

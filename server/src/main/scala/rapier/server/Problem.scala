@@ -91,9 +91,11 @@ object ProblemRenderer:
     problem.requestId.foreach(id => b.append("\n(request id ").append(id).append(')'))
     response(problem, "text/plain; charset=UTF-8", b.toString)
 
+  // What a client sent may be quoted in no problem, but a browser must not read one as anything but its type either
   private def response(problem: Problem, contentType: String, body: String): ServerResponse =
-    val r = ServerResponse.empty(problem.status.code, 1 + problem.headers.size)
+    val r = ServerResponse.empty(problem.status.code, 2 + problem.headers.size)
     r.addHeader(HeaderNames.ContentType, contentType)
+    r.addHeader(HeaderNames.XContentTypeOptions, "nosniff")
     problem.headers.foreach(h => r.addHeader(h.name, h.value))
     r.setBody(body.getBytes(StandardCharsets.UTF_8))
     r

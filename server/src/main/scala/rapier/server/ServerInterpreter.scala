@@ -60,12 +60,6 @@ final class ServerInterpreter[F[_]](
   /** The endpoints served, in order. */
   val serverEndpoints: List[ServerEndpoint[F]] = endpoints
 
-  /**
-   * Whether some endpoint reads its body as a stream: a backend that reads bodies before dispatch then routes each
-   * request as its head arrives ([[routeOrNull]]), to hand those requests over at once.
-   */
-  val streamsBodies: Boolean = compiled.exists(_.input.streamsBody)
-
   /** Whether some endpoint is a WebSocket. */
   val servesWebSockets: Boolean = compiled.exists(_.output.webSocket != null)
 
@@ -110,9 +104,9 @@ final class ServerInterpreter[F[_]](
 
   /**
    * The chain of the endpoint that takes the request's method and path, with the path located and its captures
-   * recorded in the request; null when no endpoint does. Serving a request is `routeOrNull(r)(r)` when it is not null.
-   * For backends mounted among other routes: they pass on what this declines, and read a body only for what it keeps;
-   * and for backends that must know, before reading a body, whether the endpoint streams it.
+   * recorded in the request; null when no endpoint does. Backends route each request as its head arrives, then
+   * [[serve]] it with what this found: the route tells whether the endpoint streams its body (see
+   * `spi.Admission`), and a backend mounted among other routes passes on what this declines, its body unread.
    */
   def routeOrNull(request: ServerRequest): EndpointChain[F] | Null =
     val target = request.uri

@@ -65,6 +65,19 @@ trait EffectChecks extends ServerTestSupport:
     eventually(ended.get, "the logic's fiber was stopped")
     assertEquals(t.get("/nowhere").status, 404)
 
+  /**
+   * `path` takes its body into a file, records the file in `saved` and never answers: its client going away stops the
+   * logic, and the file is deleted with it.
+   */
+  def checkClientGoneDeletesUpload(t: Target, path: String, saved: AtomicReference[java.nio.file.Path | Null]): Unit =
+    val c = t.raw()
+    c.send(s"POST $path HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+    eventually(saved.get != null, "the logic has the upload's file")
+    val file = saved.get.nn
+    assert(java.nio.file.Files.exists(file), file.toString)
+    c.close()
+    eventually(!java.nio.file.Files.exists(file), "the upload's file is deleted once its client is gone")
+
   /** `/mistake` blocks its thread for 300 ms by mistake: `/quick` is still answered meanwhile. */
   def checkBlockingMistake(t: Target): Unit =
     val slow = new Thread(() => assertEquals(t.get("/mistake").body, "done"))

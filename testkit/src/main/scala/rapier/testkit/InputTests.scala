@@ -69,19 +69,36 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.rawExchange("GET /echo/%C3%28 HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
     }
 
-  test("a path parameter never holds '/', '.', '..' or control characters, whatever their encoding"):
+  test("a path parameter never holds '/', '\\', '.', '..' or control characters, whatever their encoding"):
     withServer(
       ok(endpoint.get.in("echo" / path[String]("text")).out(stringBody))(identity),
       ok(endpoint.get.in("files" / paths).out(stringBody))(_.mkString("|"))
     ) { t =>
       for bad <-
-          List("..", ".", "%2e%2e", "%2E.", ".%2e", "%2e", "a%2Fb", "a%2fb", "%2F", "a%00b", "%0d%0aX:1", "%7f", "%1b")
+          List(
+            "..",
+            ".",
+            "%2e%2e",
+            "%2E.",
+            ".%2e",
+            "%2e",
+            "a%2Fb",
+            "a%2fb",
+            "%2F",
+            "a%00b",
+            "%0d%0aX:1",
+            "%7f",
+            "%1b"
+          ) ++
+            List("..%5C..%5Cetc", "a%5cb")
       do
         val r = t.rawExchange(s"GET /echo/$bad HTTP/1.1\r\nHost: x\r\n\r\n")
         assertEquals(r.status, 400, bad)
         assert(r.body.contains("path.text"), r.body)
-      for bad <- List("a/../b", "a/%2e%2e/b", "./a", "a/.", "a%2Fb/c", "a/%00")
+      // An empty segment but the last would make what follows absolute once joined: /files//etc/passwd
+      for bad <- List("a/../b", "a/%2e%2e/b", "./a", "a/.", "a%2Fb/c", "a/%00", "/etc/passwd", "a//b", "a/%5C/b")
       do assertEquals(t.rawExchange(s"GET /files/$bad HTTP/1.1\r\nHost: x\r\n\r\n").status, 400, bad)
+      assertEquals(t.get("/files/a/b/").body, "a|b|", "a last empty segment: a directory")
       assertEquals(t.get("/echo/...").body, "...")
       assertEquals(t.get("/echo/a.b").body, "a.b")
       assertEquals(t.get("/echo/.hidden").body, ".hidden")
@@ -91,7 +108,9 @@ trait InputTests extends ServerTestSupport:
   test("a path parameter may opt in to encoded slashes, and still refuses dot segments"):
     withServer(ok(endpoint.get.in("keys" / path[String]("key").allowEncodedSlash).out(stringBody))(identity)) { t =>
       assertEquals(t.get("/keys/a%2Fb%2fc").body, "a/b/c")
-      assertEquals(t.rawExchange("GET /keys/.. HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
+      // What decodes to a path leaving where it is joined: dot parts, an absolute path, a backslash
+      for bad <- List("..%2F..%2Fetc", "a%2F..%2Fb", "a%2F.", "%2Fetc%2Fpasswd", "a%5C..", "..")
+      do assertEquals(t.rawExchange(s"GET /keys/$bad HTTP/1.1\r\nHost: x\r\n\r\n").status, 400, bad)
       assertEquals(t.rawExchange("GET /keys/a%00 HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
       assertEquals(t.rawExchange("GET /keys/a/b HTTP/1.1\r\nHost: x\r\n\r\n").status, 404)
     }

@@ -13,10 +13,11 @@ trait RoutingTests extends ServerTestSupport:
   private def capture(e: Endpoint[Unit, String, Unit, Unit], name: String): ServerEndpoint[Future] =
     e.out(stringBody).serverLogicSuccess(v => Future.successful(s"$name:$v"))
 
-  test("an unknown path is a 404"):
+  test("an unknown path is a 404, which no browser sniffs for another type"):
     withServer(named(endpoint.get.in("a"), "a")) { t =>
       val r = t.get("/b")
       assertEquals((r.status, r.problem.title), (404, "Not Found"))
+      assertEquals(r.header("X-Content-Type-Options"), Some("nosniff"))
     }
 
   test("a known path with another method is a 405 listing the allowed methods"):

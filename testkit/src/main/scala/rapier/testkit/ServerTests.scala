@@ -16,6 +16,7 @@ abstract class ServerTests
       ConnectionTests,
       FramingTests,
       SlowClientTests,
+      HostileClientTests,
       JsonTests,
       JsonStreamTests,
       SecurityTests,

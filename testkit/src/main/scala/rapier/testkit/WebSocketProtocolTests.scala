@@ -227,3 +227,76 @@ trait WebSocketProtocolTests extends ServerTestSupport:
         assertEquals((back.opcode, back.rsv, back.text), (Text, 0, text), "no reserved bit: not compressed")
       finally c.close()
     }
+
+  test("pings sent by a client that never reads the pongs: the server stops reading, and serves other clients"):
+    withServer(echo) { t =>
+      val greedy = open(t, "/ws/echo")
+      try
+        val pings = Array.fill(1000)(frame(Ping, "p" * 125)).flatten
+        // Sent until the server stops reading them: its pongs are not read, and it sends no more than the socket takes.
+        @volatile var sent = 0L
+        val sending = Future {
+          while sent < (256L << 20) do
+            greedy.send(pings)
+            sent += pings.length
+        }(using scala.concurrent.ExecutionContext.global)
+        Thread.sleep(3000)
+        assert(!sending.isCompleted, s"$sent bytes of pings were taken by a server whose pongs go unread")
+        assert(sent < (128L << 20), s"$sent bytes of pings were taken by a server whose pongs go unread")
+        connected(t, "/ws/echo")(echoes(_, "still here"))
+      finally greedy.close()
+    }
+
+  test("messages in 1-byte fragments are joined, and fragments never finished hold their bytes, not an object each"):
+    withServer(echo) { t =>
+      val long = "0123456789abcdef" * 1024
+      connected(t, "/ws/echo") { c =>
+        val frames = java.io.ByteArrayOutputStream()
+        long.zipWithIndex.foreach { (ch, i) =>
+          frames.write(frame(if i == 0 then Text else Continuation, ch.toString, fin = i == long.length - 1))
+        }
+        c.send(frames.toByteArray)
+        assertEquals(readFrame(c).text, long)
+      }
+      val before = RetainedHeap.now()
+      val fragments = 50000
+      val more = frame(Continuation, "x", fin = false)
+      val unfinished = (1 to 10).map { _ =>
+        val c = open(t, "/ws/echo")
+        // A ping after them: its pong says the server has read them all
+        c.send(frame(Text, "x", fin = false) ++ Array.fill(fragments - 1)(more).flatten ++ frame(Ping, "read?"))
+        assertEquals(readFrame(c).opcode, Pong)
+        c
+      }
+      try
+        // Half a million fragments begun: held as the bytes joined, never as an array per fragment (24 bytes each),
+        // once the server has joined what it read
+        val bound = 10L * fragments * 16
+        val deadline = System.nanoTime + 10_000_000_000L
+        var grown = RetainedHeap.now() - before
+        while grown >= bound && System.nanoTime < deadline do
+          Thread.sleep(200)
+          grown = RetainedHeap.now() - before
+        assert(grown < bound, s"the heap grew by ${grown >> 10} KiB")
+        connected(t, "/ws/echo")(echoes(_, "served meanwhile"))
+      finally unfinished.foreach(_.close())
+    }
+
+  test("WebSockets open for same-origin pages, listed origins and clients with no Origin; others are a 403"):
+    val listed = endpoint.get
+      .in("ws" / "listed")
+      .out(webSocketBody[String, String].withAllowedOrigins("https://app.example.com"))
+      .serverLogicSuccess(_ => Future.successful(in => in))
+    withServer(echo, listed) { t =>
+      def status(path: String, origin: String): Int =
+        val c = t.raw()
+        try c.send(handshake(path, extra = s"Origin: $origin\r\n")).readResponse(head = true).status
+        finally c.close()
+      assertEquals(status("/ws/echo", "https://evil.example"), 403)
+      assertEquals(status("/ws/echo", "null"), 403, "a sandboxed page's origin")
+      assertEquals(status("/ws/echo", "http://x"), 101, "the Host the handshake names: the server's own page")
+      assertEquals(status("/ws/echo", "http://x:80"), 101, "the same, with its default port")
+      assertEquals(status("/ws/listed", "https://app.example.com"), 101)
+      assertEquals(status("/ws/listed", "http://x"), 403, "not on the list")
+      connected(t, "/ws/listed")(echoes(_, "no Origin: not a browser"))
+    }

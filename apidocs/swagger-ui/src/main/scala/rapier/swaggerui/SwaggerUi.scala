@@ -51,6 +51,9 @@ object SwaggerUi:
 
   private val WebjarPath = s"META-INF/resources/webjars/swagger-ui/${WebjarVersion.value}/"
 
+  // Browsers take each file as its Content-Type says, never as what its bytes look like
+  private val NoSniff = header(HeaderNames.XContentTypeOptions, "nosniff")
+
   /**
    * The endpoints serving `document` with Swagger UI.
    * @throws IllegalStateException
@@ -73,7 +76,8 @@ object SwaggerUi:
     val file = endpoint.get
       .in(prefix)
       .in(path[String]("file"))
-      .errorOut(statusCode(StatusCode.NotFound).and(stringBody))
+      .errorOut(statusCode(StatusCode.NotFound).and(NoSniff).and(stringBody))
+      .out(NoSniff)
       .out(header[String](HeaderNames.ContentType))
       .out(byteArrayBody)
       .serverLogic[F] { name =>

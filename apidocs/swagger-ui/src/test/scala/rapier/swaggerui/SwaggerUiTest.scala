@@ -36,6 +36,7 @@ class SwaggerUiTest extends munit.FunSuite:
       val page = client.get("/docs/index.html")
       assertEquals(page.status, 200)
       assertEquals(page.header("Content-Type"), Some("text/html; charset=UTF-8"))
+      assertEquals(page.header("X-Content-Type-Options"), Some("nosniff"))
       assert(page.body.contains("<title>Books &lt;&amp;&gt;</title>"), page.body)
       assert(page.body.contains("url: \"./openapi.yaml\""), page.body)
       val yaml = client.get("/docs/openapi.yaml")
@@ -51,6 +52,7 @@ class SwaggerUiTest extends munit.FunSuite:
       assertEquals(client.get("/docs/favicon-32x32.png").header("Content-Type"), Some("image/png"))
       val missing = client.get("/docs/swagger-initializer.js")
       assertEquals(missing.status, 404)
+      assertEquals(missing.header("X-Content-Type-Options"), Some("nosniff"))
       // A capture never holds a slash: a name that tries to leave the directory is refused.
       assertEquals(client.get("/docs/..%2Fbuild.sbt").status, 400)
       // The application's own endpoints are untouched.

@@ -8,10 +8,9 @@ import org.typelevel.ci.CIString
 import cats.effect.std.Queue
 import rapier.cats.{Fs2WebSocket, catsMonad}
 import rapier.http4s.internal.{Bodies, HeadCheck, Http4sPipeWebSocket, Http4sRequest, Http4sWebSocket, Responses}
-import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax, WebSocketUpgrade}
-import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
+import rapier.server.spi.{Admission, Completion, RequestBodyException, RequestSyntax, WebSocketUpgrade}
+import rapier.server.{EndpointChain, ServerEndpoint, ServerInterpreter, ServerResponse}
 
-import java.util.concurrent.atomic.LongAdder
 import scala.util.Failure
 
 /**
@@ -37,7 +36,8 @@ final class Http4sServerInterpreter[F[_]](
     options: Http4sServerOptions = Http4sServerOptions.default
 )(using F: Async[F]):
   private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
-  private val held = LongAdder()
+  private val admission = Admission(options.backend)
+  private val budget = admission.budget
   private val responses = Responses[F]()
   private val fromClient = Bodies.clientsDoing(options.bodyReadTimeout)
   private val webSockets = Http4sWebSocket.Open()
@@ -98,18 +98,24 @@ final class Http4sServerInterpreter[F[_]](
   }
 
   /** Bytes of request bodies read whole and held until their requests are answered. */
-  def bodyBytesHeld: Long = held.sum
+  def bodyBytesHeld: Long = budget.held
 
   private def serve(view: Http4sRequest[F], chain: EndpointChain[F] | Null): F[Response[F]] =
     val refused = HeadCheck.problem(view.request, view.uri, options.maxInitialLineLength, options.maxHeaderSize)
     if refused != null then refuse(view, refused.nn, bodyUnread = true)
     else
+      val http10 = view.request.httpVersion == HttpVersion.`HTTP/1.0`
       val expect = view.headerOrNull("Expect")
-      if RequestSyntax.unsupportedExpectation(expect, view.request.httpVersion == HttpVersion.`HTTP/1.0`) then
-        refuse(view, Refusals.UnsupportedExpectation, bodyUnread = true)
-      else if chain == null then answer(view, interpreter.serve(view, null), closes = false)
-      else if chain.streamsBody then streamed(view, chain)
-      else readFirst(view, chain)
+      // Ember stops taking requests as it shuts down: none is seen draining
+      admission.decide(chain, view.declaredLength, view.lengthUnknown, expect, http10, draining = false) match
+        case refusal: RequestSyntax.Invalid => refuse(view, refusal, bodyUnread = true)
+        // A rejection reads no body: Ember drains what is left before the connection's next request
+        case _ if chain == null => answer(view, interpreter.serve(view, null), closes = false)
+        case Admission.NoBody =>
+          view.body = Array.emptyByteArray
+          answer(view, interpreter.serve(view, chain), closes = false)
+        case streamed: Admission.Streamed => stream(view, chain.nn, streamed.limit)
+        case read: Admission.ReadFirst => readFirst(view, chain.nn, read.limit)
 
   /** The response to `answered`, or a bare 500 if the interpreter failed to produce one. */
   private def answer(view: Http4sRequest[F], answered: F[ServerResponse], closes: Boolean): F[Response[F]] =
@@ -153,26 +159,20 @@ final class Http4sServerInterpreter[F[_]](
    * The body read whole, within `maxBodySize` and `bodyReadTimeout`, then the logic; a body that can't be read is
    * refused (413, 400, 408), and the connection closes.
    */
-  private def readFirst(view: Http4sRequest[F], chain: EndpointChain[F]): F[Response[F]] =
-    val limit = options.maxBodySize
-    if declaredOver(view, limit) then refuse(view, Refusals.bodyTooLarge(limit), bodyUnread = true)
-    else if !view.hasBody then
-      view.body = Array.emptyByteArray
-      answer(view, interpreter.serve(view, chain), closes = false)
-    else
-      val reading = Bodies.Reading(view, limit, options.bodyReadTimeout, held)
-      F.flatMap(F.attempt(reading.bytes(fromClient))) {
-        case Left(client: RequestBodyException) =>
-          // What the client still sends of a chunked body refused midway is read, and dropped, for a while after the
-          // answer
-          val rest = reading.leftover
-          if rest != null then view.drain = Bodies.linger(rest.nn)
-          refuse(view, client.refusal, bodyUnread = false)
-        case Left(e) => answer(view, F.raiseError(e), closes = true)
-        case Right(bytes) =>
-          view.body = bytes
-          answer(view, F.guarantee(interpreter.serve(view, chain), F.delay(held.add(-bytes.length))), false)
-      }
+  private def readFirst(view: Http4sRequest[F], chain: EndpointChain[F], limit: Long): F[Response[F]] =
+    val reading = Bodies.Reading(view, limit, options.bodyReadTimeout, budget)
+    F.flatMap(F.attempt(reading.bytes(fromClient))) {
+      case Left(client: RequestBodyException) =>
+        // What the client still sends of a chunked body refused midway is read, and dropped, for a while after the
+        // answer
+        val rest = reading.leftover
+        if rest != null then view.drain = Bodies.linger(rest.nn)
+        refuse(view, client.refusal, bodyUnread = false)
+      case Left(e) => answer(view, F.raiseError(e), closes = true)
+      case Right(bytes) =>
+        view.body = bytes
+        answer(view, F.guarantee(interpreter.serve(view, chain), F.delay(budget.give(bytes.length))), false)
+    }
 
   /**
    * The body handed over as a stream, within `maxStreamedBodySize`, timed while the logic waits for it: as http4s's
@@ -181,30 +181,24 @@ final class Http4sServerInterpreter[F[_]](
    * deadline, a pulling reader's pull fails with the 408, and an fs2 reader's logic is cancelled (see
    * [[Bodies.Watched.timed]]).
    */
-  private def streamed(view: Http4sRequest[F], chain: EndpointChain[F]): F[Response[F]] =
-    val limit = options.maxStreamedBodySize
-    if declaredOver(view, limit) then refuse(view, Refusals.bodyTooLarge(limit), bodyUnread = true)
-    else
-      val body = Bodies.Watched(view, limit, options.bodyReadTimeout, fromClient)
-      view.source = body.source
-      F.flatMap(F.start(body.source.run)) { reader =>
-        val answering = body.timed(reader, interpreter.serve(view, chain), refusal(body.refusal.nn))
-        F.flatMap(orServerError(answering)) { r =>
-          val refused = body.refusal
-          if refused != null then
-            // What the client still sends of a body refused past the limit is read and dropped, for a while
-            view.drain = body.drain(reader)
-            refuse(view, refused.nn, bodyUnread = false)
-          else
-            // What the logic left unread is drained after the response: so that the connection can go on when nothing
-            // read it, and so that its close doesn't reset it under the response otherwise
-            if view.hasBody then view.drain = body.drain(reader)
-            responses.of(view, r, closes = body.readInPart)
-        }
+  private def stream(view: Http4sRequest[F], chain: EndpointChain[F], limit: Long): F[Response[F]] =
+    val body = Bodies.Watched(view, limit, options.bodyReadTimeout, fromClient)
+    view.source = body.source
+    F.flatMap(F.start(body.source.run)) { reader =>
+      val answering = body.timed(reader, interpreter.serve(view, chain), refusal(body.refusal.nn))
+      F.flatMap(orServerError(answering)) { r =>
+        val refused = body.refusal
+        if refused != null then
+          // What the client still sends of a body refused past the limit is read and dropped, for a while
+          view.drain = body.drain(reader)
+          refuse(view, refused.nn, bodyUnread = false)
+        else
+          // What the logic left unread is drained after the response: so that the connection can go on when nothing
+          // read it, and so that its close doesn't reset it under the response otherwise
+          if view.hasBody then view.drain = body.drain(reader)
+          responses.of(view, r, closes = body.readInPart)
       }
-
-  /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */
-  private def declaredOver(view: Http4sRequest[F], limit: Long): Boolean = view.declaredLength > limit
+    }
 
   /** A refusal, after which the connection closes; a body nothing has read yet is drained after it. */
   private def refuse(view: Http4sRequest[F], reason: RequestSyntax.Invalid, bodyUnread: Boolean): F[Response[F]] =
@@ -212,4 +206,4 @@ final class Http4sServerInterpreter[F[_]](
     responses.of(view, refusal(reason), closes = true)
 
   private def refusal(reason: RequestSyntax.Invalid): ServerResponse =
-    options.serverOptions.problemRenderer(Problem(reason.status, reason.message))
+    options.serverOptions.problemRenderer(reason.problem)

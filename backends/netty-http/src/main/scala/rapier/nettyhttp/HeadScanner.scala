@@ -27,6 +27,9 @@ final class HeadScanner:
   /** How many Host fields the current head has. */
   def hosts: Int = hostFields
 
+  /** Whether no byte of the next head has been looked at: the last request ended, and nothing of the next was seen. */
+  def betweenMessages: Boolean = inHead && lines == 0 && !skipped
+
   /** Whether part of a head has arrived and is waiting for the rest. */
   def headStarted(readable: Boolean): Boolean = inHead && (lines > 0 || skipped || readable)
 

@@ -5,7 +5,7 @@ import io.netty.channel.{AdaptiveRecvByteBufAllocator, Channel, ChannelOption, M
 import io.netty.util.concurrent.DefaultThreadFactory
 import org.slf4j.LoggerFactory
 import rapier.netty.internal.{Connections, Transports}
-import rapier.server.spi.Runner
+import rapier.server.spi.{Admission, Runner}
 import rapier.server.{Monad, ServerBuilder, ServerEndpoint}
 
 import java.net.InetSocketAddress
@@ -51,7 +51,7 @@ object NettyServer:
       Monad[F],
       Runner[F]
   ): Binding =
-    val connections = Connections(options.maxConnections)
+    val connections = Connections(options.maxConnections, Admission(options.backend))
     // Compiled before any thread starts: an endpoint that can't be served fails here, cleanly.
     val initializer = NettyServerInterpreter(options).initializer(endpoints, connections)
     val transport = Transports.choose(options.transport)
@@ -91,7 +91,7 @@ object NettyServer:
       connections: Connections,
       options: NettyServerOptions
   ) extends rapier.server.Binding:
-    def bodyBytesHeld: Long = connections.bodyBytes.sum
+    def bodyBytesHeld: Long = connections.bodies.held
 
     protected def shutdown(): Unit =
       val deadline = System.nanoTime() + options.shutdownTimeout.toNanos

@@ -3,7 +3,7 @@ package rapier.netty
 import io.netty.channel.{Channel, ChannelInitializer}
 import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
 import rapier.netty.internal.{Connections, HttpHandler, RequestDecoder}
-import rapier.server.spi.Runner
+import rapier.server.spi.{Admission, Runner}
 import rapier.server.{Monad, ServerEndpoint, ServerInterpreter}
 
 /**
@@ -20,7 +20,7 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
    * logic needs nothing more, an effect module brings the runner of its effect.
    */
   def initializer[F[_]](endpoints: List[ServerEndpoint[F]])(using Monad[F], Runner[F]): ChannelInitializer[Channel] =
-    initializer(endpoints, Connections(options.maxConnections))
+    initializer(endpoints, Connections(options.maxConnections, Admission(options.backend)))
 
   private[netty] def initializer[F[_]](
       endpoints: List[ServerEndpoint[F]],

@@ -1,13 +1,12 @@
 package rapier.pekko
 
-import org.apache.pekko.http.scaladsl.model.{HttpEntity, HttpProtocols, HttpRequest, HttpResponse}
+import org.apache.pekko.http.scaladsl.model.{HttpProtocols, HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.server.{Route, RouteResult}
 import org.apache.pekko.stream.Materializer
 import rapier.pekko.internal.{Bodies, HeadCheck, PekkoRequest, PekkoWebSocket, Responses}
-import rapier.server.spi.{Completion, Refusals, RequestBodyException, RequestSyntax}
-import rapier.server.{EndpointChain, Problem, ServerEndpoint, ServerInterpreter, ServerResponse}
+import rapier.server.spi.{Admission, Completion, Refusals, RequestBodyException, RequestSyntax}
+import rapier.server.{EndpointChain, ServerEndpoint, ServerInterpreter, ServerResponse}
 
-import java.util.concurrent.atomic.LongAdder
 import scala.concurrent.duration.DurationLong
 import scala.concurrent.{ExecutionContext, Future}
 import scala.util.{Failure, Success, Try}
@@ -33,7 +32,8 @@ final class PekkoServerInterpreter(
     options: PekkoServerOptions = PekkoServerOptions.default
 ):
   private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
-  private val held = LongAdder()
+  private val admission = Admission(options.backend)
+  private val budget = admission.budget
   private val webSockets = PekkoWebSocket.Open()
 
   /** The requests an endpoint routes; the others are rejected with no rejection, so the next route is tried. */
@@ -50,7 +50,7 @@ final class PekkoServerInterpreter(
     serve(view, interpreter.routeOrNull(view))
 
   /** Bytes of request bodies read whole and held until their requests are answered. */
-  def bodyBytesHeld: Long = held.sum
+  def bodyBytesHeld: Long = budget.held
 
   /**
    * Closes the open WebSockets, as a server stops: with 1011, the only code besides 1000 pekko-http closes with (for
@@ -62,9 +62,21 @@ final class PekkoServerInterpreter(
   private def serve(view: PekkoRequest, chain: EndpointChain[Future] | Null)(using Materializer): Future[HttpResponse] =
     val refused = HeadCheck.problem(view, options.maxHeaderSize)
     if refused != null then refuse(view, refused.nn)
-    else if chain == null then answer(view, interpreter.serve(view, null), closes = false)
-    else if chain.streamsBody then streamed(view, chain)
-    else readFirst(view, chain)
+    else
+      val entity = view.request.entity
+      val length = entity.contentLengthOption.getOrElse(-1L)
+      val chunked = entity.isChunked
+      val http10 = view.request.protocol == HttpProtocols.`HTTP/1.0`
+      // pekko-http stops taking requests as it shuts down: none is seen draining
+      admission.decide(chain, length, chunked, view.headerOrNull("Expect"), http10, draining = false) match
+        case refusal: RequestSyntax.Invalid => refuse(view, refusal)
+        // A rejection reads no body: pekko-http drains what is left before the connection's next request
+        case _ if chain == null => answer(view, interpreter.serve(view, null), closes = false)
+        case Admission.NoBody =>
+          view.body = Array.emptyByteArray
+          answer(view, interpreter.serve(view, chain), closes = false)
+        case streamed: Admission.Streamed => stream(view, chain.nn, streamed.limit)
+        case read: Admission.ReadFirst => readFirst(view, chain.nn, read.limit)
 
   /** The response to `answered`, or a bare 500 if the interpreter failed to produce one. */
   private def answer(view: PekkoRequest, answered: => Future[ServerResponse], closes: Boolean): Future[HttpResponse] =
@@ -82,25 +94,20 @@ final class PekkoServerInterpreter(
    * The body read whole, within `maxBodySize` and `bodyReadTimeout`, then the logic; a body that can't be read is
    * refused (413, 400, 408), and the connection closes.
    */
-  private def readFirst(view: PekkoRequest, chain: EndpointChain[Future])(using Materializer): Future[HttpResponse] =
-    val limit = options.maxBodySize
-    val entity = view.request.entity
-    if declaredOver(entity, limit) then refuse(view, Refusals.bodyTooLarge(limit))
-    else if !Bodies.hasBody(entity) then
-      view.body = Array.emptyByteArray
-      answer(view, interpreter.serve(view, chain), closes = false)
-    else
-      val read = Bodies.read(entity, limit, options.bodyReadTimeout, held, Refusals.LingerMillis.millis)
-      read.value match
-        case Some(bytes) => served(view, chain, bytes)
-        case None => read.transformWith(served(view, chain, _))(using ExecutionContext.parasitic)
+  private def readFirst(view: PekkoRequest, chain: EndpointChain[Future], limit: Long)(using
+      Materializer
+  ): Future[HttpResponse] =
+    val read = Bodies.read(view.request.entity, limit, options.bodyReadTimeout, budget, Refusals.LingerMillis.millis)
+    read.value match
+      case Some(bytes) => served(view, chain, bytes)
+      case None => read.transformWith(served(view, chain, _))(using ExecutionContext.parasitic)
 
   private def served(view: PekkoRequest, chain: EndpointChain[Future], read: Try[Array[Byte]]): Future[HttpResponse] =
     read match
       case Success(bytes) =>
         view.body = bytes
         val answered = answer(view, interpreter.serve(view, chain), closes = false)
-        answered.onComplete(_ => held.add(-bytes.length))(using ExecutionContext.parasitic)
+        answered.onComplete(_ => budget.give(bytes.length))(using ExecutionContext.parasitic)
         answered
       case Failure(still: Bodies.StillSent) => refuse(view, still.refusal, still.dropped)
       case Failure(client: RequestBodyException) => refuse(view, client.refusal)
@@ -111,36 +118,31 @@ final class PekkoServerInterpreter(
    * body that could not be read answers the request with its refusal whatever the logic answered; one the logic had not
    * read to its end when it answered closes the connection.
    */
-  private def streamed(view: PekkoRequest, chain: EndpointChain[Future])(using Materializer): Future[HttpResponse] =
-    val limit = options.maxStreamedBodySize
+  private def stream(view: PekkoRequest, chain: EndpointChain[Future], limit: Long)(using
+      Materializer
+  ): Future[HttpResponse] =
     val entity = view.request.entity
-    if declaredOver(entity, limit) then refuse(view, Refusals.bodyTooLarge(limit))
-    else
-      val body = Bodies.EntitySource(entity, limit, options.bodyReadTimeout, Refusals.LingerMillis.millis)
-      view.source = body
-      val answered = body.dispatching(Completion.attempt(interpreter.serve(view, chain)))
-      answered.transformWith { outcome =>
-        val refused = body.refusal
-        if refused != null then refuse(view, refused.nn, body.refusalDropped)
+    val body = Bodies.EntitySource(entity, limit, options.bodyReadTimeout, Refusals.LingerMillis.millis)
+    view.source = body
+    val answered = body.dispatching(Completion.attempt(interpreter.serve(view, chain)))
+    answered.transformWith { outcome =>
+      val refused = body.refusal
+      if refused != null then refuse(view, refused.nn, body.refusalDropped)
+      else
+        val response = Completion.responseOf(outcome)
+        if !Bodies.hasBody(entity) || body.readWhole then Responses.of(view, response, closes = false)
         else
-          val response = Completion.responseOf(outcome)
-          if !Bodies.hasBody(entity) || body.readWhole then Responses.of(view, response, closes = false)
-          else
-            // A body not read to its end when the logic answers: what is left is read and dropped first, for a while,
-            // as the other backends linger; if it can't be, the connection closes after the response, and says so
-            // (pekko-http would close it anyway, without a word, once the entity's stream is cancelled)
-            val awaitsContinue = RequestSyntax.expectsContinue(
-              view.headerOrNull("Expect"),
-              view.request.protocol == HttpProtocols.`HTTP/1.0`
-            )
-            body
-              .drain(Refusals.LingerMillis.millis, unpulled = response.stream == null && !awaitsContinue)
-              .flatMap(whole => Responses.of(view, response, closes = !whole))(using ExecutionContext.parasitic)
-      }(using ExecutionContext.parasitic)
-
-  /** Whether the body's declared length is past `limit`: refused before a byte of it is read. */
-  private def declaredOver(entity: HttpEntity, limit: Long): Boolean =
-    entity.contentLengthOption.exists(_ > limit)
+          // A body not read to its end when the logic answers: what is left is read and dropped first, for a while,
+          // as the other backends linger; if it can't be, the connection closes after the response, and says so
+          // (pekko-http would close it anyway, without a word, once the entity's stream is cancelled)
+          val awaitsContinue = RequestSyntax.expectsContinue(
+            view.headerOrNull("Expect"),
+            view.request.protocol == HttpProtocols.`HTTP/1.0`
+          )
+          body
+            .drain(Refusals.LingerMillis.millis, unpulled = response.stream == null && !awaitsContinue)
+            .flatMap(whole => Responses.of(view, response, closes = !whole))(using ExecutionContext.parasitic)
+    }(using ExecutionContext.parasitic)
 
   /**
    * A refusal, after which the connection closes: once `dropped` completes, when the rest of a refused body is read and
@@ -151,7 +153,7 @@ final class PekkoServerInterpreter(
       reason: RequestSyntax.Invalid,
       dropped: Future[Unit] = Future.unit
   ): Future[HttpResponse] =
-    val problem = options.serverOptions.problemRenderer(Problem(reason.status, reason.message))
+    val problem = options.serverOptions.problemRenderer(reason.problem)
     Future.successful(Responses.closingOnceDropped(Responses.now(view, problem, closes = true), dropped))
 
 private object PekkoServerInterpreter:

@@ -3,7 +3,7 @@ package rapier.vertx
 import io.vertx.core.http.HttpServer
 import io.vertx.core.{Vertx, VertxOptions}
 import org.slf4j.LoggerFactory
-import rapier.server.spi.Runner
+import rapier.server.spi.{Admission, Runner}
 import rapier.server.{Monad, ServerBuilder, ServerEndpoint}
 import rapier.vertx.internal.Connections
 
@@ -50,7 +50,8 @@ object VertxServer:
   ): Binding =
     // The idle timeout is Rapier's own on its server (IdleClose), not Vert.x's
     val idleNanos = rapier.timeoutNanos(options.idleTimeout)
-    val connections = Connections(options.maxConnections, options.http1Config, accepts = true, idleNanos)
+    val connections =
+      Connections(Admission(options.backend), options.maxConnections, options.http1Config, accepts = true, idleNanos)
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val handler = VertxServerInterpreter(options).handler(endpoints, connections)
     val owned = vertx.isEmpty
@@ -85,7 +86,7 @@ object VertxServer:
   ) extends rapier.server.Binding:
     val address: InetSocketAddress = InetSocketAddress(options.host, server.actualPort)
 
-    def bodyBytesHeld: Long = connections.bodyBytes.sum
+    def bodyBytesHeld: Long = connections.bodies.held
 
     protected def shutdown(): Unit =
       connections.draining = true

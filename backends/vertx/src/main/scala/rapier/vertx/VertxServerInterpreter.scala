@@ -3,7 +3,7 @@ package rapier.vertx
 import io.vertx.core.Handler
 import io.vertx.core.http.HttpServerRequest
 import io.vertx.ext.web.RoutingContext
-import rapier.server.spi.Runner
+import rapier.server.spi.{Admission, Runner}
 import rapier.server.{Monad, ServerEndpoint, ServerInterpreter}
 import rapier.vertx.internal.{Connections, RequestHandler}
 
@@ -32,7 +32,7 @@ final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOpti
    * needs nothing more, an effect module brings the runner of its effect.
    */
   def requestHandler[F[_]](endpoints: List[ServerEndpoint[F]])(using Monad[F], Runner[F]): Handler[HttpServerRequest] =
-    handler(endpoints, Connections())
+    handler(endpoints, Connections(Admission(options.backend)))
 
   /**
    * A vertx-web route handler serving `endpoints` among an application's own routes. A request that one of the
@@ -43,7 +43,7 @@ final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOpti
    * depends on vertx-core only.
    */
   def routeHandler[F[_]](endpoints: List[ServerEndpoint[F]])(using Monad[F], Runner[F]): Handler[RoutingContext] =
-    val served = handler(endpoints, Connections())
+    val served = handler(endpoints, Connections(Admission(options.backend)))
     context => served.route(context)
 
   /** The endpoints compiled into one interpreter, behind the handler that serves both ways in. */

@@ -3,6 +3,7 @@ package rapier.vertx
 import io.vertx.core.Vertx
 import io.vertx.ext.web.handler.BodyHandler
 import io.vertx.ext.web.{Router, RoutingContext}
+import rapier.server.spi.Admission
 import rapier.*
 import rapier.server.*
 import rapier.testkit.*
@@ -113,8 +114,8 @@ class RouterMountTest extends munit.FunSuite:
   test("connections refused by the mount are forgotten once closed"):
     val vertx = Vertx.vertx()
     try
-      val connections = Connections()
       val options = VertxServerOptions.default.modifyServerOptions(_.withoutRequestLog)
+      val connections = Connections(Admission(options.backend))
       val handler = VertxServerInterpreter(options).handler(endpoints, connections)
       val router = Router.router(vertx)
       router.route().handler(ctx => handler.route(ctx))

@@ -2,6 +2,7 @@ package rapier.vertx
 
 import io.vertx.core.Vertx
 import io.vertx.ext.web.Router
+import rapier.server.spi.Admission
 import rapier.server.ServerEndpoint
 import rapier.vertx.internal.Connections
 import rapier.testkit.*
@@ -65,7 +66,7 @@ object VertxRouterMountTestServer extends TestServer:
     val options = VertxTestServer.options(config)
     val vertx = Vertx.vertx()
     // What routeHandler builds, kept at hand to answer what the mount passes on with the same interpreter.
-    val connections = Connections()
+    val connections = Connections(Admission(options.backend))
     val handler = VertxServerInterpreter(options).handler(endpoints, connections)
     val router = Router.router(vertx)
     router.route().handler(context => handler.route(context))
@@ -80,4 +81,4 @@ object VertxRouterMountTestServer extends TestServer:
     new RunningServer:
       def port: Int = server.actualPort
       def stop(): Unit = vertx.close().toCompletionStage.toCompletableFuture.get(30, TimeUnit.SECONDS)
-      def bodyBytesHeld: Long = connections.bodyBytes.sum
+      def bodyBytesHeld: Long = connections.bodies.held

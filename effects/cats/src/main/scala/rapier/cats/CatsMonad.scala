@@ -40,6 +40,15 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
 
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): F[A] = F.async_(register)
 
+  /**
+   * Cancelled included: a fiber whose client went away still lets go of what the request made. For `IO` the region
+   * starts after a `cede`, on the fiber: `CatsRunner` runs an `IO` up to its first async boundary with `syncStep`,
+   * which drops the cancellation finalizer of a region it enters.
+   */
+  override def guarantee[A](fa: F[A])(finalizer: () => Unit): F[A] =
+    val guarded = F.guarantee(fa, F.delay(finalizer()))
+    if io then F.productR(F.cede)(guarded) else guarded
+
   private inline def pureValue[A](fa: F[A]): Any =
     if io then PureValue.of(fa.asInstanceOf[AnyRef]) else PureValue.NotPure
 

@@ -30,11 +30,10 @@ final class CatsRunner[F[_]](dispatcher: Dispatcher[F])(using F: Async[F]) exten
   def start(
       interpreter: ServerInterpreter[F],
       request: ServerRequest,
-      chain: EndpointChain[F] | Null,
-      routed: Boolean
+      chain: EndpointChain[F] | Null
   ): ServerResponse | Running =
     try
-      val result = Runner.serve(interpreter, request, chain, routed)
+      val result = interpreter.serve(request, chain)
       if io then
         PureValue.of(result.asInstanceOf[AnyRef]) match
           case response: ServerResponse => response

@@ -75,6 +75,13 @@ abstract class CatsTests extends EffectChecks:
     val hanging = text("hang")(IO.cede *> IO(started.set(true)) *> IO.never[String].onCancel(IO(cancelled.set(true))))
     withIOServer(hanging)(checkClientGoneEndsLogic(_, "/hang", started, cancelled))
 
+  test("an upload's file is deleted when its client goes away and its fiber is cancelled"):
+    val saved = java.util.concurrent.atomic.AtomicReference[java.nio.file.Path | Null]()
+    val upload = endpoint.post.in("upload").in(fileBody).out(stringBody).serverLogicSuccess[IO] { file =>
+      IO.cede *> IO(saved.set(file)) *> IO.never[String]
+    }
+    withIOServer(upload)(checkClientGoneDeletesUpload(_, "/upload", saved))
+
   test("a blocking call by mistake in IO holds only its own request"):
     val mistake = text("mistake")(IO { Thread.sleep(300); "done" })
     val quick = text("quick")(IO.pure("quick"))

@@ -20,6 +20,10 @@ final class ZioMonad[R] private () extends Monad[[A] =>> RIO[R, A]]:
   def handleError[A](fa: RIO[R, A])(h: Throwable => RIO[R, A]): RIO[R, A] =
     fa.catchAllCause(cause => if cause.isInterrupted then Exit.failCause(cause) else h(cause.squashTrace))
 
+  // Interrupted included: a fiber whose client went away still lets go of what the request made
+  override def guarantee[A](fa: RIO[R, A])(finalizer: () => Unit): RIO[R, A] =
+    fa.ensuring(ZIO.succeed(finalizer()))
+
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): RIO[R, A] =
     ZIO.async[Any, Throwable, A] { cb =>
       register {

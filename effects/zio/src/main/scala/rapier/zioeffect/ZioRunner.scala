@@ -36,11 +36,10 @@ final class ZioRunner[R](runtime: Runtime[R]) extends Runner[[A] =>> RIO[R, A]]:
   def start(
       interpreter: ServerInterpreter[[A] =>> RIO[R, A]],
       request: ServerRequest,
-      chain: EndpointChain[[A] =>> RIO[R, A]] | Null,
-      routed: Boolean
+      chain: EndpointChain[[A] =>> RIO[R, A]] | Null
   ): ServerResponse | Running =
     try
-      val result = Runner.serve(interpreter, request, chain, routed)
+      val result = interpreter.serve(request, chain)
       Unsafe.unsafely(runtime.unsafe.runOrFork(result)) match
         case Right(exit) => ZioRunner.responseOf(exit)
         case Left(fiber) =>

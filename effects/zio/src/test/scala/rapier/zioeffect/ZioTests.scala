@@ -128,6 +128,13 @@ abstract class ZioTests extends EffectChecks:
         ZIO.never.onInterrupt(ZIO.succeed(interrupted.set(true))))
     withZioServer(hanging)(checkClientGoneEndsLogic(_, "/hang", started, interrupted))
 
+  test("an upload's file is deleted when its client goes away and its fiber is interrupted"):
+    val saved = java.util.concurrent.atomic.AtomicReference[java.nio.file.Path | Null]()
+    val upload = endpoint.post.in("upload").in(fileBody).out(stringBody).serverLogicSuccess[Task] { file =>
+      ZIO.yieldNow *> ZIO.succeed(saved.set(file)) *> ZIO.never
+    }
+    withZioServer(upload)(checkClientGoneDeletesUpload(_, "/upload", saved))
+
   test("a blocking call by mistake in ZIO.succeed holds only its own request"):
     val mistake = text("mistake")(ZIO.succeed { Thread.sleep(300); "done" })
     val quick = text("quick")(ZIO.succeed("quick"))

@@ -55,11 +55,13 @@ object HttpBytesFuzzTest:
   private val decoderConfig =
     HttpDecoderConfig().setMaxInitialLineLength(1024).setMaxHeaderSize(2048).setMaxChunkSize(64 * 1024)
 
+  private val connections = Connections(Int.MaxValue, rapier.server.spi.Admission(options.backend))
+
   def serve(data: Array[Byte]): Unit =
     methods.clear()
     var escaped: Throwable | Null = null
     val decoder = RequestDecoder(decoderConfig)
-    val handler = new HttpHandler(interpreter, rapier.server.spi.Runner.future, options, Connections(), decoder):
+    val handler = new HttpHandler(interpreter, rapier.server.spi.Runner.future, options, connections, decoder):
       override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
         if escaped == null then escaped = cause
         super.exceptionCaught(ctx, cause)

@@ -112,7 +112,7 @@ private[server] final class EndpointHandler[F[_]](
       case e: RequestBodyException =>
         m.unit(
           if earlier != null && e.isInstanceOf[BodyTooLargeException] then failure(earlier.nn, security = false)
-          else render(Problem(e.refusal.status, e.refusal.message))
+          else render(e.refusal.problem)
         )
       case e => m.error(e)
     }
@@ -124,7 +124,7 @@ private[server] final class EndpointHandler[F[_]](
    */
   private val clientsBody: Throwable => F[ServerResponse] = e =>
     RequestBodyException.findIn(e) match
-      case client: RequestBodyException => m.unit(render(Problem(client.refusal.status, client.refusal.message)))
+      case client: RequestBodyException => m.unit(render(client.refusal.problem))
       case invalid: rapier.InvalidStreamException =>
         m.unit(render(Problem(StatusCode.BadRequest, s"Invalid request body: ${invalid.getMessage}")))
       case null => m.error(e)
@@ -137,7 +137,7 @@ private[server] final class EndpointHandler[F[_]](
       case input if request.temporaryFiles.isEmpty => run(request, principal, input)
       case input => deletingFiles(request, run(request, principal, input))
 
-  /** Uploaded files live until the logic is done with them, whatever its outcome. */
+  /** Uploaded files live until the logic is done with them, whatever its outcome, its cancellation included. */
   private def deletingFiles(request: ServerRequest, result: => F[ServerResponse]): F[ServerResponse] =
     val started =
       try result
@@ -145,13 +145,7 @@ private[server] final class EndpointHandler[F[_]](
         case scala.util.control.NonFatal(e) =>
           deleteTemporaryFiles(request)
           throw e
-    m.handleError(m.map(started) { r =>
-      deleteTemporaryFiles(request)
-      r
-    }) { e =>
-      deleteTemporaryFiles(request)
-      m.error(e)
-    }
+    m.guarantee(started)(() => deleteTemporaryFiles(request))
 
   private def deleteTemporaryFiles(request: ServerRequest): Unit =
     val files = request.temporaryFiles
@@ -166,7 +160,7 @@ private[server] final class EndpointHandler[F[_]](
 
   /** The WebSocket handshake checked before the logic runs; the 101 it answers carries the handshake's headers. */
   private def upgrading(request: ServerRequest, principal: Any, input: Any): F[ServerResponse] =
-    WebSocketHandshake.accept(request, render) match
+    WebSocketHandshake.accept(request, render, ce.output.webSocket.nn.origins) match
       case refused: ServerResponse => m.unit(refused)
       case accept: String =>
         m.map(runLogic(request, principal, input)) { r =>

@@ -29,7 +29,7 @@ private[server] object LeafDecoder:
   private val malformedQuery = DecodeResult.Error("a query string of name=value pairs, percent-encoded as UTF-8")
   private val malformedPath =
     DecodeResult.Error(
-      "a path segment in percent-encoded UTF-8, not '.' or '..', without encoded '/' or control characters"
+      "a path segment in percent-encoded UTF-8, not '.' or '..', without encoded '/', '\\' or control characters"
     )
 
   final class PathSegment(ref: InputRef, k: Int, codec: Codec[String, Any], encodedSlash: Boolean = false)

@@ -30,22 +30,30 @@ private[server] object RequestTarget:
 
   /**
    * Whether a decoded path segment is one a handler may see: not `.` or `..` (whatever their encoding), and without
-   * `/` (encoded as `%2F`) or control characters (encoded NUL, CR, LF, …). Such segments serve path traversal and
-   * header or log injection, and no endpoint needs them.
+   * `/` (encoded as `%2F`), `\` or control characters (encoded NUL, CR, LF, …). Such segments serve path traversal
+   * and header or log injection, and no endpoint needs them. With `encodedSlash`, the segment may hold slashes, as a
+   * relative path of its own: none of its parts is `.` or `..`, and it does not start with `/`.
    */
   def isSafeSegment(s: String, encodedSlash: Boolean = false): Boolean =
-    if s == "." || s == ".." then false
-    else
-      var i = 0
-      while i < s.length do
-        val c = s.charAt(i)
-        if (c == '/' && !encodedSlash) || c < 0x20 || c == 0x7f then return false
-        i += 1
-      true
+    var partStart = 0
+    var i = 0
+    while i <= s.length do
+      val c = if i < s.length then s.charAt(i) else '/'
+      if c == '/' then
+        if isDotPart(s, partStart, i) || (i < s.length && (!encodedSlash || i == 0)) then return false
+        partStart = i + 1
+      else if c < 0x20 || c == 0x7f || c == '\\' then return false
+      i += 1
+    true
+
+  private def isDotPart(s: String, from: Int, to: Int): Boolean =
+    (to - from == 1 && s.charAt(from) == '.') ||
+      (to - from == 2 && s.charAt(from) == '.' && s.charAt(from + 1) == '.')
 
   /**
-   * The `/`-separated segments of `target[from, to)`, each percent-decoded; null when one is invalid or unsafe.
-   * `from` is the first character of the first segment; an empty range has no segments.
+   * The `/`-separated segments of `target[from, to)`, each percent-decoded; null when one is invalid or unsafe, or
+   * empty but for the last (`a//b`, whose empty segment would make `b` absolute once joined). `from` is the first
+   * character of the first segment; an empty range has no segments.
    */
   def segmentsOrNull(target: String, from: Int, to: Int): List[String] | Null =
     if from >= to then Nil
@@ -57,7 +65,7 @@ private[server] object RequestTarget:
         var end = target.indexOf('/', i)
         if end < 0 || end > to then end = to
         PercentEncoding.decodeOrNull(target, i, end, plusIsSpace = false) match
-          case s: String if isSafeSegment(s) => result += s
+          case s: String if isSafeSegment(s) && (s.nonEmpty || end == to) => result += s
           case _ => ok = false
         i = end + 1
       if ok then result.result() else null

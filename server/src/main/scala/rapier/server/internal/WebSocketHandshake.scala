@@ -1,5 +1,6 @@
 package rapier.server.internal
 
+import rapier.WebSocketOrigins
 import rapier.model.{HeaderNames, StatusCode}
 import rapier.server.spi.ServerRequest
 import rapier.server.{Problem, ProblemRenderer, ServerResponse}
@@ -10,14 +11,15 @@ import java.util.Base64
 
 /**
  * The server's side of a WebSocket's opening handshake (RFC 6455 §4.2): a request to a WebSocket endpoint must ask
- * for the upgrade, in version 13, with a key; the 101 answers the key. Checked once the endpoint's own inputs are
- * decoded (a refused credential is a 401 first), before its logic runs.
+ * for the upgrade, in version 13, with a key, from a page the endpoint's [[WebSocketOrigins]] allow; the 101 answers
+ * the key. Checked once the endpoint's own inputs are decoded (a refused credential is a 401 first), before its logic
+ * runs.
  */
 private[server] object WebSocketHandshake:
   private val Guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11".getBytes(StandardCharsets.US_ASCII)
 
   /** The `Sec-WebSocket-Accept` of a request that asks for the upgrade as it should, or why it is refused. */
-  def accept(request: ServerRequest, render: ProblemRenderer): String | ServerResponse =
+  def accept(request: ServerRequest, render: ProblemRenderer, origins: WebSocketOrigins): String | ServerResponse =
     def refuse(status: StatusCode, detail: String): ServerResponse = render(Problem(status, detail))
     def upgradeRequired(detail: String): ServerResponse =
       refuse(StatusCode(426), detail)
@@ -39,6 +41,8 @@ private[server] object WebSocketHandshake:
           .withHeader("Sec-WebSocket-Version", "13")
       else
         request.headerValues("Sec-WebSocket-Key") match
+          case List(_) if !allowed(request, origins) =>
+            refuse(StatusCode.Forbidden, "This WebSocket can't be opened from the page's origin.")
           case List(key) if isKey(key.trim) => answer(key.trim)
           case Nil => refuse(StatusCode.BadRequest, "A WebSocket upgrade needs a `Sec-WebSocket-Key`.")
           case _ =>
@@ -53,6 +57,32 @@ private[server] object WebSocketHandshake:
     sha1.update(key.getBytes(StandardCharsets.US_ASCII))
     sha1.update(Guid)
     Base64.getEncoder.encodeToString(sha1.digest())
+
+  /** Whether the request's `Origin` is one `origins` allows (see [[WebSocketOrigins]]). */
+  def allowed(request: ServerRequest, origins: WebSocketOrigins): Boolean =
+    val origin = request.headerValues(HeaderNames.Origin)
+    origins match
+      case WebSocketOrigins.Any => true
+      case WebSocketOrigins.SameOrigin =>
+        origin match
+          case Nil => true
+          case List(o) => sameAuthority(o.trim, request.headerOrNull(HeaderNames.Host))
+          case _ => false
+      case WebSocketOrigins.Only(allowed, requireOrigin) =>
+        origin match
+          case Nil => !requireOrigin
+          case List(o) => allowed.exists(_.equalsIgnoreCase(o.trim))
+          case _ => false
+
+  /** Whether an origin (`scheme://host[:port]`) names the host and port of `host` (a Host field), default ports aside. */
+  private def sameAuthority(origin: String, host: String | Null): Boolean =
+    val at = origin.indexOf("://")
+    host != null && at > 0 && {
+      val scheme = origin.substring(0, at).toLowerCase(java.util.Locale.ROOT)
+      val defaultPort = if scheme == "https" || scheme == "wss" then ":443" else ":80"
+      def bare(authority: String) = authority.toLowerCase(java.util.Locale.ROOT).stripSuffix(defaultPort)
+      bare(origin.substring(at + 3)) == bare(host.nn.trim)
+    }
 
   private def hasBody(request: ServerRequest): Boolean =
     request.headerOrNull(HeaderNames.TransferEncoding) != null ||

@@ -1,10 +1,9 @@
 package rapier.server.spi
 
-import rapier.server.{Problem, ProblemRenderer, ServerResponse}
+import rapier.server.{ProblemRenderer, ServerResponse}
 
 import java.io.IOException
 import java.nio.ByteBuffer
-import java.util.concurrent.atomic.LongAdder
 
 /**
  * A [[BodySource]] read from the connection as its reader pulls: the bookkeeping every backend that streams request
@@ -16,22 +15,22 @@ import java.util.concurrent.atomic.LongAdder
  * be called on any thread and hop to it. Reading from the connection starts at the first pull and goes on while
  * fewer than [[ConnectionBody.HighWater]] bytes wait for the reader; past that it stops, and starts again once the
  * reader has taken them down to [[ConnectionBody.LowWater]]: that is the back-pressure, and the chunks waiting, counted
- * in `held`, are all the body that is ever held. Reading ahead this little keeps the connection busy without a read
- * asked for each chunk.
+ * in the `budget`, are all the body that is ever held. Reading ahead this little keeps the connection busy without a
+ * read asked for each chunk.
  *
  * @tparam C
  *   the backend's chunk type (Netty's `ByteBuf`, Vert.x's `Buffer`)
  * @param limit
  *   the most bytes the body may have: past it, the reader gets a [[BodyTooLargeException]] and the request is answered
  *   413 (see [[answer]])
- * @param held
- *   the server's count of request-body bytes held in memory
+ * @param budget
+ *   the server's request-body bytes held in memory, in which the chunks waiting are counted
  */
 abstract class ConnectionBody[C <: AnyRef](
     loop: EventLoop,
     val declaredLength: Long,
     limit: Long,
-    held: LongAdder
+    budget: BodyBudget
 ) extends BodySource:
   private val chunks = java.util.ArrayDeque[C]()
   private var lent: C | Null = null
@@ -109,7 +108,7 @@ abstract class ConnectionBody[C <: AnyRef](
         failed(BodyTooLargeException(limit))
       else
         chunks.add(chunk)
-        held.add(n)
+        budget.take(n)
         queued += n
         answerWaiting()
         if queued > ConnectionBody.HighWater then flow(false)
@@ -154,7 +153,7 @@ abstract class ConnectionBody[C <: AnyRef](
    */
   final def answer(response: ServerResponse, render: ProblemRenderer): ServerResponse =
     val r = refusal
-    if r == null then response else render(Problem(r.nn.status, r.nn.message))
+    if r == null then response else render(r.nn.problem)
 
   /**
    * Whether the connection can serve another request after this one's response: only if the body was read to its end,
@@ -207,7 +206,7 @@ abstract class ConnectionBody[C <: AnyRef](
     if chunk == null then receiver.onEnd()
     else
       val n = size(chunk)
-      held.add(-n)
+      budget.give(n)
       queued -= n
       lent = chunk
       receiver.onChunk(view(chunk))
@@ -233,7 +232,7 @@ abstract class ConnectionBody[C <: AnyRef](
   private def dropQueued(): Unit =
     var chunk = chunks.poll()
     while chunk != null do
-      held.add(-size(chunk))
+      budget.give(size(chunk))
       release(chunk)
       chunk = chunks.poll()
     queued = 0L

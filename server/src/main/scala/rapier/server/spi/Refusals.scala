@@ -1,6 +1,6 @@
 package rapier.server.spi
 
-import rapier.model.StatusCode
+import rapier.model.{Header, HeaderNames, StatusCode}
 import rapier.server.spi.RequestSyntax.Invalid
 
 import scala.concurrent.duration.Duration
@@ -12,6 +12,13 @@ import scala.concurrent.duration.Duration
  */
 object Refusals:
   val ShuttingDown: Invalid = Invalid(StatusCode.ServiceUnavailable, "The server is shutting down")
+
+  /** A body the server's [[BodyBudget]] can't hold now: the client may try again in a second. */
+  val Busy: Invalid = Invalid(
+    StatusCode.ServiceUnavailable,
+    "The server holds too many request bodies to take this one now",
+    List(Header(HeaderNames.RetryAfter, "1"))
+  )
   val InvalidContentLength: Invalid = Invalid(StatusCode.BadRequest, "Invalid Content-Length")
   val BodyLongerThanLength: Invalid = Invalid(StatusCode.BadRequest, "The body is longer than its Content-Length")
   val InvalidBodyFraming: Invalid = Invalid(StatusCode.BadRequest, "The request body is not valid HTTP/1.1 framing")

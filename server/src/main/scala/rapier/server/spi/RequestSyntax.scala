@@ -1,6 +1,7 @@
 package rapier.server.spi
 
-import rapier.model.{StatusCode, Tokens}
+import rapier.model.{Header, StatusCode, Tokens}
+import rapier.server.Problem
 
 /**
  * The parts of an HTTP/1.1 request's syntax (RFC 9112, RFC 9110, RFC 3986) that backends' parsers leave to the code
@@ -10,8 +11,10 @@ import rapier.model.{StatusCode, Tokens}
  * Backends call these from their request decoding, so that every backend refuses the same requests the same way.
  */
 object RequestSyntax:
-  /** Why a request is refused: the status to answer and the reason. */
-  final case class Invalid(status: StatusCode, message: String)
+  /** Why a request is refused: the status to answer, the reason, and the headers the answer needs (`Retry-After`). */
+  final case class Invalid(status: StatusCode, message: String, headers: List[Header] = Nil):
+    /** The refusal as the problem a server answers with. */
+    def problem: Problem = Problem(status, message, headers = headers)
 
   private def bad(message: String) = Invalid(StatusCode.BadRequest, message)
 

@@ -14,16 +14,14 @@ import scala.concurrent.Future
  */
 trait Runner[F[_]]:
   /**
-   * Serves `request` — through `chain` when the backend routed it at its head (`routed`, the chain null when no
-   * endpoint took it), else routing it now — and starts what the interpreter answers: the response, when it is
-   * complete before anything had to wait, else the [[Running]] that will be. What the interpreter throws is a 500
-   * (see [[Completion.responseOf]]).
+   * Serves `request` through the `chain` the backend's routing found at its head (null when no endpoint took it: its
+   * rejection), and starts what the interpreter answers: the response, when it is complete before anything had to
+   * wait, else the [[Running]] that will be. What the interpreter throws is a 500 (see [[Completion.responseOf]]).
    */
   def start(
       interpreter: ServerInterpreter[F],
       request: ServerRequest,
-      chain: EndpointChain[F] | Null,
-      routed: Boolean
+      chain: EndpointChain[F] | Null
   ): ServerResponse | Running
 
 /** A response still being computed. */
@@ -38,15 +36,6 @@ trait Running:
   def cancel(): Unit
 
 object Runner:
-  /** What the interpreter answers for `request`: the chain found at the head, or routing now. */
-  inline def serve[F[_]](
-      interpreter: ServerInterpreter[F],
-      request: ServerRequest,
-      chain: EndpointChain[F] | Null,
-      routed: Boolean
-  ): F[ServerResponse] =
-    if routed then interpreter.serve(request, chain) else interpreter(request)
-
   /**
    * `Future` logic: the interpreter's own completed futures (logic that answered at once) are read as they are, on the
    * loop; others complete on any thread and hop back. A future can't be cancelled.
@@ -55,10 +44,9 @@ object Runner:
     def start(
         interpreter: ServerInterpreter[Future],
         request: ServerRequest,
-        chain: EndpointChain[Future] | Null,
-        routed: Boolean
+        chain: EndpointChain[Future] | Null
     ): ServerResponse | Running =
-      val result = Completion.attempt(serve(interpreter, request, chain, routed))
+      val result = Completion.attempt(interpreter.serve(request, chain))
       Completion.nowOrNull(result) match
         case null => FutureRunning(result)
         case now: ServerResponse => now

@@ -19,9 +19,8 @@ final class VirtualThreadRunner private (starter: VirtualThreadRunner.Starter) e
   def start(
       interpreter: ServerInterpreter[Identity],
       request: ServerRequest,
-      chain: EndpointChain[Identity] | Null,
-      routed: Boolean
-  ): ServerResponse | Running = OnVirtualThread(interpreter, request, chain, routed)
+      chain: EndpointChain[Identity] | Null
+  ): ServerResponse | Running = OnVirtualThread(interpreter, request, chain)
 
   /** Lets the requests in progress finish, and starts no more. */
   def shutdown(): Unit = starter.shutdown()
@@ -29,8 +28,7 @@ final class VirtualThreadRunner private (starter: VirtualThreadRunner.Starter) e
   private final class OnVirtualThread(
       interpreter: ServerInterpreter[Identity],
       request: ServerRequest,
-      chain: EndpointChain[Identity] | Null,
-      routed: Boolean
+      chain: EndpointChain[Identity] | Null
   ) extends Running,
         Runnable:
     private var loop: EventLoop = null
@@ -51,7 +49,7 @@ final class VirtualThreadRunner private (starter: VirtualThreadRunner.Starter) e
       val response =
         try
           if cancelled then throw InterruptedException("the client went away before its request started")
-          Runner.serve(interpreter, request, chain, routed)
+          interpreter.serve(request, chain)
         catch case NonFatal(e) => Completion.responseOf(Failure(e))
         finally thread = null
       Thread.interrupted() // an interrupt that came too late for the logic is not the next task's

@@ -5,28 +5,27 @@ import fs2.{Chunk, Pull, Stream}
 import org.http4s.ember.core.EmberException
 import rapier.cats.Fs2Source
 import rapier.server.spi.RequestSyntax.Invalid
-import rapier.server.spi.{BodyArray, BodyTooLargeException, Refusals, RequestBodyException}
+import rapier.server.spi.{BodyArray, BodyBudget, BodyTooLargeException, Refusals, RequestBodyException}
 
 import java.util.concurrent.TimeoutException
-import java.util.concurrent.atomic.LongAdder
 import scala.concurrent.duration.*
 import scala.util.control.NonFatal
 
 /** Request bodies, from http4s's fs2 stream of them. */
 private[http4s] object Bodies:
   /**
-   * The whole body, in one array: sized from `Content-Length` when declared (Ember reads exactly that many bytes), else
-   * grown as chunks arrive, failing with [[BodyTooLargeException]] once past `limit`, and with a
-   * [[RequestBodyException]] when the client's framing breaks, it goes away, or the body takes longer than `deadline`.
-   * Its bytes are counted in `held` as they arrive; the caller lets them go once the request is answered, this method
-   * when the body can't be read.
+   * The whole body, in one array grown as its chunks arrive ([[BodyArray]]; Ember reads exactly a declared length),
+   * failing with [[BodyTooLargeException]] once past `limit`, and with a
+   * [[RequestBodyException]] when the client's framing breaks, it goes away, the body takes longer than `deadline` or
+   * the server's `budget` can't hold it. Its bytes are counted in the budget as they arrive; the caller gives them back
+   * once the request is answered, this method when the body can't be read.
    *
    * A body of declared length is folded over as it comes, the lightest read fs2 has. A chunked one, which can cross the
    * limit midway, is read chunk by chunk with what is still unread kept: its [[leftover]], to drain after the refusal,
    * so that the client is not cut off mid-upload before it reads the answer (that costs about 4 KB per request more,
    * in `Http4sPostBenchmark`, so declared lengths don't pay it).
    */
-  final class Reading[F[_]](view: Http4sRequest[F], limit: Long, deadline: Duration, held: LongAdder)(using
+  final class Reading[F[_]](view: Http4sRequest[F], limit: Long, deadline: Duration, budget: BodyBudget)(using
       F: Async[F]
   ):
     private val chunked = view.declaredLength < 0
@@ -38,7 +37,7 @@ private[http4s] object Bodies:
 
     def bytes(fromClient: ClientFailures): F[Array[Byte]] =
       F.defer {
-        val into = Accumulator(view.declaredLength, limit, deadline, held)
+        val into = Accumulator(view.declaredLength, limit, deadline, budget)
         val read =
           if chunked then go(unread, into).stream.compile.drain else unread.compile.fold(())((_, c) => into.add(c))
         F.onError(F.adaptError(F.map(read)(_ => into.result()))(fromClient)) { case _ => F.delay(into.drop()) }
@@ -215,12 +214,13 @@ private[http4s] object Bodies:
       Pull.raiseError[F](e)
 
   /**
-   * A body's bytes as they arrive: one array of the declared length, else one that grows; each chunk copied once. A
+   * A body's bytes as they arrive, in one array that grows with them ([[BodyArray]]); each chunk copied once. A
    * chunk arriving past the deadline fails the read with a 408, with no timer per request: a client that stops
    * sending altogether is Ember's idle timeout's (a 408 too, see [[clientsDoing]]).
    */
-  private final class Accumulator(declared: Long, limit: Long, deadline: Duration, held: LongAdder):
-    private val into = BodyArray(declared, limit, held)
+  private final class Accumulator(declared: Long, limit: Long, deadline: Duration, budget: BodyBudget):
+    private val into = BodyArray(limit, budget)
+    into.begin(declared)
     private val until = deadline match
       case d: FiniteDuration => System.nanoTime() + d.toNanos
       case _ => Long.MaxValue
@@ -230,7 +230,9 @@ private[http4s] object Bodies:
       if into.size.toLong + n > limit then throw BodyTooLargeException(limit)
       if until != Long.MaxValue && System.nanoTime() - until > 0 then
         throw RequestBodyException(Refusals.bodyTimeout(deadline))
-      chunk.copyToArray(into.room(n), into.size)
+      val refused = into.reserve(n)
+      if refused != null then throw RequestBodyException(refused.nn)
+      chunk.copyToArray(into.array, into.size)
       into.added(n)
 
     def result(): Array[Byte] = into.result()

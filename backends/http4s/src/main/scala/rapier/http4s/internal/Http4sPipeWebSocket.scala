@@ -7,7 +7,7 @@ import org.http4s.websocket.WebSocketFrame
 import org.slf4j.LoggerFactory
 import rapier.cats.await
 import rapier.server.spi.OnceSignal
-import rapier.server.spi.{MessageJoiner, WebSocketRelay}
+import rapier.server.spi.{MessageJoiner, WebSocketIdle, WebSocketRelay}
 import rapier.{EndpointOutput, WebSocketCodec}
 import scodec.bits.ByteVector
 
@@ -36,12 +36,11 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
     extends Http4sWebSocket.Stoppable:
   private val in = output.in.asInstanceOf[WebSocketCodec[Any]]
   private val out = output.out.asInstanceOf[WebSocketCodec[Any]]
-  private val idleNanos = rapier.timeoutNanos(output.idleTimeout)
+  private val idle = WebSocketIdle(output.idleTimeout)
 
   private val closing = OnceSignal[WebSocketFrame.Close]()
   @volatile private var dropped = false
   @volatile private var ended = false
-  @volatile private var lastActive = System.nanoTime()
   @volatile private var idleTimer: ScheduledFuture[?] | Null = null
   // Touched by the reader only
   private val message = MessageJoiner(output.maxMessageSize, whole, close)
@@ -74,10 +73,10 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
 
   private def begin(): Unit =
     open.add(this)
-    if idleNanos > 0 then watchIdle(idleNanos)
+    if idle.enabled then watchIdle(idle.nanos)
 
   private def received(frame: WebSocketFrame): F[Unit] = F.defer {
-    lastActive = System.nanoTime()
+    idle.touch()
     if closing.value == null then
       frame match
         case f: WebSocketFrame.Text => message.add(f.data.toArrayUnsafe, text = true, f.last)
@@ -97,7 +96,7 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
     joinedText = text
 
   private def frameOf(message: Any): WebSocketFrame =
-    lastActive = System.nanoTime()
+    idle.touch()
     val payload = ByteVector.view(out.encode(message))
     if out.text then WebSocketFrame.Text(payload, true) else WebSocketFrame.Binary(payload, true)
 
@@ -105,7 +104,7 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
   private def close(code: Int, reason: String): Unit =
     val _ = closing.fire(WebSocketFrame.Close(code, reason).getOrElse(WebSocketFrame.Close()))
 
-  def goingAway(): Unit = close(1001, "The server is shutting down.")
+  def goingAway(): Unit = close(WebSocketIdle.Code, WebSocketIdle.GoingAway)
 
   private def end(): Unit =
     ended = true
@@ -118,9 +117,8 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
 
   private def checkIdle(): Unit =
     if !ended && closing.value == null then
-      val left = lastActive + idleNanos - System.nanoTime()
-      if left <= 0 then close(1001, "The connection was idle too long.")
-      else watchIdle(left)
+      val left = idle.left
+      if left <= 0 then close(WebSocketIdle.Code, WebSocketIdle.Idle) else watchIdle(left)
 
 private[http4s] object Http4sPipeWebSocket:
   private val log = LoggerFactory.getLogger(classOf[Http4sPipeWebSocket[?]])

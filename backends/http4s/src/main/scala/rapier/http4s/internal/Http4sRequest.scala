@@ -38,6 +38,12 @@ private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends
   /** Whether the request has a body: a declared length past 0, or chunks. */
   def hasBody: Boolean = declaredLength > 0 || request.isChunked
 
+  /**
+   * Whether the body's length is not known until it ends: chunked, or a stream an application or its tests made in
+   * memory (no remote address) without a Content-Length.
+   */
+  def lengthUnknown: Boolean = request.isChunked || (declaredLength < 0 && request.remote.isEmpty)
+
   def protocol: String = request.httpVersion.renderString
 
   def headerOrNull(name: String): String | Null = request.headers.get(CIString(name)) match

@@ -1,10 +1,10 @@
 package rapier.http4s.internal
 
 import cats.effect.Async
-import fs2.{Pipe, Pull, Stream}
+import fs2.{Chunk, Pipe, Pull, Stream}
 import org.http4s.websocket.WebSocketFrame
 import rapier.flow.DaemonScheduler
-import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketUpgrade}
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketUpgrade}
 import scodec.bits.ByteVector
 
 import java.util.concurrent.atomic.AtomicInteger
@@ -34,7 +34,7 @@ private[http4s] final class Http4sWebSocket[F[_]](
       Http4sWebSocket.Stoppable:
   private val relay = upgrade.relay
   private val limit = upgrade.output.maxMessageSize
-  private val idleNanos = rapier.timeoutNanos(upgrade.output.idleTimeout)
+  private val idle = WebSocketIdle(upgrade.output.idleTimeout)
 
   // The loop: tasks in order, one at a time
   private val tasks = ConcurrentLinkedQueue[Runnable]()
@@ -49,7 +49,6 @@ private[http4s] final class Http4sWebSocket[F[_]](
   private var outbox = List.empty[WebSocketFrame]
   private var inFlight = false
   private val message = MessageJoiner(limit, whole, closing)
-  private var lastActive = System.nanoTime()
   private var idleTimer: ScheduledFuture[?] | Null = null
   // Ember's pull of the next frame to write, and the reader's wait for a message to be wanted
   private var writer: (Either[Throwable, Option[WebSocketFrame]] => Unit) | Null = null
@@ -93,28 +92,45 @@ private[http4s] final class Http4sWebSocket[F[_]](
       .unNoneTerminate
       .onFinalize(F.delay(execute(() => end())))
 
-  /** What Ember reads: a frame pulled only while a message is wanted (or the client's close awaited after ours). */
+  /**
+   * What Ember reads: frames taken only while a message is wanted (or the client's close awaited after ours), as many
+   * of the chunk Ember decoded as one turn of the loop can take: a message in a thousand fragments costs one hop to
+   * the loop, not one per fragment, and Ember's chunk is let go as soon as it is taken.
+   */
   val receive: Pipe[F, WebSocketFrame, Unit] = frames =>
     def next(rest: Stream[F, WebSocketFrame]): Pull[F, Unit, Unit] =
-      Pull.eval(onLoopWait[Unit] { cb =>
-        begin()
-        if wanted || closeSent then cb(Right(())) else reader = cb
-      }) >> rest.pull.uncons1.flatMap {
-        case Some((frame, more)) => Pull.eval(F.delay(execute(() => received(frame)))) >> next(more)
+      rest.pull.uncons.flatMap {
+        case Some((chunk, more)) => take(chunk, 0, more)
         case None => Pull.done
       }
+    def take(chunk: Chunk[WebSocketFrame], from: Int, more: Stream[F, WebSocketFrame]): Pull[F, Unit, Unit] =
+      Pull
+        .eval(onLoopWait[Int] { cb =>
+          begin()
+          if wanted || closeSent then cb(Right(receivedFrom(chunk, from)))
+          else reader = _ => cb(Right(receivedFrom(chunk, from)))
+        })
+        .flatMap(taken => if taken < chunk.size then take(chunk, taken, more) else next(more))
     next(frames).stream.onFinalize(F.delay(execute(() => end())))
+
+  /** Takes the frames of `chunk` from `from` on while a message is wanted: the index of the first not taken. */
+  private def receivedFrom(chunk: Chunk[WebSocketFrame], from: Int): Int =
+    var i = from
+    while i < chunk.size && (wanted || closeSent) do
+      received(chunk(i))
+      i += 1
+    i
 
   /** Ember runs the streams once the 101 is written: the relay starts with the first of them. */
   private def begin(): Unit =
     if !started then
       started = true
       open.add(this)
-      if idleNanos > 0 then watchIdle(idleNanos)
+      if idle.enabled then watchIdle(idle.nanos)
       relay.start(this, this)
 
   private def received(frame: WebSocketFrame): Unit =
-    lastActive = System.nanoTime()
+    idle.touch()
     if !closeSent then
       frame match
         case f: WebSocketFrame.Text => message.add(f.data.toArrayUnsafe, text = true, f.last)
@@ -140,7 +156,7 @@ private[http4s] final class Http4sWebSocket[F[_]](
 
   def send(bytes: Array[Byte], text: Boolean): Unit =
     if !closeSent then
-      lastActive = System.nanoTime()
+      idle.touch()
       val payload = ByteVector.view(bytes)
       outbox = outbox :+ (if text then WebSocketFrame.Text(payload, true) else WebSocketFrame.Binary(payload, true))
       flush()
@@ -175,7 +191,7 @@ private[http4s] final class Http4sWebSocket[F[_]](
     relay.ended()
 
   /** The server is stopping: closed with 1001, on the loop. */
-  def goingAway(): Unit = execute(() => if !closeSent then closing(1001, "The server is shutting down."))
+  def goingAway(): Unit = execute(() => if !closeSent then closing(WebSocketIdle.Code, WebSocketIdle.GoingAway))
 
   /** The connection ended: the streams on both sides end with it. */
   private def end(): Unit =
@@ -195,9 +211,8 @@ private[http4s] final class Http4sWebSocket[F[_]](
   private def checkIdle(): Unit =
     idleTimer = null
     if !closeSent then
-      val left = lastActive + idleNanos - System.nanoTime()
-      if left <= 0 then closing(1001, "The connection was idle too long.")
-      else watchIdle(left)
+      val left = idle.left
+      if left <= 0 then closing(WebSocketIdle.Code, WebSocketIdle.Idle) else watchIdle(left)
 
 private[http4s] object Http4sWebSocket:
   /**

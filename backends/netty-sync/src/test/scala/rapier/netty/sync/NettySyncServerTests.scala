@@ -115,7 +115,8 @@ abstract class NettySyncTests(start: VirtualThreadStart) extends EffectChecks:
       def inLoop: Boolean = true
       def execute(task: Runnable): Unit = task.run()
     val answer = CompletableFuture[ServerResponse]()
-    runner.start(interpreter, StubRequest.get("/ran"), null, routed = false) match
+    val request = StubRequest.get("/ran")
+    runner.start(interpreter, request, interpreter.routeOrNull(request)) match
       case later: Running => later.onComplete(loop)(r => answer.complete(r))
       case now: ServerResponse => answer.complete(now)
     assertEquals(answer.get(10, TimeUnit.SECONDS).status, 500)
@@ -164,7 +165,8 @@ class NettySyncOnCarrierTests extends NettySyncTests(VirtualThreadStart.OnCarrie
     val answers = List.fill(3)(CompletableFuture[ServerResponse]())
     try
       for answer <- answers do
-        runner.start(interpreter, StubRequest.get("/meet"), null, routed = false) match
+        val request = StubRequest.get("/meet")
+        runner.start(interpreter, request, interpreter.routeOrNull(request)) match
           case later: Running => later.onComplete(loop)(r => answer.complete(r))
           case now: ServerResponse => fail(s"answered on the loop: $now")
       assertEquals(turn.size, 1, "one task starts the turn's requests")

@@ -1,81 +1,44 @@
 package rapier.netty.internal
 
-import io.netty.buffer.{ByteBuf, ByteBufAllocator, CompositeByteBuf}
-import rapier.server.spi.{Refusals, RequestSyntax}
-
-import java.util.concurrent.atomic.LongAdder
+import io.netty.buffer.ByteBuf
+import rapier.server.spi.{BodyArray, BodyBudget, RequestSyntax}
 
 /**
- * The body of the request a connection is receiving, copied once: into an array of the declared Content-Length as
- * its chunks arrive, or, when no length is declared (chunked), from the retained chunks into an array of their total
- * size at the end. One per connection, reused request after request; what it holds is counted in `held`.
+ * The body of the request a connection is receiving, each chunk copied once as it arrives into a [[BodyArray]], which
+ * grows with what arrived, whatever the Content-Length announced, within the server's budget. No chunk is kept: a body
+ * sent in 1-byte chunks costs a copy per byte, not a consolidation of all before it. One per connection, reused request
+ * after request.
  */
-private[netty] final class BodyBuffer(alloc: ByteBufAllocator, held: LongAdder, maxBodySize: Long):
-  private var sized: Array[Byte] | Null = null
-  private var filled = 0
-  private var chunks: CompositeByteBuf | Null = null
+private[netty] final class BodyBuffer(budget: BodyBudget, maxBodySize: Long) extends BodyArray(maxBodySize, budget):
+  private var framed = false
 
   /** Starts a body of `length` bytes (-1 when not declared); `chunked` when its transfer coding says so. */
   def begin(length: Long, chunked: Boolean): Unit =
-    filled = 0
-    if length > 0 then
-      sized = new Array[Byte](length.toInt)
-      held.add(length)
-    else if length < 0 && chunked then chunks = alloc.compositeBuffer(1024)
+    begin(length)
+    framed = length >= 0 || chunked
 
   /** Takes in a chunk; a refusal when it can't be taken (the body is then to be discarded). */
   def add(buf: ByteBuf): RequestSyntax.Invalid | Null =
     val n = buf.readableBytes
     if n == 0 then null
-    else if sized != null then
-      val array = sized.nn
-      if filled + n > array.length then Refusals.BodyLongerThanLength
-      else
-        buf.getBytes(buf.readerIndex, array, filled, n)
-        filled += n
-        null
-    else if chunks != null then
-      val all = chunks.nn
-      if all.readableBytes.toLong + n > maxBodySize then Refusals.bodyTooLarge(maxBodySize)
-      else
-        all.addComponent(true, buf.retain())
-        held.add(n)
-        null
-    else BodyBuffer.Unframed
+    else if !framed then BodyBuffer.Unframed
+    else
+      val refused = reserve(n)
+      if refused == null then
+        buf.getBytes(buf.readerIndex, array, size, n)
+        added(n)
+      refused
 
-  /** The complete body, in one array. */
+  /** The complete body, in one array, no longer counted in the budget: the request holds it now. */
   def take(): Array[Byte] =
-    release()
-    if sized != null then
-      val array = sized.nn
-      sized = null
-      if filled == array.length then array else java.util.Arrays.copyOf(array, filled)
-    else if chunks != null then
-      val all = chunks.nn
-      chunks = null
-      try
-        val array = new Array[Byte](all.readableBytes)
-        all.readBytes(array)
-        array
-      finally all.release()
-    else BodyBuffer.Empty
+    val body = result()
+    budget.give(body.length)
+    body
 
   /** Drops the body being read. */
-  def discard(): Unit =
-    release()
-    sized = null
-    if chunks != null then
-      chunks.nn.release()
-      chunks = null
-
-  /** Counts the body out of the server's held bytes, as it is handed over or dropped. */
-  private def release(): Unit =
-    val bytes: Long =
-      if sized != null then sized.nn.length.toLong else if chunks != null then chunks.nn.readableBytes.toLong else 0L
-    if bytes != 0L then held.add(-bytes)
+  def discard(): Unit = drop()
 
 private[netty] object BodyBuffer:
-  private val Empty = new Array[Byte](0)
   private val Unframed =
     RequestSyntax.Invalid(
       rapier.model.StatusCode.BadRequest,

@@ -3,21 +3,19 @@ package rapier.netty.internal
 import io.netty.channel.{Channel, ChannelFuture, ChannelFutureListener}
 import io.netty.channel.group.DefaultChannelGroup
 import io.netty.util.concurrent.GlobalEventExecutor
+import rapier.server.spi.{Admission, BodyBudget}
 
 /**
- * The open connections of a server: counted against the limit, and kept for a graceful shutdown. Closed channels
+ * The open connections of a server: counted against the limit, and kept for a graceful shutdown; and what decides which
+ * of their requests are served, and how (`admission`), with the budget of the body bytes they hold. Closed channels
  * leave the group by themselves.
  */
-private[netty] final class Connections(max: Int = Int.MaxValue):
+private[netty] final class Connections(max: Int, val admission: Admission):
   val group = DefaultChannelGroup("rapier-connections", GlobalEventExecutor.INSTANCE)
   private val open = java.util.concurrent.atomic.AtomicInteger()
 
-  /**
-   * Bytes of request bodies being read, held by the server until their requests are handed to the interpreter: the
-   * arrays sized by Content-Length and the chunks of chunked bodies. Added to once per body (per chunk for a chunked
-   * one) and read only when asked, so a striped counter: no contention between event loops.
-   */
-  val bodyBytes = java.util.concurrent.atomic.LongAdder()
+  /** The request-body bytes the connections hold, against the server's budget. */
+  def bodies: BodyBudget = admission.budget
 
   /** Set when the server starts shutting down: requests arriving after it are answered 503. */
   @volatile var draining: Boolean = false

@@ -8,20 +8,25 @@ import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
 import rapier.nettyhttp.{IdleWatch, InvalidRequest, Linger}
-import rapier.server.spi.{EventLoop, Refusals, RequestBodyException, RequestSyntax, Runner, Running}
-import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
+import rapier.server.spi.{Admission, EventLoop, Refusals, RequestBodyException, RequestSyntax, Runner, Running}
+import rapier.server.{EndpointChain, ServerInterpreter, ServerResponse}
 
 /**
  * Serves the HTTP/1.1 requests of one connection: one instance per channel, touched only by its event loop, so
  * its state needs no synchronization.
  *
- * A request is dispatched to the interpreter once its body is complete, copied once into an array by the
- * connection's [[BodyBuffer]]; or, when its endpoint reads the body as a stream, as soon as its head has arrived, the
- * body then read from the connection only as the logic pulls it ([[NettyBody]]). Telling the two apart takes routing
- * at the head, done only when some endpoint streams.
+ * Each request is routed as its head arrives, and the server's [[Admission]] decides what to do with it: refuse it,
+ * or dispatch it to the interpreter once its body is complete, copied once into an array by the connection's
+ * [[BodyBuffer]], or, when its endpoint reads the body as a stream, at once, the body then read from the connection only
+ * as the logic pulls it ([[NettyBody]]).
  *
  * Responses leave in request order, by the connection's [[ResponseSender]]; what each one sent means for the connection
  * (kept open, closed, lingering) is decided here. Responses completed during a read burst are flushed once, at its end.
+ *
+ * Reading stops while the connection is [[full]]: as many requests as `maxPipelinedRequests` are being served or have
+ * responses not yet written to the socket, or the socket takes no more (not writable). So a client that pipelines
+ * requests and never reads their answers holds a few responses, and their files, never thousands; the decoder holds
+ * what it has read meanwhile ([[RequestDecoder.Gate]]) and decodes it once there is room.
  */
 private[netty] class HttpHandler[F[_]](
     interpreter: ServerInterpreter[F],
@@ -30,6 +35,7 @@ private[netty] class HttpHandler[F[_]](
     connections: Connections,
     decoder: RequestDecoder
 ) extends ChannelInboundHandlerAdapter,
+      RequestDecoder.Gate,
       EventLoop,
       ResponseSender.Connection,
       ReadDeadlines.Connection:
@@ -44,11 +50,12 @@ private[netty] class HttpHandler[F[_]](
   private var receivingChain: EndpointChain[F] | Null = null
   private var body: BodyBuffer = null
   private var stream: NettyBody | Null = null
-  private val routesAtHead = interpreter.streamsBodies
 
-  // The responses, in request order; how many requests are waiting for theirs.
+  // The responses, in request order; how many requests are waiting for theirs, and how many responses are handed to
+  // Netty but not yet written to the socket.
   private var responses: ResponseSender = null
   private var inFlight = 0
+  private var unwritten = 0
   // Requests whose logic runs elsewhere and can be stopped (a fiber, a thread): stopped if the client goes away. A
   // list, not a set: it holds a few at most (the pipelined ones), and a set would allocate a node for each.
   private var running: java.util.ArrayList[Running] | Null = null
@@ -68,9 +75,10 @@ private[netty] class HttpHandler[F[_]](
 
   override def handlerAdded(ctx: ChannelHandlerContext): Unit =
     this.ctx = ctx
-    body = BodyBuffer(ctx.alloc, connections.bodyBytes, options.maxBodySize)
+    body = BodyBuffer(connections.bodies, options.maxBodySize)
     responses = ResponseSender(ctx, this, options, connections, this)
     deadlines = ReadDeadlines(ctx, options, decoder, this)
+    decoder.gate = this
     val timeout = rapier.timeoutNanos(options.idleTimeout)
     if timeout > 0 then
       idle = IdleWatch(ctx, timeout, () => inFlight == 0 && receiving == null, () => ctx.close())
@@ -125,39 +133,40 @@ private[netty] class HttpHandler[F[_]](
         case invalid: InvalidRequest => refuse(invalid.problem)
         case _: TooLongHttpLineException => refuse(Refusals.lineTooLong(options.maxInitialLineLength))
         case _: TooLongHttpHeaderException => refuse(Refusals.headerTooLarge(options.maxHeaderSize))
-        case _ => refuse(StatusCode.BadRequest, "The request is not valid HTTP/1.1")
-    else if connections.draining then refuse(Refusals.ShuttingDown)
+        case _ => refuse(NotHttp)
     else
       val length = decoder.declaredLength
-      val expect = request.headers.get(HttpHeaderNames.EXPECT)
-      val http10 = request.protocolVersion == HttpVersion.HTTP_1_0
+      // The coding matters only without a declared length (the decoder has looked it up when there is one).
+      val chunked = length < 0 && HttpUtil.isTransferEncodingChunked(request)
       val view = NettyRequest(request, ctx.channel)
-      val chain = if routesAtHead then interpreter.routeOrNull(view) else null
-      val streams = chain != null && chain.nn.streamsBody
-      val limit = if streams then options.maxStreamedBodySize else options.maxBodySize
-      if length == -2L then refuse(Refusals.InvalidContentLength)
-      else if length > limit then
-        // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
-        refuse(Refusals.bodyTooLarge(limit))
-      else if RequestSyntax.unsupportedExpectation(expect, http10) then refuse(Refusals.UnsupportedExpectation)
-      else
-        val continues = RequestSyntax.expectsContinue(expect, http10)
-        receiving = request
-        receivingView = view
-        receivingChain = chain
-        if streams then
-          // `100 Continue` waits for the logic's first pull: logic that answers without reading never gets the body.
+      val chain = interpreter.routeOrNull(view)
+      val http10 = request.protocolVersion == HttpVersion.HTTP_1_0
+      val expect = request.headers.get(HttpHeaderNames.EXPECT)
+      connections.admission.decide(chain, length, chunked, expect, http10, connections.draining) match
+        case refusal: RequestSyntax.Invalid => refuse(refusal)
+        case streamed: Admission.Streamed =>
+          receive(request, view, chain)
+          val continues = streamed.continues
           val sendContinue = () => if continues then ctx.writeAndFlush(continueResponse)
           val source =
-            NettyBody(this, length, limit, connections.bodyBytes, readBody, watchBody, sendContinue)
+            NettyBody(this, length, streamed.limit, connections.bodies, readBody, watchBody, sendContinue)
           stream = source
           view.source = source
           ctx.channel.config.setAutoRead(false)
           dispatch(request, view, chain, source)
-        else
-          if continues then ctx.writeAndFlush(continueResponse)
-          // The coding matters only without a declared length (the decoder has looked it up when there is one).
-          body.begin(length, length < 0 && HttpUtil.isTransferEncodingChunked(request))
+        case read: Admission.ReadFirst =>
+          receive(request, view, chain)
+          if read.continues then ctx.writeAndFlush(continueResponse)
+          body.begin(length, chunked)
+        case Admission.NoBody =>
+          // Dispatched at the end the decoder marks (its empty last content)
+          receive(request, view, chain)
+          body.begin(length, chunked)
+
+  private def receive(request: HttpRequest, view: NettyRequest, chain: EndpointChain[F] | Null): Unit =
+    receiving = request
+    receivingView = view
+    receivingChain = chain
 
   /** A piece of the body being received, `last` when it ends it. */
   private def onContent(bytes: ByteBuf, last: Boolean): Unit =
@@ -239,7 +248,7 @@ private[netty] class HttpHandler[F[_]](
     if !keepAlive then closing = true
     val head = request.method eq HttpMethod.HEAD
     val version = request.protocolVersion
-    runner.start(interpreter, view, chain, routesAtHead) match
+    runner.start(interpreter, view, chain) match
       case now: ServerResponse =>
         if source == null then responses.respond(sequence, now, keepAlive, head, version)
         else respondStreamed(sequence, source.nn, now, keepAlive, head, version)
@@ -253,7 +262,7 @@ private[netty] class HttpHandler[F[_]](
           if source == null then responses.respond(sequence, r, keepAlive, head, version)
           else respondStreamed(sequence, source.nn, r, keepAlive, head, version)
         }
-    if inFlight >= options.maxPipelinedRequests then ctx.channel.config.setAutoRead(false)
+    if full then ctx.channel.config.setAutoRead(false)
 
   /**
    * The answer to a request whose body was streamed: what its logic says, unless the body could not be read (then
@@ -272,15 +281,13 @@ private[netty] class HttpHandler[F[_]](
     responses.respond(sequence, answer, keepAlive, head, version, source)
 
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
-  private def refuse(reason: RequestSyntax.Invalid): Unit = refuse(reason.status, reason.message)
-
-  private def refuse(status: StatusCode, message: String): Unit =
+  private def refuse(reason: RequestSyntax.Invalid): Unit =
     closing = true
     refused = true
     decoder.discardInput()
     val sequence = responses.take()
     inFlight += 1
-    val problem = options.serverOptions.problemRenderer(Problem(status, message))
+    val problem = options.serverOptions.problemRenderer(reason.problem)
     responses.respond(sequence, problem, keepAlive = false, head = false, HttpVersion.HTTP_1_1)
 
   def upgraded(): Unit =
@@ -306,18 +313,32 @@ private[netty] class HttpHandler[F[_]](
     if last then
       closing = true
       future.addListener(if refused then lingerThenClose else ChannelFutureListener.CLOSE)
-    else future.addListener(ChannelFutureListener.CLOSE_ON_FAILURE)
+    else
+      unwritten += 1
+      future.addListener(written)
     if reading then flushPending = true else ctx.flush()
     resumeReading()
 
+  // A response left for the socket: one fewer waiting (a listener made once, so that a response allocates none).
+  private val written: ChannelFutureListener = future =>
+    unwritten -= 1
+    if future.isSuccess then resumeReading() else ctx.close()
+
   override def channelWritabilityChanged(ctx: ChannelHandlerContext): Unit =
     responses.writable()
+    if ctx.channel.isWritable then resumeReading()
     ctx.fireChannelWritabilityChanged()
 
-  /** Turns auto-read back on, unless the connection is closing, full of requests, or streaming a body to its reader. */
+  def full: Boolean = inFlight + unwritten >= options.maxPipelinedRequests || !ctx.channel.isWritable
+
+  /**
+   * Turns auto-read back on, and has the decoder go on with what it holds, unless the connection is closing, full, or
+   * streaming a body to its reader.
+   */
   private def resumeReading(): Unit =
-    if !closing && stream == null && !ctx.channel.config.isAutoRead && inFlight < options.maxPipelinedRequests then
-      ctx.channel.config.setAutoRead(true)
+    if !closing && stream == null && !full then
+      if !ctx.channel.config.isAutoRead then ctx.channel.config.setAutoRead(true)
+      decoder.resume()
 
   /** Drains this connection for a graceful shutdown: closes it now if idle, else after its last response. */
   def drain(): Unit =
@@ -345,5 +366,7 @@ private[netty] object HttpHandler:
   private val lingerThenClose: ChannelFutureListener = future =>
     val channel = future.channel
     if !future.isSuccess || !Linger.thenClose(channel, () => channel.config.setAutoRead(true)) then channel.close()
+
+  private val NotHttp = RequestSyntax.Invalid(StatusCode.BadRequest, "The request is not valid HTTP/1.1")
 
   private def continueResponse = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE)

@@ -1,10 +1,9 @@
 package rapier.netty.internal
 
 import io.netty.buffer.ByteBuf
-import rapier.server.spi.{ConnectionBody, EventLoop}
+import rapier.server.spi.{BodyBudget, ConnectionBody, EventLoop}
 
 import java.nio.ByteBuffer
-import java.util.concurrent.atomic.LongAdder
 
 /**
  * A request body streamed to an endpoint that reads it as it arrives: the decoder's chunks, retained as they come and
@@ -14,11 +13,11 @@ private[netty] final class NettyBody(
     loop: EventLoop,
     declaredLength: Long,
     limit: Long,
-    held: LongAdder,
+    budget: BodyBudget,
     autoRead: Boolean => Unit,
     wait: () => Unit,
     expectsContinue: () => Unit
-) extends ConnectionBody[ByteBuf](loop, declaredLength, limit, held):
+) extends ConnectionBody[ByteBuf](loop, declaredLength, limit, budget):
   protected def size(chunk: ByteBuf): Int = chunk.readableBytes
   protected def view(chunk: ByteBuf): ByteBuffer = chunk.nioBuffer()
   protected def release(chunk: ByteBuf): Unit = chunk.release()

@@ -6,16 +6,16 @@ import io.netty.handler.codec.TooLongFrameException
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
 import rapier.nettyhttp.{CloseDeadline, IdleWatch}
-import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketRelay, WebSocketUpgrade}
 
 /**
  * A WebSocket connection, once upgraded: Netty's frame decoder and encoder beneath (masking, control frames, the
- * payload limit, reserved bits and opcodes, a close's code and reason), its UTF-8 check of text messages and its
- * aggregator joining fragments into messages; this handler closes what they refuse with their code (1002, 1007,
- * 1009), answers pings, keeps the close handshake and the idle timeout, and hands whole messages to the upgrade's
- * relay as it asks for them. Once a message is first wanted, the connection is read on while less than
- * [[NettyWebSocket.ReadAhead]] bytes of messages wait for the relay (or while the close is awaited): beyond that, the
- * client's messages wait in its socket, not here.
+ * payload limit, reserved bits and opcodes, the order of fragments, a close's code and reason); this handler joins
+ * fragments into messages ([[MessageJoiner]]: the message limit, UTF-8), closes what they refuse with their code
+ * (1002, 1007, 1009), answers pings, keeps the close handshake and the idle timeout, and hands whole messages to the
+ * upgrade's relay as it asks for them. Once a message is first wanted, the connection is read on while less than
+ * [[NettyWebSocket.ReadAhead]] bytes of messages wait for the relay (or while the close is awaited) and the socket
+ * takes what is written (pongs included): beyond that, the client's frames wait in its socket, not here.
  */
 private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
     extends ChannelInboundHandlerAdapter,
@@ -34,13 +34,14 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
 
   private val deliver: Runnable = () => deliverReady()
   private var gate: WriteGate = null
+  private val joiner = MessageJoiner(upgrade.output.maxMessageSize, joined, closing)
 
   override def handlerAdded(ctx: ChannelHandlerContext): Unit =
     this.ctx = ctx
     ctx.channel.config.setAutoRead(false)
     val timeout = rapier.timeoutNanos(upgrade.output.idleTimeout)
     if timeout > 0 then
-      idle = IdleWatch(ctx, timeout, () => true, () => closing(1001, "The connection was idle too long."))
+      idle = IdleWatch(ctx, timeout, () => true, () => closing(WebSocketIdle.Code, WebSocketIdle.Idle))
       idle.start()
     gate = WriteGate(ctx, () => relay.written(), () => ctx.close())
     relay.start(this, this)
@@ -53,6 +54,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
     msg match
       case frame: TextWebSocketFrame => data(frame, text = true)
       case frame: BinaryWebSocketFrame => data(frame, text = false)
+      case frame: ContinuationWebSocketFrame => data(frame, joiner.text)
       case ping: PingWebSocketFrame =>
         if closeSent then ping.release()
         else ctx.writeAndFlush(PongWebSocketFrame(ping.content))
@@ -71,18 +73,21 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       case other => ReferenceCountUtil.release(other)
 
   private def data(frame: WebSocketFrame, text: Boolean): Unit =
-    try
-      if !closeSent then
-        val bytes = ByteBufUtil.getBytes(frame.content)
-        ready.add(DataFrame(bytes, text))
-        readyBytes += bytes.length
+    try if !closeSent then joiner.add(ByteBufUtil.getBytes(frame.content), text, frame.isFinalFragment)
     finally frame.release()
+
+  private def joined(bytes: Array[Byte], text: Boolean): Unit =
+    ready.add(DataFrame(bytes, text))
+    readyBytes += bytes.length
     if wanted then deliverReady()
 
-  // Reads on while less than ReadAhead waits for the logic: a read asked for here, before Netty's read ends, keeps the
-  // socket's read interest as it is, where stopping and starting again at each message cost two epoll_ctl calls each
+  // Reads on while less than ReadAhead waits for the logic and the socket takes what is written: a read asked for
+  // here, before Netty's read ends, keeps the socket's read interest as it is, where stopping and starting again at
+  // each message cost two epoll_ctl calls each
   override def channelReadComplete(ctx: ChannelHandlerContext): Unit =
-    if closeSent || readyBytes < NettyWebSocket.ReadAhead then ctx.read() else paused = true
+    if closeSent || readsOn then ctx.read() else paused = true
+
+  private def readsOn: Boolean = readyBytes < NettyWebSocket.ReadAhead && ctx.channel.isWritable
 
   def requestMessage(): Unit =
     wanted = true
@@ -93,7 +98,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       val message = ready.poll()
       readyBytes -= message.bytes.length
       wanted = false
-      if paused && readyBytes < NettyWebSocket.ReadAhead then
+      if paused && readsOn then
         paused = false
         ctx.read()
       relay.received(message.bytes, message.text)
@@ -120,10 +125,13 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
 
   /** The server is stopping: the WebSocket closes with 1001. */
   def goingAway(): Unit =
-    if closeSent then ctx.close() else closing(1001, "The server is shutting down.")
+    if closeSent then ctx.close() else closing(WebSocketIdle.Code, WebSocketIdle.GoingAway)
 
   override def channelWritabilityChanged(ctx: ChannelHandlerContext): Unit =
     gate.writable()
+    if paused && readsOn then
+      paused = false
+      ctx.read()
     ctx.fireChannelWritabilityChanged()
 
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
@@ -175,8 +183,6 @@ private[netty] object NettyWebSocket:
     val pipeline = ctx.pipeline
     pipeline.addBefore("decoder", "ws-encoder", WebSocket13FrameEncoder(false))
     pipeline.replace("decoder", "ws-decoder", WebSocket13FrameDecoder(config))
-    pipeline.addAfter("ws-decoder", "ws-utf8", Utf8FrameValidator(false))
-    pipeline.addAfter("ws-utf8", "ws-messages", WebSocketFrameAggregator(limit))
     pipeline.remove("encoder")
     pipeline.replace(ctx.handler, "websocket", NettyWebSocket(upgrade))
 

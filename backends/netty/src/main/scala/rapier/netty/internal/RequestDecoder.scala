@@ -1,6 +1,6 @@
 package rapier.netty.internal
 
-import io.netty.buffer.ByteBuf
+import io.netty.buffer.{ByteBuf, Unpooled}
 import io.netty.channel.ChannelHandlerContext
 import io.netty.handler.codec.DecoderResult
 import io.netty.handler.codec.http.*
@@ -24,6 +24,9 @@ import rapier.server.spi.RequestSyntax.Invalid
  * one that holds the body's start or end as a slice of it; the end is marked by [[LastHttpContent.EMPTY_LAST_CONTENT]].
  * So [[HttpHandler]] receives a request, then `ByteBuf`s, then the empty last content; a chunked body comes as Netty's
  * contents.
+ *
+ * A head is decoded only while the [[RequestDecoder.Gate]] is open: while the connection is full, what was read stays
+ * in the decoder's buffer, undecoded, until [[resume]].
  */
 private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends HttpRequestDecoder(config):
   // The head (request line and header section) being received.
@@ -41,6 +44,28 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
   // `maxChunk`, as Netty's decoder would.
   private var passing = 0L
   private val maxChunk = config.getMaxChunkSize
+
+  /** Whether the next head may be decoded; set by the handler once in the pipeline. */
+  var gate: RequestDecoder.Gate = RequestDecoder.Open
+  private var context: ChannelHandlerContext | Null = null
+  private var resuming = false
+  // Decodes, on the connection's loop and outside any read, what was held while the gate was shut.
+  private val resumeTask: Runnable = () =>
+    resuming = false
+    val ctx = context
+    if ctx != null && internalBuffer.isReadable && !gate.full then
+      channelRead(ctx, Unpooled.EMPTY_BUFFER)
+      channelReadComplete(ctx)
+
+  override def handlerAdded(ctx: ChannelHandlerContext): Unit =
+    context = ctx
+    super.handlerAdded(ctx)
+
+  /** The gate is open again: what was held is decoded, in a task of its own (never within a read, or a flush). */
+  def resume(): Unit =
+    if !resuming && !discarding && internalBuffer.isReadable then
+      resuming = true
+      context.nn.executor.execute(resumeTask)
 
   /**
    * When a head that has only partly arrived was first seen (`System.nanoTime`), or 0 when none has: what the
@@ -82,6 +107,8 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
       passing -= n
       if passing == 0L then out.add(bodyPassed())
       return
+    // Between requests, with the connection full: the bytes wait here until resumed.
+    if head.betweenMessages && gate.full then return
     if !failed then head.scan(buffer)
     val before = out.size
     super.decode(ctx, buffer, out)
@@ -155,3 +182,11 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig) extends Htt
   private def orRefuse(problem: Invalid | Null): Unit = if problem != null then refuse(problem.nn)
 
   private def refuse(problem: Invalid): Nothing = throw InvalidRequest(problem)
+
+private[netty] object RequestDecoder:
+  /** Whether a connection can take another request now. */
+  trait Gate:
+    def full: Boolean
+
+  private object Open extends Gate:
+    def full: Boolean = false

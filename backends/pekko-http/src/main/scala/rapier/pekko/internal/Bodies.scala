@@ -21,6 +21,7 @@ import org.apache.pekko.stream.{
 import org.apache.pekko.util.ByteString
 import rapier.server.spi.{
   BodyArray,
+  BodyBudget,
   BodyReceiver,
   BodySource,
   BodyTooLargeException,
@@ -30,7 +31,7 @@ import rapier.server.spi.{
 import rapier.server.spi.RequestSyntax.Invalid
 
 import java.util.concurrent.TimeoutException
-import java.util.concurrent.atomic.{AtomicLong, AtomicReference, LongAdder}
+import java.util.concurrent.atomic.{AtomicLong, AtomicReference}
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
 import scala.util.{Failure, Success}
@@ -38,27 +39,28 @@ import scala.util.{Failure, Success}
 /** Request bodies, from pekko-http's entities. */
 private[pekko] object Bodies:
   /**
-   * The entity's bytes, within `limit` and `deadline`, counted in `held` as they arrive (the caller lets them go once
-   * the request is answered, this method when the body can't be read). A strict entity (the whole body came with the
-   * head, pekko-http's common case) is its array as it is; a streamed one is copied, chunk by chunk as it comes, into
-   * one array (of the declared length, when there is one). Fails with a [[RequestBodyException]] for what is the
-   * client's doing: past the limit, broken framing, a connection gone, a body slower than the deadline. Past the
+   * The entity's bytes, within `limit` and `deadline`, counted in the server's `budget` as they arrive (the caller gives
+   * them back once the request is answered, this method when the body can't be read). A strict entity (the whole body
+   * came with the head, pekko-http's common case) is its array as it is; a streamed one is copied, chunk by chunk as it
+   * comes, into one array that grows with them ([[BodyArray]]). Fails with a [[RequestBodyException]] for what is the
+   * client's doing: past the limit, broken framing, a connection gone, a body slower than the deadline, a body the
+   * budget can't hold. Past the
    * limit it fails at once with [[StillSent]], and the rest of the body is read and dropped for at most `linger`, as
    * the other backends do: a connection closed under a client still sending is reset, which may drop the 413 before
    * the client reads it.
    */
-  def read(entity: RequestEntity, limit: Long, deadline: Duration, held: LongAdder, linger: FiniteDuration)(using
+  def read(entity: RequestEntity, limit: Long, deadline: Duration, budget: BodyBudget, linger: FiniteDuration)(using
       mat: Materializer
   ): Future[Array[Byte]] =
     entity match
       case strict: HttpEntity.Strict =>
         if strict.data.length > limit then Future.failed(BodyTooLargeException(limit))
-        else
-          val bytes = strict.data.toArrayUnsafe()
-          held.add(bytes.length)
-          Future.successful(bytes)
+        // Read with the head already, and refused past the budget all the same: as every backend refuses it
+        else if !budget.tryTake(strict.data.length) then Future.failed(RequestBodyException(Refusals.Busy))
+        else Future.successful(strict.data.toArrayUnsafe())
       case streamed =>
-        val into = BodyArray(streamed.contentLengthOption.getOrElse(-1L), limit, held)
+        val into = BodyArray(limit, budget)
+        into.begin(streamed.contentLengthOption.getOrElse(-1L))
         val dropped = Promise[Unit]()
         val chunks = streamed.withoutSizeLimit.dataBytes
         val timed = if deadline.isFinite then chunks.completionTimeout(finite(deadline)) else chunks
@@ -66,7 +68,9 @@ private[pekko] object Bodies:
           .via(WithinLimit(limit, linger, dropped))
           .runForeach { chunk =>
             val n = chunk.length
-            chunk.copyToArray(into.room(n), into.size, n)
+            val refused = into.reserve(n)
+            if refused != null then throw RequestBodyException(refused.nn)
+            chunk.copyToArray(into.array, into.size, n)
             into.added(n)
           }
           .transform {

@@ -5,7 +5,7 @@ import org.apache.pekko.stream.scaladsl.{Sink, Source}
 import org.apache.pekko.stream.stage.{GraphStage, InHandler, OutHandler, TimerGraphStageLogic}
 import org.apache.pekko.stream.{Attributes, FlowShape, Inlet, Outlet}
 import org.apache.pekko.util.ByteString
-import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketUpgrade}
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketUpgrade}
 
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.ConcurrentHashMap
@@ -41,7 +41,7 @@ private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: Pekko
       with PekkoWebSocket.Closable:
       private val relay = upgrade.relay
       private val limit = upgrade.output.maxMessageSize
-      private val idleNanos = rapier.timeoutNanos(upgrade.output.idleTimeout)
+      private val idle = WebSocketIdle(upgrade.output.idleTimeout)
 
       // The thread running this stage right now, or null: the relay calls the channel from it only
       private var running: Thread | Null = null
@@ -53,15 +53,14 @@ private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: Pekko
       private var joining = false
       private var closed = false
       private var ended = false
-      private var lastActive = System.nanoTime()
 
       private val tasks = getAsyncCallback[Runnable](task => inside(task.run()))
       private val stopped = Promise[Unit]()
-      private val joined = getAsyncCallback[(Try[ByteString], Boolean)] { (result, text) =>
+      private val joined = getAsyncCallback[(Try[PekkoWebSocket.Parts], Boolean)] { (result, text) =>
         inside {
           joining = false
           result match
-            case Success(bytes) => deliver(bytes.toArrayUnsafe(), text)
+            case Success(parts) => deliver(parts.bytes, text)
             case Failure(_: PekkoWebSocket.TooLong) => tooLong()
             case Failure(_) => () // the connection ended under it: the stage is told so on its own
         }
@@ -80,12 +79,12 @@ private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: Pekko
 
       override def preStart(): Unit = inside {
         if open != null then open.nn.add(this)
-        if idleNanos > 0 then scheduleOnce(PekkoWebSocket.Idle, idleNanos.nanos)
+        if idle.enabled then scheduleOnce(PekkoWebSocket.Idle, idle.nanos.nanos)
         relay.start(this, this)
       }
 
       def onPush(): Unit = inside {
-        lastActive = System.nanoTime()
+        idle.touch()
         grab(in) match
           case m: TextMessage.Strict => deliver(m.text.getBytes(StandardCharsets.UTF_8), text = true)
           case m: BinaryMessage.Strict => deliver(m.data.toArrayUnsafe(), text = false)
@@ -98,14 +97,14 @@ private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: Pekko
           if bytes.length > limit then tooLong()
           else relay.received(bytes, text)
 
-      /** A message in parts, joined as they come; past the limit, the rest of it is not read. */
+      /**
+       * A message in parts, joined as they come into one array (a part per byte costs a byte, not a `ByteString` per
+       * part); past the limit, the rest of it is not read.
+       */
       private def join(parts: Source[ByteString, Any], text: Boolean): Unit =
         joining = true
         parts
-          .runWith(Sink.fold(ByteString.empty) { (whole, part) =>
-            if whole.length.toLong + part.length > limit then throw PekkoWebSocket.TooLong()
-            whole ++ part
-          })(using subFusingMaterializer)
+          .runWith(Sink.fold(PekkoWebSocket.Parts(limit))(_.add(_)))(using subFusingMaterializer)
           .onComplete(result => joined.invoke((result, text)))(using ExecutionContext.parasitic)
 
       private def tooLong(): Unit =
@@ -116,7 +115,7 @@ private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: Pekko
 
       def send(bytes: Array[Byte], text: Boolean): Unit =
         if !closed then
-          lastActive = System.nanoTime()
+          idle.touch()
           val message =
             if text then TextMessage.Strict(new String(bytes, StandardCharsets.UTF_8))
             else BinaryMessage.Strict(ByteString.fromArrayUnsafe(bytes))
@@ -180,13 +179,13 @@ private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: Pekko
       }
 
       def goingAway(): Future[Unit] =
-        tasks.invoke(() => if !closed then closing(1001, "The server is shutting down."))
+        tasks.invoke(() => if !closed then closing(WebSocketIdle.Code, WebSocketIdle.GoingAway))
         stopped.future
 
       override protected def onTimer(key: Any): Unit = inside {
         if !closed then
-          val left = lastActive + idleNanos - System.nanoTime()
-          if left <= 0 then closing(1001, "The connection was idle too long.")
+          val left = idle.left
+          if left <= 0 then closing(WebSocketIdle.Code, WebSocketIdle.Idle)
           else scheduleOnce(PekkoWebSocket.Idle, left.nanos)
       }
 
@@ -214,6 +213,24 @@ private[pekko] object PekkoWebSocket:
 
   /** A message past the endpoint's limit, found as its parts are joined. */
   private final class TooLong extends RuntimeException("too long", null, false, false)
+
+  /** A message's parts, joined into one array that doubles as it fills, within `limit`. */
+  private final class Parts(limit: Int):
+    private var joined = new Array[Byte](256)
+    private var size = 0
+
+    def add(part: ByteString): Parts =
+      if size.toLong + part.length > limit then throw TooLong()
+      if size + part.length > joined.length then
+        joined = java.util.Arrays.copyOf(
+          joined,
+          math.min(limit.toLong, math.max(size + part.length, 2L * joined.length)).toInt
+        )
+      part.copyToArray(joined, size, part.length)
+      size += part.length
+      this
+
+    def bytes: Array[Byte] = if size == joined.length then joined else java.util.Arrays.copyOf(joined, size)
 
   /** How a close of Rapier's with a code other than 1000 fails the flow: pekko-http logs it, and closes with 1011. */
   final class Closed(code: Int, reason: String)

@@ -10,8 +10,8 @@ import rapier.vertx.VertxServerOptions
 import java.util.concurrent.TimeUnit.NANOSECONDS
 
 /**
- * Reads one request's body, once, as a [[BodyArray]] (sized by Content-Length, or grown as chunks arrive, within
- * `maxBodySize`), counted in the server's held bytes until it is read. One object is the body, the request's data,
+ * Reads one request's body, once, as a [[BodyArray]] (grown as its chunks arrive, within `maxBodySize` and the server's
+ * budget), counted in the budget until it is read. One object is the body, the request's data,
  * end and exception handler (Vert.x calls them with a buffer, null and a throwable), and the body-read deadline is
  * armed only for a body still incomplete once the current read has been handled: a small body that arrives with its
  * headers costs no timer.
@@ -24,7 +24,7 @@ private[vertx] abstract class BodyReader(
     length: Long,
     options: VertxServerOptions,
     connections: Connections
-) extends BodyArray(if length > 0 then length else -1L, options.maxBodySize, connections.bodyBytes),
+) extends BodyArray(options.maxBodySize, connections.bodies),
       Handler[AnyRef],
       Runnable:
   private var done = false
@@ -42,7 +42,8 @@ private[vertx] abstract class BodyReader(
    * Starts reading; `resume` when a route before a mount may have paused the request while it did its own work. Apart
    * from the constructor, so that a subclass is whole before Vert.x calls it back.
    */
-  def begin(resume: Boolean): Unit =
+  def start(resume: Boolean): Unit =
+    begin(if length > 0 then length else -1L)
     // One handler for three event types: Handler is invariant in Java, erased at run time.
     request.handler(this.asInstanceOf[Handler[Buffer]])
     request.exceptionHandler(this.asInstanceOf[Handler[Throwable]])
@@ -67,16 +68,16 @@ private[vertx] abstract class BodyReader(
       if !done then
         finish()
         val body = result()
-        connections.bodyBytes.add(-body.length)
+        connections.bodies.give(body.length)
         read(body)
 
   private def onChunk(chunk: Buffer): Unit =
     if !done then
       val n = chunk.length
-      val why = refusal(n)
+      val why = reserve(n)
       if why != null then refuse(why.nn)
       else
-        chunk.getBytes(0, n, room(n), size)
+        chunk.getBytes(0, n, array, size)
         added(n)
 
   private def timeout(): Unit = if !done then refuse(Refusals.bodyTimeout(options.bodyReadTimeout))

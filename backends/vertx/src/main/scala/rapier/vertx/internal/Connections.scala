@@ -7,15 +7,19 @@ import io.vertx.core.http.impl.http1.VertxHttpRequestDecoder
 import io.netty.util.{AttributeKey, ReferenceCountUtil}
 import io.vertx.core.net.impl.{ConnectionBase, VertxConnection}
 
+import rapier.server.spi.{Admission, BodyBudget}
+
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicInteger
 
 /**
- * The open connections of a server, counted against the limit; the ones closing after a refusal; and whether the
- * server is shutting down. As the server's connection handler (`accepts`), it also puts Rapier's
+ * The open connections of a server, counted against the limit; the ones closing after a refusal; whether the server
+ * is shutting down; and what decides which of their requests are served, and how (`admission`), with the budget of the
+ * body bytes they hold. As the server's connection handler (`accepts`), it also puts Rapier's
  * [[StrictRequestDecoder]] in place of Vert.x's in each connection's pipeline, when given the decoder's configuration.
  */
 private[vertx] final class Connections(
+    val admission: Admission,
     max: Int = Int.MaxValue,
     decoder: Http1ServerConfig | Null = null,
     accepts: Boolean = false,
@@ -24,12 +28,8 @@ private[vertx] final class Connections(
   private val open = AtomicInteger()
   private val refused = ConcurrentHashMap.newKeySet[HttpConnection]()
 
-  /**
-   * Bytes of request bodies being read, held by the server until their requests are handed to the interpreter (the
-   * arrays they are read into). Changed once per body, or per growth of its array, and read only when asked: a striped
-   * counter, with no contention between event loops.
-   */
-  val bodyBytes = java.util.concurrent.atomic.LongAdder()
+  /** The request-body bytes the connections hold, against the server's budget. */
+  def bodies: BodyBudget = admission.budget
 
   /** Set when the server starts shutting down: requests arriving after it are answered 503, and connections close. */
   @volatile var draining: Boolean = false

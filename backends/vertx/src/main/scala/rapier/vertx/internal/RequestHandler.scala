@@ -7,7 +7,7 @@ import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.nettyhttp.InvalidRequest
-import rapier.server.spi.{Refusals, RequestSyntax, Runner, Running}
+import rapier.server.spi.{Admission, Refusals, RequestSyntax, Runner, Running}
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
 import rapier.vertx.VertxServerOptions
 
@@ -43,17 +43,13 @@ private[vertx] final class RequestHandler[F[_]](
   /** The largest WebSocket message an endpoint takes: Vert.x's frame and message limits must let it through. */
   def maxWebSocketMessageSize: Int = interpreter.maxWebSocketMessageSize
 
-  // Routing at the head tells whether the endpoint streams its body: done only when some endpoint does.
-  private val routesAtHead = interpreter.streamsBodies
-
   /** A request of the server's own: every one is served, by an endpoint or with a rejection (404, 405). */
   def handle(request: HttpServerRequest): Unit =
     connections.serving(request.connection)
     if connections.isRefused(request.connection) then Connections.close(request.connection)
     else
       val view = VertxRequest(request)
-      if routesAtHead then serve(request, view, interpreter.routeOrNull(view), routed = true, null)
-      else serve(request, view, null, routed = false, null)
+      serve(request, view, interpreter.routeOrNull(view), null)
 
   /**
    * A request a router handed over: served when an endpoint takes its method and path, passed on to the router's next
@@ -67,96 +63,80 @@ private[vertx] final class RequestHandler[F[_]](
     connections.serving(request.connection)
     if endpoint == null then context.next()
     else if connections.isRefused(request.connection) then Connections.close(request.connection)
-    else serve(request, view, endpoint, routed = true, context)
+    else serve(request, view, endpoint, context)
 
-  /**
-   * Serves a request: `routed` when routing ran at its head, `chain` then being what it found (null for none: the
-   * rejection); otherwise the interpreter routes it as it serves it.
-   */
+  /** Serves a request routed to `chain` (null for none: the rejection), as the server's [[Admission]] decides. */
   private def serve(
       request: HttpServerRequest,
       view: VertxRequest,
       chain: EndpointChain[F] | Null,
-      routed: Boolean,
       context: RoutingContext | Null
   ): Unit =
     val problem = syntaxProblem(request, view)
     if problem != null then responder.refuse(request, problem.nn)
-    else if connections.draining then responder.refuse(request, Refusals.ShuttingDown)
     else
-      val length =
-        val header = view.contentLength
-        if header == null then -1L
-        else
-          try header.trim.toLong
-          catch case _: NumberFormatException => -2L
-      val chunked = view.transferEncoding
-      val expect = view.expect
+      val length = Admission.declaredLength(view.contentLength)
       val http10 = request.version == HttpVersion.HTTP_1_0
-      val streams = chain != null && chain.nn.streamsBody
-      val limit = if streams then options.maxStreamedBodySize else options.maxBodySize
-      if length == -2L then responder.refuse(request, Refusals.InvalidContentLength)
-      else if length > limit then
-        // Answered before the body is read, and without `100 Continue`: the client need not send it at all.
-        responder.refuse(request, Refusals.bodyTooLarge(limit))
-      else if RequestSyntax.unsupportedExpectation(expect, http10) then
-        responder.refuse(request, Refusals.UnsupportedExpectation)
-      else if length <= 0 && !chunked then
-        // A route before a mount may have paused the request: its end must still come through. An upgrade's end is
-        // held instead, for Vert.x's handshake to take once the logic has answered ([[upgradeTo]]).
-        if responder.upgrading(request) then request.pause()
-        else if context != null then request.resume()
-        dispatch(request, view, chain, routed, null)
-      else if context != null && context.body.available then
-        readBefore(request, view, chain, routed, context.body.buffer)
-      else if streams && !request.isEnded then
-        // `100 Continue` waits for the logic's first pull: logic that answers without reading never gets the body.
-        val continues = RequestSyntax.expectsContinue(expect, http10)
-        val loop = ContextLoop(Vertx.currentContext)
-        val source = VertxBody(request, length, limit, continues, loop, options, connections, responder)
-        view.source = source
-        dispatch(request, view, chain, routed, source)
-      else if request.isEnded then
-        // Read by a route before the mount, and kept nowhere Rapier can find it: the application's mistake.
-        log.error(s"The body of ${request.method} ${request.path} was read before Rapier's route; put no handler " +
-          "that consumes bodies (other than vertx-web's BodyHandler) before it")
-        val problem = Problem(StatusCode.InternalServerError, "The request's body could not be read")
-        responder.write(request, options.serverOptions.problemRenderer(problem), close = false)
-      else
-        if RequestSyntax.expectsContinue(expect, http10) then request.response.writeContinue()
-        val reader = new BodyReader(request, length, options, connections):
-          protected def read(body: Array[Byte]): Unit =
-            view.body = body
-            dispatch(request, view, chain, routed, null)
-          protected def refused(reason: RequestSyntax.Invalid): Unit = responder.refuse(request, reason)
-        reader.begin(resume = context != null)
+      connections.admission.decide(
+        chain,
+        length,
+        view.transferEncoding,
+        view.expect,
+        http10,
+        connections.draining
+      ) match
+        case refusal: RequestSyntax.Invalid => responder.refuse(request, refusal)
+        case Admission.NoBody =>
+          // A route before a mount may have paused the request: its end must still come through. An upgrade's end is
+          // held instead, for Vert.x's handshake to take once the logic has answered ([[upgradeTo]]).
+          if responder.upgrading(request) then request.pause()
+          else if context != null then request.resume()
+          dispatch(request, view, chain, null)
+        case _ if context != null && context.body.available =>
+          readBefore(request, view, chain, context.body.buffer)
+        case streamed: Admission.Streamed if !request.isEnded =>
+          val loop = ContextLoop(Vertx.currentContext)
+          val source =
+            VertxBody(request, length, streamed.limit, streamed.continues, loop, options, connections, responder)
+          view.source = source
+          dispatch(request, view, chain, source)
+        case _ if request.isEnded =>
+          // Read by a route before the mount, and kept nowhere Rapier can find it: the application's mistake.
+          log.error(s"The body of ${request.method} ${request.path} was read before Rapier's route; put no handler " +
+            "that consumes bodies (other than vertx-web's BodyHandler) before it")
+          val problem = Problem(StatusCode.InternalServerError, "The request's body could not be read")
+          responder.write(request, options.serverOptions.problemRenderer(problem), close = false)
+        case read: Admission.ReadFirst =>
+          if read.continues then request.response.writeContinue()
+          val reader = new BodyReader(request, length, options, connections):
+            protected def read(body: Array[Byte]): Unit =
+              view.body = body
+              dispatch(request, view, chain, null)
+            protected def refused(reason: RequestSyntax.Invalid): Unit = responder.refuse(request, reason)
+          reader.start(resume = context != null)
+        case _: Admission.Streamed => () // ended: answered above
 
   /** A body a vertx-web `BodyHandler` read: within Rapier's limit, it is served as it is. */
   private def readBefore(
       request: HttpServerRequest,
       view: VertxRequest,
       chain: EndpointChain[F] | Null,
-      routed: Boolean,
       buffer: Buffer | Null
   ): Unit =
     val n = if buffer == null then 0 else buffer.nn.length
     if n > options.maxBodySize then responder.refuse(request, Refusals.bodyTooLarge(options.maxBodySize))
     else
       if n > 0 then view.body = buffer.nn.getBytes
-      dispatch(request, view, chain, routed, null)
+      dispatch(request, view, chain, null)
 
-  /**
-   * Hands a request to the interpreter — routed already when `routed` (`chain` its endpoint, null for the rejection),
-   * else routed as it is served — and writes what it answers.
-   */
+  /** Hands a request to the interpreter with the chain routing found (null: the rejection), and writes its answer. */
   private def dispatch(
       request: HttpServerRequest,
       view: VertxRequest,
       chain: EndpointChain[F] | Null,
-      routed: Boolean,
       source: VertxBody | Null
   ): Unit =
-    runner.start(interpreter, view, chain, routed) match
+    runner.start(interpreter, view, chain) match
       case now: ServerResponse =>
         if source == null then responder.write(request, now, close = false)
         else respondStreamed(request, source.nn, now)

@@ -27,7 +27,7 @@ private[vertx] final class Responder(
   /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
   def refuse(request: HttpServerRequest, reason: RequestSyntax.Invalid): Unit =
     connections.refuse(request.connection)
-    write(request, options.serverOptions.problemRenderer(Problem(reason.status, reason.message)), close = true)
+    write(request, options.serverOptions.problemRenderer(reason.problem), close = true)
 
   /**
    * Writes a response: its body from memory, from a file (Vert.x's `sendFile`, zero-copy), or pulled chunk by chunk

@@ -4,7 +4,6 @@ import io.vertx.core.buffer.Buffer
 import io.vertx.core.http.{HttpClosedException, HttpServerRequest}
 import io.vertx.core.internal.buffer.BufferInternal
 import io.vertx.core.{Handler, Vertx}
-import rapier.server.Problem
 import rapier.server.spi.{ConnectionBody, Refusals, RequestBodyException}
 import rapier.vertx.VertxServerOptions
 
@@ -23,7 +22,7 @@ private[vertx] final class VertxBody(
     options: VertxServerOptions,
     connections: Connections,
     responder: Responder
-) extends ConnectionBody[Buffer](loop, length, limit, connections.bodyBytes),
+) extends ConnectionBody[Buffer](loop, length, limit, connections.bodies),
       Handler[AnyRef]:
   private val timeoutNanos = rapier.timeoutNanos(options.bodyReadTimeout)
   // The deadline's timer while one is set (-1 for none), and the Vert.x instance that set it
@@ -64,7 +63,7 @@ private[vertx] final class VertxBody(
     case _: Throwable =>
       val refusal = Refusals.InvalidBodyFraming
       failed(RequestBodyException(refusal))
-      val problem = options.serverOptions.problemRenderer(Problem(refusal.status, refusal.message))
+      val problem = options.serverOptions.problemRenderer(refusal.problem)
       responder.write(request, problem, close = false, this)
     case _ => completed()
 

@@ -5,7 +5,7 @@ import io.vertx.core.http.impl.websocket.WebSocketFrameImpl
 import io.vertx.core.http.{ServerWebSocket, WebSocketFrame, WebSocketFrameType}
 import io.vertx.core.{AsyncResult, Context, Handler, Vertx}
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException
-import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketRelay, WebSocketUpgrade}
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketRelay, WebSocketUpgrade}
 
 /**
  * A WebSocket on Vert.x, once upgraded: Vert.x's `ServerWebSocket` keeps the frames (Netty's decoder beneath refuses
@@ -25,13 +25,12 @@ private[vertx] final class VertxWebSocket(
       Handler[WebSocketFrame]:
   private val relay = upgrade.relay
   private val limit = upgrade.output.maxMessageSize
-  private val idleNanos = rapier.timeoutNanos(upgrade.output.idleTimeout)
+  private val idle = WebSocketIdle(upgrade.output.idleTimeout)
 
   // Touched on the context only
   private val message = MessageJoiner(limit, whole, closing)
   private var wanted = false
   private var closeSent = false
-  private var lastActive = System.nanoTime()
   private var idleTimer = -1L
 
   // After a write: the next message once the write queue has room. One object for both of Vert.x's callbacks.
@@ -57,11 +56,11 @@ private[vertx] final class VertxWebSocket(
       case _ => ()
     }
     connections.opened(this)
-    if idleNanos > 0 then watchIdle(idleNanos)
+    if idle.enabled then watchIdle(idle.nanos)
     relay.start(this, this)
 
   def handle(frame: WebSocketFrame): Unit =
-    lastActive = System.nanoTime()
+    idle.touch()
     frame.`type` match
       case WebSocketFrameType.TEXT => part(frame, text = true)
       case WebSocketFrameType.BINARY => part(frame, text = false)
@@ -84,7 +83,7 @@ private[vertx] final class VertxWebSocket(
 
   def send(bytes: Array[Byte], text: Boolean): Unit =
     if !closeSent then
-      lastActive = System.nanoTime()
+      idle.touch()
       val kind = if text then WebSocketFrameType.TEXT else WebSocketFrameType.BINARY
       socket
         .writeFrame(WebSocketFrameImpl(kind, Unpooled.wrappedBuffer(bytes), true))
@@ -107,7 +106,7 @@ private[vertx] final class VertxWebSocket(
     relay.ended()
 
   /** The server is stopping: closed with 1001, on the socket's context. */
-  def goingAway(): Unit = execute(() => closing(1001, "The server is shutting down."))
+  def goingAway(): Unit = execute(() => closing(WebSocketIdle.Code, WebSocketIdle.GoingAway))
 
   /** A close of the channel's own (not the relay's): the relay hears of it. */
   private def closing(code: Int, reason: String): Unit =
@@ -120,6 +119,5 @@ private[vertx] final class VertxWebSocket(
   private def checkIdle(): Unit =
     idleTimer = -1L
     if !closeSent then
-      val left = lastActive + idleNanos - System.nanoTime()
-      if left <= 0 then closing(1001, "The connection was idle too long.")
-      else watchIdle(left)
+      val left = idle.left
+      if left <= 0 then closing(WebSocketIdle.Code, WebSocketIdle.Idle) else watchIdle(left)

@@ -10,4 +10,6 @@ object SuiteOptions:
       .withHost("0.0.0.0")
       .withPort(config.port)
       .withMaxBodySize(PerfApi.MaxBodySize)
+      // As the twins, which bound no streamed body
+      .withMaxStreamedBodySize(Long.MaxValue)
       .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
