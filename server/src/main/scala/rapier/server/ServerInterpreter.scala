@@ -24,13 +24,18 @@ final class ServerInterpreter[F[_]](
     options: ServerOptions = ServerOptions.default
 )(using m: Monad[F])
     extends Handler[F]:
-  private val compiled: List[CompiledEndpoint[F]] = endpoints.map(CompiledEndpoint.compile(_, options.blockingExecutor))
+  private val files = TempFiles(options.maxUploadDisk.getOrElse(TempFiles.defaultLimit()))
+  private val compiled: List[CompiledEndpoint[F]] =
+    endpoints.map(CompiledEndpoint.compile(_, options.blockingExecutor, files))
 
   private val trie: PathTrie[EndpointChain[F]] =
     val builder = PathTrie.Builder[EndpointChain[F]]()
     val handlers = compiled.map { ce =>
       ce ->
-        EndpointChain(Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, options)), ce.input.streamsBody)
+        EndpointChain(
+          Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, options, files)),
+          ce.input.streamsBody
+        )
     }
     val shadowed = handlers.flatMap { (ce, handler) =>
       builder.add(ce.pathParts, ce.method, handler).map { winner =>

@@ -4,7 +4,13 @@ import rapier.server.interceptor.*
 
 /**
  * How the interpreter treats requests, whatever the backend: handlers for failures and rejections, the request
- * log, extra interceptors, what to do about endpoints that can never be reached, and where blocking work runs.
+ * log, extra interceptors, what to do about endpoints that can never be reached, where blocking work runs, and how much
+ * disk uploads may take.
+ *
+ * @param maxUploadDisk
+ *   the bytes the temporary files of uploads (`fileBody`, multipart's file parts) may hold at once, all requests
+ *   together; an upload that would pass it is answered 503 with `Retry-After`, its files deleted. None: half the space
+ *   left in the temporary directory when the server starts
  */
 final case class ServerOptions(
     decodeFailureHandler: DecodeFailureHandler = DecodeFailureHandler.default,
@@ -14,8 +20,11 @@ final case class ServerOptions(
     interceptors: List[Interceptor] = Nil,
     shadowedEndpoints: ShadowedEndpoints = ShadowedEndpoints.Fail,
     problemRenderer: ProblemRenderer = ProblemRenderer.json,
-    blockingExecutor: java.util.concurrent.Executor = BlockingExecutor.default
+    blockingExecutor: java.util.concurrent.Executor = BlockingExecutor.default,
+    maxUploadDisk: Option[Long] = None
 ):
+  require(maxUploadDisk.forall(_ > 0), "maxUploadDisk must be positive")
+
   def withDecodeFailureHandler(h: DecodeFailureHandler): ServerOptions = copy(decodeFailureHandler = h)
   def withRejectHandler(h: RejectHandler): ServerOptions = copy(rejectHandler = h)
   def withExceptionHandler(h: ExceptionHandler): ServerOptions = copy(exceptionHandler = h)
@@ -37,6 +46,9 @@ final case class ServerOptions(
    * your own (a virtual-thread-per-task executor on JDK 21+).
    */
   def withBlockingExecutor(e: java.util.concurrent.Executor): ServerOptions = copy(blockingExecutor = e)
+
+  /** At most `bytes` of uploads' temporary files on disk at once (see [[maxUploadDisk]]). */
+  def withMaxUploadDisk(bytes: Long): ServerOptions = copy(maxUploadDisk = Some(bytes))
 
   /** The whole chain around each route, outermost first: the request log sees the final status, 500s included. */
   private[server] def chain: List[Interceptor] =

@@ -188,6 +188,22 @@ trait MultipartTests extends ServerTestSupport:
     assertEquals(uploadsLeft(), before)
     eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
 
+  test("uploads past the server's disk budget are a 503 with Retry-After, leave no file, and the next one fits"):
+    val before = uploadsLeft()
+    val budget =
+      TestServerConfig(serverOptions = ServerOptions.default.withoutRequestLog.withMaxUploadDisk(1024 * 1024))
+    withServerConfig(budget)(upload) { t =>
+      val big = Sent("cover", new Array[Byte](2 * 1024 * 1024), Some("big.bin"))
+      val r = t.post("/upload", encode(Sent.text("title", "T"), Sent.text("copies", "1"), big), contentType)
+      assertEquals(r.status, 503)
+      assertEquals(r.header("Retry-After"), Some("1"))
+      assertEquals(r.problem.detail, "The server holds too many uploads on disk to take this one now")
+      eventually(uploadsLeft() == before, "the file written so far is deleted")
+      val fits = t.post("/upload", encode(Sent.text("title", "T"), Sent.text("copies", "1"), cover), contentType)
+      assertEquals(fits.status, 200, "what the refused upload took is given back")
+    }
+    eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
+
   test("files are deleted when the logic fails too"):
     withServer(failing) { t =>
       val r = t.post("/fails", encode(Sent.text("title", "T"), Sent.text("copies", "1"), cover), contentType)

@@ -51,7 +51,14 @@ object VertxServer:
     // The idle timeout is Rapier's own on its server (IdleClose), not Vert.x's
     val idleNanos = rapier.timeoutNanos(options.idleTimeout)
     val connections =
-      Connections(Admission(options.backend), options.maxConnections, options.http1Config, accepts = true, idleNanos)
+      Connections(
+        Admission(options.backend),
+        options.maxConnections,
+        options.http1Config,
+        options.headerReadTimeout,
+        accepts = true,
+        idleNanos
+      )
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val handler = VertxServerInterpreter(options).handler(endpoints, connections)
     val owned = vertx.isEmpty

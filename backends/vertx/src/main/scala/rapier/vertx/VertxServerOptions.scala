@@ -4,19 +4,27 @@ import io.vertx.core.http.{Http1ServerConfig, HttpServerOptions}
 import rapier.server.{BackendOptions, BackendOptionsOf}
 
 import java.util.concurrent.TimeUnit
+import scala.concurrent.duration.{Duration, FiniteDuration}
 
 /**
  * How a [[VertxServer]] listens and what it accepts: the options every backend shares (host, port, limits, timeouts,
- * the interpreter's options; read and set through [[BackendOptionsOf]]'s `withPort`, `withMaxBodySize`, …). Vert.x
- * has no options of its own beyond them: the HTTP limits are set as Vert.x's own options ([[httpServerOptions]]); the
- * body limit and read timeout are Rapier's. Immutable: each `withX` returns a copy.
+ * the interpreter's options; read and set through [[BackendOptionsOf]]'s `withPort`, `withMaxBodySize`, …), and the
+ * deadline of a request's head. The HTTP limits are set as Vert.x's own options ([[httpServerOptions]]); the body
+ * limit and read timeout are Rapier's. Immutable: each `withX` returns a copy.
  *
  * @param backend
  *   the options every backend shares
+ * @param headerReadTimeout
+ *   a request's head must arrive within this time of its first bytes, or it is answered 408 and the connection closed;
+ *   `Duration.Inf` never. Kept by `VertxServer` (its decoder is Rapier's); an `HttpServer` set up otherwise has none
  */
-final case class VertxServerOptions(backend: BackendOptions = BackendOptions.default)
-    extends BackendOptionsOf[VertxServerOptions]:
+final case class VertxServerOptions(
+    backend: BackendOptions = BackendOptions.default,
+    headerReadTimeout: Duration = FiniteDuration(10, TimeUnit.SECONDS)
+) extends BackendOptionsOf[VertxServerOptions]:
+  require(rapier.isTimeout(headerReadTimeout), "headerReadTimeout must be positive (Duration.Inf for none)")
   def withBackend(b: BackendOptions): VertxServerOptions = copy(backend = b)
+  def withHeaderReadTimeout(d: Duration): VertxServerOptions = copy(headerReadTimeout = d)
 
   /** The configuration of the HTTP/1.1 request decoder [[httpServerOptions]] gives Vert.x. */
   private[vertx] def http1Config: Http1ServerConfig =

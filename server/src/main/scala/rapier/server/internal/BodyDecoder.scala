@@ -17,7 +17,8 @@ private[server] trait BodyReading:
   /** The value of the body, or `Failed`. */
   def decode(request: ServerRequest, bytes: Array[Byte]): Any
 
-private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, Any]) extends BodyReading:
+private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, Any], files: TempFiles)
+    extends BodyReading:
   val ref: InputRef = InputRef(InputSource.Body, "")
   private val contentTypeRule = RequiredContentType(codec.mediaType)
 
@@ -36,7 +37,7 @@ private[server] final class BodyDecoder(raw: RawBodyType[?], codec: Codec[Any, A
       raw match
         case RawBodyType.ByteArrayBody => Failed.unwrap(ref, codec.decode(bytes))
         case RawBodyType.MultipartBody(limits, toDisk) =>
-          MultipartReader.readWhole(request, contentType, bytes, limits, toDisk) match
+          MultipartReader.readWhole(request, contentType, bytes, limits, toDisk, files) match
             case failure: DecodeResult.Failure => Failed(ref, failure)
             case parts: Multipart => Failed.unwrap(ref, codec.decode(parts))
         case _: RawBodyType.StreamBody[?] | RawBodyType.FileBody =>

@@ -11,12 +11,14 @@ import scala.util.control.NonFatal
 /**
  * Writes a request body to a file as it arrives: each chunk is written on `blocking` (file writes may block), straight
  * from the backend's buffer, and the next pulled once it is written, so the body is never held in memory and the
- * client sends no faster than the disk takes it. `done` gets the file once the body is whole, or why it is not.
+ * client sends no faster than the disk takes it; each within the server's disk budget for uploads (`files`). `done`
+ * gets the file once the body is whole, or why it is not.
  */
 private[server] final class BodyToFile(
     source: BodySource,
     file: Path,
     blocking: Executor,
+    files: TempFiles,
     done: Either[Throwable, Path] => Unit
 ) extends BodyReceiver,
       Runnable:
@@ -36,6 +38,7 @@ private[server] final class BodyToFile(
     chunk = null
     val written =
       try
+        files.take(file, c.remaining)
         while c.hasRemaining do channel.write(c)
         true
       catch
@@ -51,6 +54,9 @@ private[server] final class BodyToFile(
   def onError(cause: Throwable): Unit =
     close()
     done(Left(cause))
+
+  // A chunk is written off the loop, and a pull or cancel always follows the write: the chunk is let go then
+  override def revoke(): Boolean = false
 
   private def fail(e: Throwable): Unit =
     source.cancel()

@@ -21,7 +21,11 @@ private[server] final class CompiledEndpoint[F[_]](
 
 private[server] object CompiledEndpoint:
   /** Compiles an endpoint, or explains why it can't be served. */
-  def compile[F[_]](se: ServerEndpoint[F], blocking: java.util.concurrent.Executor): CompiledEndpoint[F] =
+  def compile[F[_]](
+      se: ServerEndpoint[F],
+      blocking: java.util.concurrent.Executor,
+      files: TempFiles
+  ): CompiledEndpoint[F] =
     val e = se.endpoint
     def refuse(why: String) = throw IllegalArgumentException(s"Endpoint ${e.show} can't be served: $why")
 
@@ -38,10 +42,10 @@ private[server] object CompiledEndpoint:
 
     val captures = InputPlan.Counter()
     val security =
-      try InputPlan.compile(e.securityInput, captures, bodyAllowed = false, blocking)
+      try InputPlan.compile(e.securityInput, captures, bodyAllowed = false, blocking, files)
       catch case ex: IllegalArgumentException => refuse(ex.getMessage)
     val input =
-      try InputPlan.compile(e.input, captures, bodyAllowed = true, blocking)
+      try InputPlan.compile(e.input, captures, bodyAllowed = true, blocking, files)
       catch case ex: IllegalArgumentException => refuse(ex.getMessage)
 
     def outputs(o: EndpointOutput[?]) =

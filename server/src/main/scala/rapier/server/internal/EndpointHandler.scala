@@ -19,7 +19,8 @@ import rapier.server.interceptor.DecodeFailure
  */
 private[server] final class EndpointHandler[F[_]](
     ce: CompiledEndpoint[F],
-    options: ServerOptions
+    options: ServerOptions,
+    temporary: TempFiles
 )(
     using m: Monad[F]
 ) extends Handler[F]:
@@ -150,7 +151,7 @@ private[server] final class EndpointHandler[F[_]](
   private def deleteTemporaryFiles(request: ServerRequest): Unit =
     val files = request.temporaryFiles
     request.temporaryFiles = Nil
-    files.foreach(MultipartReader.deleteQuietly)
+    files.foreach(temporary.delete)
 
   // 5. run the logic, 6. encode what it returns, and 7. start the stream it is written from, if that is an effect's
   private def run(request: ServerRequest, principal: Any, input: Any): F[ServerResponse] =

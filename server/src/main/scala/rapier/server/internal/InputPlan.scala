@@ -131,15 +131,21 @@ private[server] object InputPlan:
       input: EndpointInput[?],
       captures: Counter,
       bodyAllowed: Boolean,
-      blocking: java.util.concurrent.Executor
+      blocking: java.util.concurrent.Executor,
+      files: TempFiles
   ): InputPlan =
-    val builder = Builder(captures, bodyAllowed, blocking)
+    val builder = Builder(captures, bodyAllowed, blocking, files)
     val root = builder.node(IOTree.ofInput(input))
     new InputPlan(builder.leafArray, builder.body, builder.stream, builder.bodySlot, root)
 
   final class Counter(var next: Int = 0)
 
-  private final class Builder(captures: Counter, bodyAllowed: Boolean, blocking: java.util.concurrent.Executor):
+  private final class Builder(
+      captures: Counter,
+      bodyAllowed: Boolean,
+      blocking: java.util.concurrent.Executor,
+      files: TempFiles
+  ):
     // The JDK's list: this runs once, at start, where a Scala buffer used nowhere else would be loaded for it
     private val leaves = java.util.ArrayList[LeafDecoder | Null]()
     var body: BodyReading | Null = null
@@ -189,15 +195,17 @@ private[server] object InputPlan:
               codec,
               _
             ) =>
-          setBody(StreamBodyReader(raw, codec.asInstanceOf[Codec[Any, Any]], blocking))
+          setBody(StreamBodyReader(raw, codec.asInstanceOf[Codec[Any, Any]], blocking, files))
         case EndpointIO.Body(raw, codec, _) =>
-          setBody(BodyDecoder(raw, codec.asInstanceOf[Codec[Any, Any]]))
+          setBody(BodyDecoder(raw, codec.asInstanceOf[Codec[Any, Any]], files))
         case EndpointIO.OneOfBody(variants, _) =>
           require(
             !variants.exists(v => v.raw.isInstanceOf[RawBodyType.StreamBody[?]] || v.raw == RawBodyType.FileBody),
             "a stream body can't be one of several representations: it is read before its Content-Type could choose"
           )
-          setBody(NegotiatedBodyDecoder(variants.map(b => BodyDecoder(b.raw, b.codec.asInstanceOf[Codec[Any, Any]]))))
+          setBody(NegotiatedBodyDecoder(variants.map(b =>
+            BodyDecoder(b.raw, b.codec.asInstanceOf[Codec[Any, Any]], files)
+          )))
         case other => leaves.add(decoder(other))
       Slot(leaves.size - 1)
 

@@ -19,7 +19,8 @@ import scala.util.control.NonFatal
  *
  * `done` gets the parts once the body has ended, or the failure that makes it unreadable (a `DecodeResult.Failure`
  * for a malformed body or a limit, a `Throwable` when the body itself could not be read); files written so far are
- * deleted at once on a failure, and otherwise once the request is answered, by `created`'s owner.
+ * deleted at once on a failure, and otherwise once the request is answered, by `created`'s owner. What the files hold
+ * is taken from the server's disk budget for uploads (`files`) as they are written.
  */
 private[server] final class MultipartReader(
     source: BodySource,
@@ -27,6 +28,7 @@ private[server] final class MultipartReader(
     limits: MultipartLimits,
     toDisk: (String, Option[String]) => Boolean,
     blocking: Executor,
+    temporary: TempFiles,
     created: Path => Unit,
     done: Either[Throwable, Multipart | DecodeResult.Failure] => Unit
 ) extends DrainLoop,
@@ -74,6 +76,9 @@ private[server] final class MultipartReader(
         case _ => "a line break after the boundary"))
 
   def onError(cause: Throwable): Unit = stop(Left(cause))
+
+  // A file part is written from the chunk off the loop, and a pull or cancel always follows: the chunk is let go then
+  override def revoke(): Boolean = false
 
   /** A file write, on the blocking executor: then the chunk (which the write read from) is continued. */
   def run(): Unit =
@@ -178,7 +183,7 @@ private[server] final class MultipartReader(
     val fileName = disposition.flatMap(_.get("filename"))
     head = PartHead(name, fileName, headers)
     content =
-      if toDisk(name, fileName) then PartContent.OnDisk(created).tap(files += _)
+      if toDisk(name, fileName) then PartContent.OnDisk(temporary, created).tap(files += _)
       else PartContent.InMemory()
     state = Content
 
@@ -249,18 +254,16 @@ private[server] object MultipartReader:
       contentType: String | Null,
       bytes: Array[Byte],
       limits: MultipartLimits,
-      toDisk: (String, Option[String]) => Boolean
+      toDisk: (String, Option[String]) => Boolean,
+      files: TempFiles
   ): Multipart | DecodeResult.Failure =
     PartHeaders.boundaryOrNull(contentType) match
       case null => NoBoundary
       case boundary: Array[Byte] =>
         var outcome: Either[Throwable, Multipart | DecodeResult.Failure] | Null = null
-        MultipartReader(BodySource.of(bytes), boundary, limits, toDisk, _.run(), request.keepFile, outcome = _).start()
+        MultipartReader(BodySource.of(bytes), boundary, limits, toDisk, _.run(), files, request.keepFile, outcome = _)
+          .start()
         outcome.nn.fold(throw _, identity)
-
-  def deleteQuietly(file: Path): Unit =
-    try java.nio.file.Files.deleteIfExists(file)
-    catch case NonFatal(_) => ()
 
   extension [A](a: A)
     private def tap(f: A => Unit): A =

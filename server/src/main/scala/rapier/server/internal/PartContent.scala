@@ -4,7 +4,7 @@ import rapier.PartData
 
 import java.nio.ByteBuffer
 import java.nio.channels.FileChannel
-import java.nio.file.{Files, Path, StandardOpenOption}
+import java.nio.file.{Path, StandardOpenOption}
 
 /** Where the content of a multipart body's part goes as [[DelimiterSearch]] finds it; `size` counts it. */
 private[server] sealed trait PartContent:
@@ -48,7 +48,7 @@ private[server] object PartContent:
    * created by the first flush, off the connection's thread, and `created` is told of it at once so that it is
    * deleted whatever happens next.
    */
-  final class OnDisk(created: Path => Unit) extends PartContent:
+  final class OnDisk(files: TempFiles, created: Path => Unit) extends PartContent:
     private val queued = scala.collection.mutable.ArrayBuffer.empty[ByteBuffer]
     private var file: Path | Null = null
     private var channel: FileChannel | Null = null
@@ -65,11 +65,14 @@ private[server] object PartContent:
     /** Writes what is queued, then closes the file if `last`. Blocks. */
     def flush(last: Boolean): Unit =
       if channel == null then
-        val f = Files.createTempFile("rapier-upload-", ".part")
+        val f = files.create("rapier-upload-", ".part")
         file = f
         created(f)
         channel = FileChannel.open(f, StandardOpenOption.WRITE)
       val c = channel.nn
+      var n = 0L
+      queued.foreach(b => n += b.remaining)
+      files.take(file.nn, n)
       queued.foreach(b => while b.hasRemaining do c.write(b))
       queued.clear()
       if last then close()
@@ -86,7 +89,7 @@ private[server] object PartContent:
     def delete(): Unit =
       close()
       val f = file
-      if f != null then MultipartReader.deleteQuietly(f.nn)
+      if f != null then files.delete(f.nn)
 
     /** The file, once [[flush]] has closed it. */
     def data: PartData = PartData.OnDisk(file.nn, size)

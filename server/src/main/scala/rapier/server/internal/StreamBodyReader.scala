@@ -3,6 +3,7 @@ package rapier.server.internal
 import rapier.*
 import rapier.model.HeaderNames
 
+import java.nio.file.Path
 import java.util.concurrent.Executor
 import rapier.server.interceptor.{InputRef, InputSource}
 import rapier.server.spi.{BodySource, ServerRequest, StreamReader}
@@ -13,7 +14,12 @@ import rapier.server.spi.{BodySource, ServerRequest, StreamReader}
  * the logic runs, never held whole. Built once per endpoint, when the server starts; a kind no reader is known for
  * fails there.
  */
-private[server] final class StreamBodyReader(raw: RawBodyType[?], codec: Codec[Any, Any], blocking: Executor):
+private[server] final class StreamBodyReader(
+    raw: RawBodyType[?],
+    codec: Codec[Any, Any],
+    blocking: Executor,
+    files: TempFiles
+):
   val ref: InputRef = InputRef(InputSource.Body, "")
 
   private val stream: BodySource => Any = raw match
@@ -48,11 +54,11 @@ private[server] final class StreamBodyReader(raw: RawBodyType[?], codec: Codec[A
 
   /** Writes the body to a temporary file, deleted once the request is answered. */
   private def toFile(request: ServerRequest): StreamBodyReader.Pending =
-    val file = java.nio.file.Files.createTempFile("rapier-body-", ".tmp")
+    val file = files.create("rapier-body-", ".tmp")
     request.keepFile(file)
     StreamBodyReader.Pending(done =>
-      BodyToFile(request.bodySource, file, blocking, r => done(r.map(path => Failed.unwrap(ref, codec.decode(path)))))
-        .start()
+      val decoded = (r: Either[Throwable, Path]) => done(r.map(path => Failed.unwrap(ref, codec.decode(path))))
+      BodyToFile(request.bodySource, file, blocking, files, decoded).start()
     )
 
   /** Splits a multipart body into its parts as it arrives, file parts written to temporary files. */
@@ -71,7 +77,8 @@ private[server] final class StreamBodyReader(raw: RawBodyType[?], codec: Codec[A
               case m: Multipart => Failed.unwrap(ref, codec.decode(m))
               case f: DecodeResult.Failure => Failed(ref, f)
             })
-          MultipartReader(request.bodySource, boundary, limits, toDisk, blocking, request.keepFile, parts).start()
+          MultipartReader(request.bodySource, boundary, limits, toDisk, blocking, files, request.keepFile, parts)
+            .start()
         )
 
 private[server] object StreamBodyReader:

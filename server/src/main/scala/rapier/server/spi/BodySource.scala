@@ -56,3 +56,11 @@ trait BodyReceiver:
 
   /** The body can't be read to its end: [[BodyTooLargeException]] past the limit, or a broken connection. */
   def onError(cause: Throwable): Unit
+
+  /**
+   * The request was answered, or its connection closed, while this reader held a chunk: called on the backend's
+   * thread before the chunk is let go. True when the reader no longer reads it once this returns (the default, for a
+   * reader done with each chunk when `onChunk` returns); false when it is still reading it on another thread and will
+   * pull or cancel once done, the chunk then let go.
+   */
+  def revoke(): Boolean = true

@@ -34,6 +34,8 @@ abstract class ConnectionBody[C <: AnyRef](
 ) extends BodySource:
   private val chunks = java.util.ArrayDeque[C]()
   private var lent: C | Null = null
+  // Who the lent chunk is lent to, asked before it is let go under it
+  private var lentTo: BodyReceiver | Null = null
   private var waiting: BodyReceiver | Null = null
   private var waitingSinceNanos = 0L
   private var received = 0L
@@ -162,14 +164,15 @@ abstract class ConnectionBody[C <: AnyRef](
   final def keepsConnection: Boolean = ended && refusal == null
 
   /**
-   * Drops everything held, the chunk lent to the reader too: the request is answered, or its connection gone, and a
-   * chunk is the reader's until then at most. Later chunks are dropped as they come; a pull waiting is answered with
-   * an error.
+   * Drops everything held: the request is answered, or its connection gone, and a chunk is the reader's until then at
+   * most. The chunk lent is let go now unless its reader still reads it on another thread ([[BodyReceiver.revoke]]),
+   * then at that reader's next pull or cancel: a reader off the loop never reads a chunk let go under it. Later chunks
+   * are dropped as they come; a pull waiting is answered with an error.
    */
   final def discard(): Unit =
     cancelled = true
     reading = false
-    releaseLent()
+    revokeLent()
     dropQueued()
     val receiver = waiting
     if receiver != null then
@@ -209,9 +212,12 @@ abstract class ConnectionBody[C <: AnyRef](
       budget.give(n)
       queued -= n
       lent = chunk
+      lentTo = receiver
       receiver.onChunk(view(chunk))
 
   private def cancelNow(): Unit =
+    // The reader is done with what it holds
+    releaseLent()
     if !cancelled then
       waiting = null
       waitingSinceNanos = 0L
@@ -227,7 +233,12 @@ abstract class ConnectionBody[C <: AnyRef](
     val chunk = lent
     if chunk != null then
       lent = null
+      lentTo = null
       release(chunk.nn)
+
+  private def revokeLent(): Unit =
+    val to = lentTo
+    if lent != null && (to == null || to.nn.revoke()) then releaseLent()
 
   private def dropQueued(): Unit =
     var chunk = chunks.poll()

@@ -13,6 +13,13 @@ import scala.concurrent.duration.Duration
 object Refusals:
   val ShuttingDown: Invalid = Invalid(StatusCode.ServiceUnavailable, "The server is shutting down")
 
+  /** An upload the server's disk budget for temporary files can't take now: the client may try again later. */
+  val DiskBusy: Invalid = Invalid(
+    StatusCode.ServiceUnavailable,
+    "The server holds too many uploads on disk to take this one now",
+    List(Header(HeaderNames.RetryAfter, "1"))
+  )
+
   /** A body the server's [[BodyBudget]] can't hold now: the client may try again in a second. */
   val Busy: Invalid = Invalid(
     StatusCode.ServiceUnavailable,

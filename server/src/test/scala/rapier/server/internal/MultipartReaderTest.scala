@@ -44,13 +44,24 @@ class MultipartReaderTest extends munit.FunSuite:
       limits: MultipartLimits = MultipartLimits.default,
       direct: Boolean = false,
       async: Boolean = false,
-      toDisk: (String, Option[String]) => Boolean = (_, file) => file.isDefined
+      toDisk: (String, Option[String]) => Boolean = (_, file) => file.isDefined,
+      disk: Long = 1L << 30
   ): (Either[Throwable, Multipart | DecodeResult.Failure], List[Path], Chunked) =
     val source = Chunked(body, chunk, direct, async)
     val files = List.newBuilder[Path]
     val outcome = CompletableFuture[Either[Throwable, Multipart | DecodeResult.Failure]]()
     val executor: java.util.concurrent.Executor = if async then pool else _.run()
-    MultipartReader(source, boundary.getBytes(UTF_8), limits, toDisk, executor, f => files += f, outcome.complete(_))
+    val temporary = TempFiles(disk)
+    MultipartReader(
+      source,
+      boundary.getBytes(UTF_8),
+      limits,
+      toDisk,
+      executor,
+      temporary,
+      f => files += f,
+      outcome.complete(_)
+    )
       .start()
     (outcome.get(10, TimeUnit.SECONDS), files.result(), source)
 
@@ -199,6 +210,7 @@ class MultipartReaderTest extends munit.FunSuite:
       MultipartLimits.default,
       (_, _) => true,
       _.run(),
+      TempFiles(1L << 30),
       files += _,
       outcome.complete(_)
     )
@@ -206,3 +218,29 @@ class MultipartReaderTest extends munit.FunSuite:
     assertEquals(outcome.get(5, TimeUnit.SECONDS).left.map(_.getMessage), Left("the client went away"))
     assertEquals(files.result().length, 1)
     files.result().foreach(f => assert(!Files.exists(f), s"$f was left behind"))
+
+  test("file parts past the server's disk budget fail the read with a 503, and their files are deleted"):
+    val big = part("f", new Array[Byte](100000), Some("big")) ++ closing
+    val (outcome, files, _) = read(big, 16384, disk = 50000)
+    outcome match
+      case Left(e: rapier.server.spi.RequestBodyException) =>
+        assertEquals(e.refusal, rapier.server.spi.Refusals.DiskBusy)
+        assertEquals(e.refusal.problem.status.code, 503)
+      case other => fail(s"read as $other")
+    assert(files.forall(f => !Files.exists(f)), "the file written so far is deleted")
+    val (fits, kept, _) = read(big, 16384, disk = 200000)
+    assert(fits.toOption.get.isInstanceOf[Multipart])
+    kept.foreach(Files.delete)
+
+  test("what a file took of the budget is given back when it is deleted, wherever the file went"):
+    val temporary = TempFiles(1000)
+    val file = temporary.create("budget", ".tmp")
+    temporary.take(file, 600)
+    val other = temporary.create("other", ".tmp")
+    intercept[rapier.server.spi.RequestBodyException](temporary.take(other, 600))
+    Files.delete(other)
+    val moved = file.resolveSibling(file.getFileName.toString + ".moved")
+    Files.move(file, moved)
+    temporary.delete(file)
+    assertEquals(temporary.held, 0L, "the logic moved the file: it is the logic's now")
+    Files.delete(moved)

@@ -10,6 +10,7 @@ import io.vertx.core.net.impl.{ConnectionBase, VertxConnection}
 import rapier.server.spi.{Admission, BodyBudget}
 
 import java.util.concurrent.ConcurrentHashMap
+import scala.concurrent.duration.Duration
 import java.util.concurrent.atomic.AtomicInteger
 
 /**
@@ -22,6 +23,7 @@ private[vertx] final class Connections(
     val admission: Admission,
     max: Int = Int.MaxValue,
     decoder: Http1ServerConfig | Null = null,
+    headTimeout: Duration = Duration.Inf,
     accepts: Boolean = false,
     idleTimeoutNanos: Long = 0L
 ) extends Handler[HttpConnection]:
@@ -82,7 +84,7 @@ private[vertx] final class Connections(
           channel.nn.pipeline.replace(
             Connections.DecoderName,
             Connections.DecoderName,
-            StrictRequestDecoder(decoder.nn)
+            StrictRequestDecoder(decoder.nn, headTimeout)
           )
         case _ => () // HTTP/2, or a pipeline Vert.x set up otherwise: nothing folds there
 
