@@ -3,9 +3,11 @@ package rapier.http4s
 import cats.effect.std.Dispatcher
 import cats.effect.{Async, Resource}
 import com.comcast.ip4s.{Host, Port}
-import fs2.io.net.Network
+import fs2.io.net.{Network, RapierGuardedNetwork, Socket}
 import org.http4s.ember.server.EmberServerBuilder
 import rapier.cats.CatsRunner
+import rapier.http4s.internal.GuardedSocket
+import rapier.server.spi.{FramingGuard, RefusalMarker}
 import rapier.server.{ServerBuilder, ServerEndpoint}
 
 import java.net.InetSocketAddress
@@ -38,20 +40,23 @@ final case class Http4sServer[F[_]](
    *   if an endpoint can't be served, or the host or port is not one Ember can bind
    */
   def start(): Resource[F, Http4sServer.Binding] =
-    val interpreter = Http4sServerInterpreter[F](endpoints, options)
+    val marker = RefusalMarker.random()
+    val interpreter = Http4sServerInterpreter[F](endpoints, options, marker)
+    val guarded = RapierGuardedNetwork[F](network, Http4sServer.guard(options, marker))
     val host = Host
       .fromString(options.host)
       .getOrElse(throw IllegalArgumentException(s"not a host name or address: ${options.host}"))
     val port = Port.fromInt(options.port).getOrElse(throw IllegalArgumentException(s"not a port: ${options.port}"))
     val ember = EmberServerBuilder
-      .default[F]
+      .default[F](using F, guarded)
       .withHost(host)
       .withPort(port)
       .withHttpWebSocketApp(interpreter.app(_))
       // Ember bounds the whole head, request line included; Rapier checks the line (414) and the fields (431) apart
       .withMaxHeaderSize(options.maxInitialLineLength + options.maxHeaderSize)
       .withIdleTimeout(Http4sServer.finite(options.idleTimeout))
-      .withRequestHeaderReceiveTimeout(Http4sServer.finite(options.headerReadTimeout))
+      // The head deadline is the guard's, which answers 408: Ember's own closes without an answer, so it comes later
+      .withRequestHeaderReceiveTimeout(Http4sServer.finite(options.headerReadTimeout * 2))
       .withShutdownTimeout(options.shutdownTimeout)
       .withMaxConnections(options.maxConnections)
       .withMaxWebSocketMessageSize(Http4sServer.frameLimit(interpreter.maxWebSocketMessageSize))
@@ -65,6 +70,12 @@ final case class Http4sServer[F[_]](
     }
 
 object Http4sServer:
+  /** Each connection's framing guard, in front of Ember's parser, with the head deadline. */
+  private def guard[F[_]: Async](options: Http4sServerOptions, marker: RefusalMarker): Socket[F] => Socket[F] =
+    socket =>
+      val guard = FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker)
+      GuardedSocket(socket, guard, finite(options.headerReadTimeout))
+
   /**
    * Ember's frame limit, the server's: twice the largest message an endpoint takes (64 KiB at least), so that a frame
    * past an endpoint's own limit reaches it and is closed with 1009; Ember drops a connection whose frame is past its

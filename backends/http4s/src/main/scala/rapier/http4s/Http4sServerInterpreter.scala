@@ -8,7 +8,7 @@ import org.typelevel.ci.CIString
 import cats.effect.std.Queue
 import rapier.cats.{Fs2WebSocket, catsMonad}
 import rapier.http4s.internal.{Bodies, HeadCheck, Http4sPipeWebSocket, Http4sRequest, Http4sWebSocket, Responses}
-import rapier.server.spi.{Admission, Completion, RequestBodyException, RequestSyntax, WebSocketUpgrade}
+import rapier.server.spi.{Admission, Completion, RefusalMarker, RequestBodyException, RequestSyntax, WebSocketUpgrade}
 import rapier.server.{EndpointChain, ServerEndpoint, ServerInterpreter, ServerResponse}
 
 import scala.util.Failure
@@ -29,12 +29,18 @@ import scala.util.Failure
  * broken framing), with no conversion. A response body that is an fs2 stream goes back to http4s as that stream.
  *
  * A request that came over an HTTP/1.x connection is first checked for what Ember's lenient parser lets through
- * (`docs/backends.md` §4); requests made in memory are not.
+ * (`docs/backends.md` §4); requests made in memory are not. [[Http4sServer]] checks more, byte by byte, in front of
+ * Ember's parser: what that parser loses (line ends, chunk framing) only it can see.
  */
-final class Http4sServerInterpreter[F[_]](
+final class Http4sServerInterpreter[F[_]] private[http4s] (
     endpoints: List[ServerEndpoint[F]],
-    options: Http4sServerOptions = Http4sServerOptions.default
+    options: Http4sServerOptions,
+    marker: RefusalMarker | Null
 )(using F: Async[F]):
+  def this(endpoints: List[ServerEndpoint[F]], options: Http4sServerOptions = Http4sServerOptions.default)(using
+      F: Async[F]
+  ) = this(endpoints, options, null)
+
   private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
   private val admission = Admission(options.backend)
   private val budget = admission.budget
@@ -101,7 +107,8 @@ final class Http4sServerInterpreter[F[_]](
   def bodyBytesHeld: Long = budget.held
 
   private def serve(view: Http4sRequest[F], chain: EndpointChain[F] | Null): F[Response[F]] =
-    val refused = HeadCheck.problem(view.request, view.uri, options.maxInitialLineLength, options.maxHeaderSize)
+    val refused =
+      HeadCheck.problem(view.request, view.uri, options.maxInitialLineLength, options.maxHeaderSize, marker)
     if refused != null then refuse(view, refused.nn, bodyUnread = true)
     else
       val http10 = view.request.httpVersion == HttpVersion.`HTTP/1.0`

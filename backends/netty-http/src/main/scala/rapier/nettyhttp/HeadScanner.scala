@@ -2,11 +2,13 @@ package rapier.nettyhttp
 
 import io.netty.buffer.ByteBuf
 import io.netty.handler.codec.http.{DefaultHttpContent, HttpRequest, LastHttpContent}
+import rapier.server.spi.RequestSyntax
 
 /**
  * Looks at the head of each request on a connection (request line and header section) before Netty's decoder parses
  * it, for what that decoder lets through or folds away: obsolete line folding (RFC 9112 §5.2), which it joins into the
- * previous field's value, and how many Host fields there are, which its parsed headers no longer tell.
+ * previous field's value, a field with an empty name, which it drops, and how many Host fields there are, which its
+ * parsed headers no longer tell.
  *
  * Netty's decoder consumes every complete line of a head as soon as it arrives and keeps a partial one in its buffer,
  * so calling [[scan]] on that buffer before each decoding step looks at each complete line exactly once: it stops at
@@ -18,11 +20,13 @@ final class HeadScanner:
   private var lines = 0
   private var hostFields = 0
   private var foldedField = false
+  private var emptyName = false
   // Whether empty lines were skipped before the request line.
   private var skipped = false
 
-  /** Whether a fold was seen in the current head. */
-  def folded: Boolean = foldedField
+  /** What the current head's lines break that the decoder lets through: a fold, a field with no name; or null. */
+  def problem: RequestSyntax.Invalid | Null =
+    if foldedField then RequestSyntax.ObsoleteFold else if emptyName then RequestSyntax.InvalidFieldName else null
 
   /** How many Host fields the current head has. */
   def hosts: Int = hostFields
@@ -58,6 +62,7 @@ final class HeadScanner:
           if lf == start || (first == '\r' && lf == start + 1) then more = false
           else
             if first == ' ' || first == '\t' then foldedField = true
+            else if first == ':' then emptyName = true
             else if (first | 0x20) == 'h' && lf - start >= 5 && isHost(buffer, start) then hostFields += 1
             lines += 1
             start = lf + 1
@@ -91,6 +96,7 @@ final class HeadScanner:
     lines = 0
     hostFields = 0
     foldedField = false
+    emptyName = false
     skipped = false
 
   private def isHost(buffer: ByteBuf, at: Int): Boolean =

@@ -43,11 +43,21 @@ class VertxRouterMountTests extends ServerTests, WebSocketTests:
     "vertx-web's Router answers a missing or invalid Host with 400 before any route runs, keeping the connection"
 
   override def unsupportedMalformedRequests: Map[String, String] =
-    VertxServerTests.unsupportedMalformedRequests ++ Map(
+    Map(
       "request line: a target that is not a path" -> routerFirst,
       "request line: the asterisk form on GET" -> routerFirst,
       "request line: the authority form on GET" -> routerFirst,
       "header: obs-fold" -> appDecodes,
+      "request line: two spaces after the method" -> appDecodes,
+      "request line: a tab as separator" -> appDecodes,
+      "request line: leading whitespace" -> appDecodes,
+      "header: an empty name" -> appDecodes,
+      "request line: a lower-case protocol name" -> appDecodes,
+      "request line: a version of two digits" -> appDecodes,
+      "request line: another protocol" -> appDecodes,
+      "request line: HTTP/1.2" -> appDecodes,
+      "request line: HTTP/2.0" -> appDecodes,
+      "request line: HTTP/0.9" -> appDecodes,
       "header: obs-fold hiding a Content-Length" -> appDecodes,
       "Host missing on HTTP/1.1" -> hostByRouter,
       "Host missing beside an absolute target" -> hostByRouter,

@@ -36,6 +36,8 @@ object RequestSyntax:
   val InvalidFieldName: Invalid = bad("A header field's name is not a token")
   val InvalidFieldValue: Invalid = bad("A header field's value contains a control character")
   val DuplicateContentLength: Invalid = bad("A request has at most one Content-Length header")
+  val BareLineEnd: Invalid = bad("Lines of a request head end with CRLF, not with a bare CR or LF")
+  val LengthAndChunked: Invalid = bad("A request has a Content-Length or a Transfer-Encoding, not both")
   val InvalidTransferEncoding: Invalid =
     bad("Transfer-Encoding is one header, on HTTP/1.1 only, with chunked once and last")
 

@@ -3,7 +3,7 @@ package rapier.http4s.internal
 import org.http4s.{HttpVersion, Request}
 import org.typelevel.ci.CIString
 import rapier.server.spi.RequestSyntax.Invalid
-import rapier.server.spi.{Refusals, RequestSyntax}
+import rapier.server.spi.{RefusalMarker, Refusals, RequestSyntax}
 
 /**
  * What Rapier refuses in a head that the http4s server before it parsed leniently (Ember lets through duplicate Host
@@ -17,21 +17,36 @@ private[http4s] object HeadCheck:
   private val Host = CIString("Host")
   private val ContentLength = CIString("Content-Length")
   private val TransferEncoding = CIString("Transfer-Encoding")
+  private val Marked = CIString(RefusalMarker.Field)
 
   /**
    * The refusal for a request whose head breaks a rule, or null. `target` is the request target as rendered, the
    * limits those of Rapier's options: a request line over `maxLine` is a 414, a header section over `maxHeader` a 431.
    */
-  def problem[F[_]](request: Request[F], target: String, maxLine: Int, maxHeader: Int): Invalid | Null =
+  def problem[F[_]](
+      request: Request[F],
+      target: String,
+      maxLine: Int,
+      maxHeader: Int,
+      marker: RefusalMarker | Null
+  ): Invalid | Null =
+    val marked = if marker == null then null else refusalIn(request, marker.nn)
+    if marked != null then marked
     // Only what came over an HTTP/1.x connection: not HTTP/2 (no Host field, no request line), nor a request an
     // application or its tests made in memory, which has no remote address
-    if request.httpVersion.major != 1 || request.remote.isEmpty then null
+    else if request.httpVersion.major != 1 || request.remote.isEmpty then null
     // method, target and version, with their two spaces
     else if request.method.name.length + target.length + 10 > maxLine then Refusals.lineTooLong(maxLine)
     else
       val syntax = RequestSyntax.target(target, request.method.name)
       if syntax != null then syntax
       else fields(request, maxHeader)
+
+  // The refusal a server's framing guard put in place of a malformed request, or null.
+  private def refusalIn[F[_]](request: Request[F], marker: RefusalMarker): Invalid | Null =
+    request.headers.headers.find(_.name == Marked) match
+      case Some(field) => marker.refusal(field.value)
+      case None => null
 
   private def fields[F[_]](request: Request[F], maxHeader: Int): Invalid | Null =
     var hosts = 0

@@ -7,15 +7,16 @@ import io.netty.handler.codec.http.{DefaultFullHttpRequest, HttpMethod, HttpRequ
 import io.netty.util.concurrent.ScheduledFuture
 import io.vertx.core.http.Http1ServerConfig
 import io.vertx.core.http.impl.http1.VertxHttpRequestDecoder
-import rapier.nettyhttp.{HeadScanner, InvalidRequest}
-import rapier.server.spi.{Refusals, RequestSyntax}
+import rapier.nettyhttp.{HeadScanner, InvalidRequest, StrictRequestLine}
+import rapier.server.spi.Refusals
 
 import java.util.concurrent.TimeUnit
 import scala.concurrent.duration.Duration
 
 /**
- * Vert.x's request decoder, refusing obsolete line folding (RFC 9112 §5.2) and heads that take too long, as Rapier's
- * Netty backend does. Vert.x's decoder (Netty's) joins a header line that starts with a space or tab into the previous
+ * Vert.x's request decoder, refusing what Rapier's Netty backend refuses: a request line that isn't strictly one
+ * ([[StrictRequestLine]]), obsolete line folding (RFC 9112 §5.2), a field with an empty name, and heads that take too
+ * long. Vert.x's decoder (Netty's) joins a header line that starts with a space or tab into the previous
  * field's value: `Foo: bar` followed by ` Content-Length: 38` becomes one field `Foo`, which a proxy in front may have
  * read otherwise — a request-smuggling shape. A [[HeadScanner]] looks at each head's lines before they are parsed; a
  * folded head's request comes out with a failed decoder result whose cause is an [[InvalidRequest]], which Vert.x hands
@@ -28,7 +29,8 @@ import scala.concurrent.duration.Duration
  * It replaces Vert.x's own decoder in each connection's pipeline ([[Connections]]), with the same configuration.
  */
 private[vertx] final class StrictRequestDecoder(config: Http1ServerConfig, headTimeout: Duration)
-    extends VertxHttpRequestDecoder(config):
+    extends VertxHttpRequestDecoder(config)
+    with StrictRequestLine:
   private val head = HeadScanner()
   private val headNanos = rapier.timeoutNanos(headTimeout)
   // When the head now arriving was first seen incomplete (System.nanoTime), 0 when none is; the check, while armed
@@ -55,8 +57,9 @@ private[vertx] final class StrictRequestDecoder(config: Http1ServerConfig, headT
   // A function made once: following each decoding step allocates nothing.
   private val onHead: HttpRequest => Unit = request =>
     headSince = 0L
-    if head.folded && request.decoderResult.isSuccess then
-      request.setDecoderResult(DecoderResult.failure(StrictRequestDecoder.Folded))
+    val problem = head.problem
+    if problem != null && request.decoderResult.isSuccess then
+      request.setDecoderResult(DecoderResult.failure(InvalidRequest(problem.nn)))
 
   private val onDeadline: Runnable = () =>
     check = null
@@ -88,7 +91,3 @@ private[vertx] final class StrictRequestDecoder(config: Http1ServerConfig, headT
     if c != null then
       c.cancel(false)
       check = null
-
-private[vertx] object StrictRequestDecoder:
-  /** The cause of a folded request's failed decoder result. */
-  val Folded: InvalidRequest = InvalidRequest(RequestSyntax.ObsoleteFold)

@@ -1,0 +1,102 @@
+package rapier.http4s.internal
+
+import cats.effect.Async
+import com.comcast.ip4s.{GenSocketAddress, IpAddress, SocketAddress}
+import fs2.io.net.Socket
+import fs2.{Chunk, Pipe, Stream}
+import rapier.server.spi.{FramingGuard, Refusals, RequestBodyException}
+
+import java.nio.charset.StandardCharsets
+import scala.annotation.nowarn
+import scala.concurrent.duration.*
+
+/**
+ * A socket whose reads Ember gets through a [[FramingGuard]]: checked heads, re-framed chunked bodies, a refusal as its
+ * marker request, then the end of input; a body whose framing broke fails Ember's read with its refusal, which Rapier's
+ * body reader answers. A head must arrive whole within `deadline` of its first byte, or it is refused with a 408.
+ *
+ * Ember reads and writes a connection in turn until it switches protocols, so the guard needs no lock; after a 101
+ * (the only write it looks at, awaiting one) reads pass straight through.
+ */
+private[http4s] final class GuardedSocket[F[_]](socket: Socket[F], guard: FramingGuard, deadline: FiniteDuration)(
+    using F: Async[F]
+) extends Socket[F]:
+  // What the guard has passed on and Ember has not read yet
+  private var pending: Chunk[Byte] = Chunk.empty
+  // When (System.nanoTime) the head now arriving was first seen incomplete; 0 when none is.
+  private var headSince = 0L
+  private val out: FramingGuard.Out = (bytes, offset, length) =>
+    pending = pending ++ Chunk.array(bytes, offset, length)
+
+  def read(maxBytes: Int): F[Option[Chunk[Byte]]] = F.defer(next(maxBytes))
+
+  private def next(maxBytes: Int): F[Option[Chunk[Byte]]] =
+    if pending.nonEmpty then
+      val ready = pending
+      pending = Chunk.empty
+      F.pure(Some(ready))
+    else if guard.failed != null then F.raiseError(RequestBodyException(guard.failed.nn))
+    else if guard.closed then F.pure(None)
+    else if guard.passing then socket.read(maxBytes)
+    else
+      F.flatMap(timed(socket.read(maxBytes))) {
+        case None => F.pure(None)
+        case Some(chunk) =>
+          val slice = chunk.toArraySlice
+          guard.feed(slice.values, slice.offset, slice.length, out)
+          if !guard.headPending then headSince = 0L
+          else if headSince == 0L then headSince = System.nanoTime()
+          next(maxBytes)
+      }
+
+  // A read while a head is pending ends at its deadline, the head then refused.
+  private def timed(read: F[Option[Chunk[Byte]]]): F[Option[Chunk[Byte]]] =
+    if headSince == 0L then read
+    else
+      val left = deadline.toNanos - (System.nanoTime() - headSince)
+      val refuse = F.delay {
+        guard.refuse(Refusals.headTimeout(deadline), out)
+        Option(Chunk.empty[Byte])
+      }
+      if left <= 0L then refuse else F.timeoutTo(read, left.nanos, refuse)
+
+  def readN(numBytes: Int): F[Chunk[Byte]] =
+    def more(got: Chunk[Byte]): F[Chunk[Byte]] =
+      if got.size >= numBytes then F.pure(got)
+      else
+        F.flatMap(read(numBytes - got.size)) {
+          case Some(c) => more(got ++ c)
+          case None => F.pure(got)
+        }
+    more(Chunk.empty)
+
+  def reads: Stream[F, Byte] = Stream.repeatEval(read(GuardedSocket.ReadSize)).unNoneTerminate.unchunks
+
+  def write(bytes: Chunk[Byte]): F[Unit] =
+    if guard.awaitingVerdict then
+      F.flatMap(F.delay(guard.responded(GuardedSocket.switches(bytes), out)))(_ => socket.write(bytes))
+    else socket.write(bytes)
+
+  def writes: Pipe[F, Byte, Nothing] = _.chunks.foreach(write)
+
+  def endOfInput: F[Unit] = socket.endOfInput
+  def endOfOutput: F[Unit] = socket.endOfOutput
+  @nowarn("cat=deprecation")
+  def isOpen: F[Boolean] = socket.isOpen
+  def address: GenSocketAddress = socket.address
+  def peerAddress: GenSocketAddress = socket.peerAddress
+  @nowarn("cat=deprecation")
+  def localAddress: F[SocketAddress[IpAddress]] = socket.localAddress
+  @nowarn("cat=deprecation")
+  def remoteAddress: F[SocketAddress[IpAddress]] = socket.remoteAddress
+  def supportedOptions: F[Set[java.net.SocketOption[?]]] = socket.supportedOptions
+  def getOption[A](key: java.net.SocketOption[A]): F[Option[A]] = socket.getOption(key)
+  def setOption[A](key: java.net.SocketOption[A], value: A): F[Unit] = socket.setOption(key, value)
+
+private[http4s] object GuardedSocket:
+  private val ReadSize = 8192
+  private val Switching = "HTTP/1.1 101".getBytes(StandardCharsets.US_ASCII)
+
+  // Whether a response's first write switches protocols.
+  private def switches(bytes: Chunk[Byte]): Boolean =
+    bytes.size >= Switching.length && Switching.indices.forall(i => bytes(i) == Switching(i))

@@ -1,0 +1,86 @@
+package rapier.testkit
+
+import rapier.server.spi.{FramingGuard, RefusalMarker}
+
+import java.io.ByteArrayOutputStream
+import java.nio.charset.StandardCharsets
+
+/** The framing guard on the kit's corpus: each malformed request refused, each legal one passed on, in any reads. */
+class FramingGuardTest extends munit.FunSuite:
+  private val marker = RefusalMarker.random()
+
+  /** What the guard passes on of `request` read in pieces of `piece` bytes, and its refusal's status (0 for none). */
+  private def guarded(request: String, piece: Int): (String, Int) =
+    val guard = FramingGuard(8192, 8192, marker)
+    val passed = ByteArrayOutputStream()
+    val out: FramingGuard.Out = (bytes, offset, length) => passed.write(bytes, offset, length)
+    val bytes = request.getBytes(StandardCharsets.ISO_8859_1)
+    var at = 0
+    while at < bytes.length do
+      val n = math.min(piece, bytes.length - at)
+      guard.feed(bytes, at, n, out)
+      at += n
+    val text = passed.toString(StandardCharsets.ISO_8859_1)
+    val marked = text.linesIterator.collectFirst {
+      case line if line.startsWith(RefusalMarker.Field + ":") =>
+        marker.refusal(line.drop(RefusalMarker.Field.length + 2))
+    }
+    val status = marked.flatMap(Option(_)).map(_.status.code).getOrElse {
+      if guard.failed != null then guard.failed.nn.status.code else 0
+    }
+    (text, status)
+
+  for c <- MalformedRequests.all; piece <- List(1, 7, 1 << 16) do
+    test(s"refused in reads of $piece: ${c.name}"):
+      assertEquals(guarded(c.request, piece)._2, c.status)
+
+  for l <- MalformedRequests.legal ++ MalformedRequests.tolerated; piece <- List(1, 1 << 16) do
+    test(s"passed on in reads of $piece: ${l.name}"):
+      val (text, status) = guarded(l.request, piece)
+      assertEquals(status, 0)
+      assert(text.startsWith("GET") || text.startsWith("POST"), text)
+
+  test("a chunked body goes on re-framed, without extensions or trailers"):
+    val request = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+      "3;a=b\r\nabc\r\n00A ;x\r\n0123456789\r\n0\r\nX-T: 1\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"
+    val expected = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+      "3\r\nabc\r\na\r\n0123456789\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"
+    for piece <- List(1, 5, 1 << 16) do assertEquals(guarded(request, piece), (expected, 0))
+
+  test("after a refusal, nothing more is passed on"):
+    val (text, status) =
+      guarded("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\nHost: x\r\n\r\nGET /c HTTP/1.1\r\n", 3)
+    assertEquals(status, 400)
+    assert(text.startsWith("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\n"), text)
+    assert(!text.contains("/b") && !text.contains("/c"), text)
+
+  test("a request that asks to switch protocols holds what follows until the server answers"):
+    val guard = FramingGuard(8192, 8192, marker)
+    val passed = ByteArrayOutputStream()
+    val out: FramingGuard.Out = (bytes, offset, length) => passed.write(bytes, offset, length)
+    val head = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+    val frame = Array[Byte](0x81.toByte, 0x80.toByte, 1, 2, 3, 4)
+    val bytes = head.getBytes(StandardCharsets.ISO_8859_1) ++ frame
+    guard.feed(bytes, 0, bytes.length, out)
+    assertEquals(passed.size, head.length)
+    assert(guard.awaitingVerdict)
+    guard.responded(switched = true, out)
+    assertEquals(passed.toByteArray.drop(head.length).toList, frame.toList)
+    assert(guard.passing)
+
+  test("a request that asks to switch protocols and is answered otherwise is followed by a checked head"):
+    val guard = FramingGuard(8192, 8192, marker)
+    val passed = ByteArrayOutputStream()
+    val out: FramingGuard.Out = (bytes, offset, length) => passed.write(bytes, offset, length)
+    val bytes = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\n\r\nGET /x HTTP/1.1\nHost: x\r\n\r\n"
+      .getBytes(StandardCharsets.ISO_8859_1)
+    guard.feed(bytes, 0, bytes.length, out)
+    guard.responded(switched = false, out)
+    assert(guard.closed)
+
+  test("a marker with another server's token is not believed"):
+    val other = RefusalMarker.random()
+    val line = String(other.request(rapier.server.spi.RequestSyntax.MissingHost), StandardCharsets.ISO_8859_1)
+    val value = line.linesIterator.find(_.startsWith(RefusalMarker.Field)).get.drop(RefusalMarker.Field.length + 2)
+    assertEquals(marker.refusal(value), null)
+    assertEquals(other.refusal(value).nn.status.code, 400)
