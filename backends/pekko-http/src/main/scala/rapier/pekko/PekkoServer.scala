@@ -1,24 +1,22 @@
 package rapier.pekko
 
 import org.apache.pekko.actor.ActorSystem
-import org.apache.pekko.http.scaladsl.Http
-import org.apache.pekko.http.scaladsl.model.headers.Connection
-import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse}
 import org.apache.pekko.stream.Materializer
-import org.apache.pekko.stream.scaladsl.Flow
+import org.apache.pekko.stream.scaladsl.Tcp
 import org.slf4j.LoggerFactory
+import rapier.pekko.internal.Connections
+import rapier.server.spi.{FramingGuard, RefusalMarker}
 import rapier.server.{ServerBuilder, ServerEndpoint}
 
 import java.net.InetSocketAddress
-import java.util.concurrent.atomic.AtomicBoolean
 import scala.concurrent.duration.*
-import scala.concurrent.{Await, ExecutionContext, Future}
-import scala.util.Success
+import scala.concurrent.{Await, Future}
 
 /**
  * A standalone Rapier server on pekko-http, for endpoints whose logic returns `Future`s: the endpoints as a
- * [[PekkoServerInterpreter]]'s `handler` (every request answered, rejections included), bound with pekko-http's
- * `newServerAt`. It runs on the given `ActorSystem`, or on one of its own (terminated with the server) when none is
+ * [[PekkoServerInterpreter]]'s `handler` (every request answered, rejections included), behind pekko-http's server
+ * layer, each connection's bytes read through Rapier's framing guard first (`spi.FramingGuard`), so that what
+ * pekko-http's parser would read leniently is refused as on Netty, and heads are timed (408). It runs on the given `ActorSystem`, or on one of its own (terminated with the server) when none is
  * given.
  *
  * {{{
@@ -42,20 +40,21 @@ final case class PekkoServer(
 
   def start(): PekkoServer.Binding =
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
-    val interpreter = PekkoServerInterpreter(endpoints, options)
+    val marker = RefusalMarker.random()
+    val interpreter = PekkoServerInterpreter(endpoints, options, marker)
     val owned = system.isEmpty
     val s = system.getOrElse(ActorSystem("rapier-pekko", PekkoServer.systemConfig))
     try
+      given ActorSystem = s
       given Materializer = Materializer.matFromSystem(using s)
-      val bound = Http()(using s)
-        .newServerAt(options.host, options.port)
-        .withSettings(options.serverSettings(s.settings.config))
-        .bindFlow(PekkoServer.perConnection(interpreter.handler))
-      val binding = Await.result(bound, 30.seconds)
+      val guard = () => FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker)
+      val settings = options.serverSettings(s.settings.config)
+      val connections = Connections(interpreter.handler, interpreter.busy, settings, guard, options.headerReadTimeout)
+      val binding = Await.result(connections.bind(options.host, options.port), 30.seconds)
       PekkoServer.log.info(
         s"Serving ${endpoints.size} endpoint(s) on ${options.host}:${binding.localAddress.getPort} (pekko-http)"
       )
-      PekkoServer.Binding(binding, s, owned, interpreter, options)
+      PekkoServer.Binding(binding, connections, s, owned, interpreter, options)
     catch
       case e: Throwable =>
         if owned then Await.ready(s.terminate(), 10.seconds)
@@ -76,30 +75,10 @@ object PekkoServer:
       .withFallback(com.typesafe.config.ConfigFactory.load())
   private val FlushMillis = 200L
 
-  /**
-   * Each connection's requests through `handler`, one at a time (pekko-http's pipelining limit, 1 by default), until a
-   * response closes the connection (a refusal): the requests after it, which pekko-http has already read, never reach
-   * the logic. With `bind(handler)` pekko-http would hand the next one to the handler before it closes the connection.
-   */
-  private def perConnection(handler: HttpRequest => Future[HttpResponse]): Flow[HttpRequest, HttpResponse, ?] =
-    Flow.fromMaterializer { (_, _) =>
-      val closing = AtomicBoolean()
-      def seen(response: HttpResponse): HttpResponse =
-        if response.header[Connection].exists(_.hasClose) then closing.set(true)
-        response
-      Flow[HttpRequest].takeWhile(_ => !closing.get).mapAsync(1) { request =>
-        val answered = handler(request)
-        answered.value match
-          case Some(Success(response)) =>
-            seen(response)
-            answered
-          case _ => answered.map(seen)(using ExecutionContext.parasitic)
-      }
-    }
-
   /** A running pekko-http server. */
   final class Binding private[PekkoServer] (
-      binding: Http.ServerBinding,
+      binding: Tcp.ServerBinding,
+      connections: Connections,
       system: ActorSystem,
       owned: Boolean,
       interpreter: PekkoServerInterpreter,
@@ -110,20 +89,18 @@ object PekkoServer:
     def bodyBytesHeld: Long = interpreter.bodyBytesHeld
 
     /**
-     * pekko-http's own termination: stop accepting, close idle connections, let requests in progress finish within
-     * the shutdown timeout (pekko-http answers those still running then with 503), close the rest.
+     * Stops accepting, closes idle connections, lets requests in progress finish within the shutdown timeout (each
+     * answered with `Connection: close`, a request arriving meanwhile with 503), then closes the rest.
      */
     protected def shutdown(): Unit =
       val timeout = options.shutdownTimeout
-      // No new connection first; then the WebSockets are closed with a close of their own, which pekko-http's
-      // termination would not send
-      Await.ready(binding.unbind(), timeout)
+      // The WebSockets are closed first, with a close of their own
       Await.ready(interpreter.closeWebSockets(), timeout)
-      try Await.ready(binding.terminate(timeout), timeout + 5.seconds)
+      try Await.ready(connections.stop(() => binding.unbind(), timeout), timeout + 5.seconds)
       finally
         if owned then
-          // The last responses are handed to the connections' TCP actors when the binding counts them terminated:
-          // they get a moment to reach their sockets before the actors stop with the system (which resets them)
+          // The last responses are handed to the connections' TCP actors as they close: they get a moment to reach
+          // their sockets before the actors stop with the system (which resets them)
           Thread.sleep(PekkoServer.FlushMillis)
           Await.ready(system.terminate(), 10.seconds)
       ()

@@ -4,7 +4,7 @@ import org.apache.pekko.http.scaladsl.model.{HttpProtocols, HttpRequest, HttpRes
 import org.apache.pekko.http.scaladsl.server.{Route, RouteResult}
 import org.apache.pekko.stream.Materializer
 import rapier.pekko.internal.{Bodies, HeadCheck, PekkoRequest, PekkoWebSocket, Responses}
-import rapier.server.spi.{Admission, Completion, Refusals, RequestBodyException, RequestSyntax}
+import rapier.server.spi.{Admission, Completion, RefusalMarker, Refusals, RequestBodyException, RequestSyntax}
 import rapier.server.{EndpointChain, ServerEndpoint, ServerInterpreter, ServerResponse}
 
 import scala.concurrent.duration.DurationLong
@@ -27,10 +27,14 @@ import scala.util.{Failure, Success, Try}
  * received it with the head, by pekko-http's `toStrict` otherwise; for an endpoint that streams its body, the entity's
  * stream is pulled as the logic reads it, within `maxStreamedBodySize`, or handed to a [[pekkoSourceBody]] as it is.
  */
-final class PekkoServerInterpreter(
+final class PekkoServerInterpreter private[pekko] (
     endpoints: List[ServerEndpoint[Future]],
-    options: PekkoServerOptions = PekkoServerOptions.default
+    options: PekkoServerOptions,
+    marker: RefusalMarker | Null
 ):
+  def this(endpoints: List[ServerEndpoint[Future]], options: PekkoServerOptions = PekkoServerOptions.default) =
+    this(endpoints, options, null)
+
   private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
   private val admission = Admission(options.backend)
   private val budget = admission.budget
@@ -49,6 +53,14 @@ final class PekkoServerInterpreter(
     val view = PekkoRequest(request)
     serve(view, interpreter.routeOrNull(view))
 
+  /** The answer to a request arriving while the server stops: 503, and the connection closes. */
+  private[pekko] def busy(): HttpResponse =
+    Responses.now(
+      PekkoRequest(HttpRequest()),
+      options.serverOptions.problemRenderer(Refusals.ShuttingDown.problem),
+      true
+    )
+
   /** Bytes of request bodies read whole and held until their requests are answered. */
   def bodyBytesHeld: Long = budget.held
 
@@ -60,7 +72,7 @@ final class PekkoServerInterpreter(
   def closeWebSockets(): Future[Unit] = webSockets.closeAll()
 
   private def serve(view: PekkoRequest, chain: EndpointChain[Future] | Null)(using Materializer): Future[HttpResponse] =
-    val refused = HeadCheck.problem(view, options.maxHeaderSize)
+    val refused = HeadCheck.problem(view, options.maxHeaderSize, marker)
     if refused != null then refuse(view, refused.nn)
     else
       val entity = view.request.entity

@@ -4,7 +4,7 @@ import com.typesafe.config.{Config, ConfigFactory}
 import org.apache.pekko.http.scaladsl.settings.ServerSettings
 import rapier.server.{BackendOptions, BackendOptionsOf}
 
-import scala.concurrent.duration.Duration
+import scala.concurrent.duration.*
 
 /**
  * How a [[PekkoServer]] listens and what it accepts: the options every backend shares (host, port, limits, timeouts,
@@ -14,10 +14,15 @@ import scala.concurrent.duration.Duration
  *
  * @param backend
  *   the options every backend shares
+ * @param headerReadTimeout
+ *   how long a [[PekkoServer]] waits for a request's head once its first bytes came (408 past it)
  */
-final case class PekkoServerOptions(backend: BackendOptions = BackendOptions.default)
-    extends BackendOptionsOf[PekkoServerOptions]:
+final case class PekkoServerOptions(
+    backend: BackendOptions = BackendOptions.default,
+    headerReadTimeout: Duration = 10.seconds
+) extends BackendOptionsOf[PekkoServerOptions]:
   def withBackend(b: BackendOptions): PekkoServerOptions = copy(backend = b)
+  def withHeaderReadTimeout(d: Duration): PekkoServerOptions = copy(headerReadTimeout = d)
 
   /**
    * pekko-http's server settings for these options, over `config` (the actor system's): the idle timeout and the

@@ -25,12 +25,29 @@ private[http4s] final class GuardedSocket[F[_]](socket: Socket[F], guard: Framin
   private var pending: Chunk[Byte] = Chunk.empty
   // When (System.nanoTime) the head now arriving was first seen incomplete; 0 when none is.
   private var headSince = 0L
+  // Small pieces (a re-framed chunk's size line, a 1-byte chunk) are copied together into `small`, so that Ember's
+  // parser reads few chunks; larger slices, of arrays nothing writes again, are wrapped.
+  private var small: Array[Byte] = Array.emptyByteArray
+  private var smallSize = 0
   private val out: FramingGuard.Out = (bytes, offset, length) =>
-    pending = pending ++ Chunk.array(bytes, offset, length)
+    if length < GuardedSocket.CopyBelow then
+      if smallSize + length > small.length then
+        small = java.util.Arrays.copyOf(small, math.max(smallSize + length, math.max(256, small.length * 2)))
+      System.arraycopy(bytes, offset, small, smallSize, length)
+      smallSize += length
+    else
+      flushSmall()
+      pending = pending ++ Chunk.array(bytes, offset, length)
+
+  private def flushSmall(): Unit =
+    if smallSize > 0 then
+      pending = pending ++ Chunk.array(java.util.Arrays.copyOf(small, smallSize))
+      smallSize = 0
 
   def read(maxBytes: Int): F[Option[Chunk[Byte]]] = F.defer(next(maxBytes))
 
   private def next(maxBytes: Int): F[Option[Chunk[Byte]]] =
+    flushSmall()
     if pending.nonEmpty then
       val ready = pending
       pending = Chunk.empty
@@ -95,6 +112,7 @@ private[http4s] final class GuardedSocket[F[_]](socket: Socket[F], guard: Framin
 
 private[http4s] object GuardedSocket:
   private val ReadSize = 8192
+  private val CopyBelow = 4096
   private val Switching = "HTTP/1.1 101".getBytes(StandardCharsets.US_ASCII)
 
   // Whether a response's first write switches protocols.

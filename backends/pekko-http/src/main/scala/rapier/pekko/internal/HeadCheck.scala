@@ -3,7 +3,7 @@ package rapier.pekko.internal
 import org.apache.pekko.http.scaladsl.model.headers.RawHeader
 import org.apache.pekko.http.scaladsl.model.{HttpProtocols, HttpRequest}
 import rapier.server.spi.RequestSyntax.Invalid
-import rapier.server.spi.{Refusals, RequestSyntax}
+import rapier.server.spi.{RefusalMarker, Refusals, RequestSyntax}
 
 /**
  * What Rapier refuses in a head that pekko-http's parser let through: a target that is not one (`RequestSyntax.target`
@@ -15,8 +15,9 @@ import rapier.server.spi.{Refusals, RequestSyntax}
  * value merged, chunk sizes with spaces) can't be seen here: the kit declares it.
  */
 private[pekko] object HeadCheck:
-  def problem(view: PekkoRequest, maxHeader: Int): Invalid | Null =
-    val target = RequestSyntax.target(view.uri, view.request.method.value)
+  def problem(view: PekkoRequest, maxHeader: Int, marker: RefusalMarker | Null): Invalid | Null =
+    val marked = if marker == null then null else marker.nn.refusal(view.headerOrNull(RefusalMarker.Field))
+    val target = if marked != null then marked else RequestSyntax.target(view.uri, view.request.method.value)
     if target != null then target
     else fields(view.request, maxHeader)
 

@@ -1,0 +1,105 @@
+package rapier.pekko.internal
+
+import org.apache.pekko.Done
+import org.apache.pekko.actor.ActorSystem
+import org.apache.pekko.http.scaladsl.Http
+import org.apache.pekko.http.scaladsl.model.headers.Connection as ConnectionHeader
+import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse}
+import org.apache.pekko.http.scaladsl.settings.ServerSettings
+import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, Tcp}
+import org.apache.pekko.stream.scaladsl.TLSPlacebo
+import org.apache.pekko.stream.{KillSwitches, Materializer, UniqueKillSwitch}
+import org.apache.pekko.util.ByteString
+import rapier.server.spi.FramingGuard
+
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
+import scala.concurrent.duration.*
+import scala.concurrent.{ExecutionContext, Future, Promise}
+
+/**
+ * A pekko-http server bound by Rapier: each connection's bytes go through a [[GuardStage]] before pekko-http's server
+ * layer parses them (pekko-http's own binding has no place for a stage there). It does what that binding does around
+ * the layer: at most `maxConnections` served at once, the others left in the backlog; and a graceful stop — no new
+ * connection, idle ones closed, each request in progress answered with `Connection: close`, a request arriving
+ * meanwhile answered `busy` — within a deadline, past which every connection left is closed.
+ */
+private[pekko] final class Connections(
+    handler: HttpRequest => Future[HttpResponse],
+    busy: () => HttpResponse,
+    settings: ServerSettings,
+    guard: () => FramingGuard,
+    headDeadline: Duration
+)(using system: ActorSystem, materializer: Materializer):
+  private val live = ConcurrentHashMap.newKeySet[Connections.Live]()
+  private val stopping = AtomicBoolean()
+  private val allClosed = Promise[Unit]()
+
+  /** Binds `host:port`; the bound address and the TCP binding once listening. */
+  def bind(host: String, port: Int): Future[Tcp.ServerBinding] =
+    Tcp()
+      .bind(host, port, settings.backlog, settings.socketOptions, halfClose = false, idleTimeout = Duration.Inf)
+      .mapAsyncUnordered(settings.maxConnections)(serve)
+      .toMat(Sink.ignore)(Keep.left)
+      .run()
+
+  private def serve(incoming: Tcp.IncomingConnection): Future[Done] =
+    val connection = Connections.Live()
+    val http = Http().serverLayer(settings, Some(incoming.remoteAddress), system.log).atop(TLSPlacebo())
+    val guarded = http.atop(GuardStage(guard, headDeadline))
+    // pekko-http's own binding adds its idle timeout below the layer too
+    val layer = settings.idleTimeout match
+      case t: FiniteDuration => guarded.atop(BidiFlow.bidirectionalIdleTimeout[ByteString, ByteString](t))
+      case _ => guarded
+    val requests = Flow[HttpRequest].mapAsync(1)(request => respond(connection, request))
+    val (kill, done) = requests
+      .join(layer)
+      .joinMat(KillSwitches.singleBidi[ByteString, ByteString])(Keep.right)
+      .watchTermination()(Keep.both)
+      .joinMat(incoming.flow)(Keep.left)
+      .run()
+    connection.kill = kill
+    live.add(connection)
+    if stopping.get && connection.idle then connection.kill.shutdown()
+    done.onComplete { _ =>
+      live.remove(connection)
+      if stopping.get && live.isEmpty then allClosed.trySuccess(())
+    }(using ExecutionContext.parasitic)
+    done.recover { case _ => Done }(using ExecutionContext.parasitic)
+
+  // One request at a time per connection; once the server stops, the last response closes its connection.
+  private def respond(connection: Connections.Live, request: HttpRequest): Future[HttpResponse] =
+    if stopping.get || connection.closing then Future.successful(closing(connection, busy()))
+    else
+      connection.inFlight.incrementAndGet()
+      handler(request).map { response =>
+        connection.inFlight.decrementAndGet()
+        if response.header[ConnectionHeader].exists(_.hasClose) then connection.closing = true
+        if stopping.get then closing(connection, response) else response
+      }(using ExecutionContext.parasitic)
+
+  private def closing(connection: Connections.Live, response: HttpResponse): HttpResponse =
+    connection.closing = true
+    if response.header[ConnectionHeader].exists(_.hasClose) then response
+    else response.addHeader(ConnectionHeader("close"))
+
+  /** Stops: no new connection (after `unbind`), idle ones closed, the others within `deadline`, then closed. */
+  def stop(unbind: () => Future[Unit], deadline: FiniteDuration): Future[Unit] =
+    given ExecutionContext = ExecutionContext.parasitic
+    unbind().flatMap { _ =>
+      stopping.set(true)
+      live.forEach(c => if c.idle then c.kill.shutdown())
+      if live.isEmpty then allClosed.trySuccess(())
+      val late = org.apache.pekko.pattern.after(deadline)(Future.unit)
+      Future.firstCompletedOf(List(allClosed.future, late)).map { _ =>
+        live.forEach(_.kill.shutdown())
+      }
+    }
+
+private[pekko] object Connections:
+  /** A connection being served: how many of its requests are in progress, and how to close it. */
+  final class Live:
+    val inFlight = AtomicInteger()
+    @volatile var closing = false
+    @volatile var kill: UniqueKillSwitch = null
+    def idle: Boolean = inFlight.get == 0 && kill != null
