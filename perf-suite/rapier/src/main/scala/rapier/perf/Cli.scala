@@ -8,6 +8,7 @@ enum Command:
   case ListCatalogue
   case Serve(server: String, port: Int)
   case Render(results: Path)
+  case Attack(options: rapier.perf.attack.Attack.Options)
   case Help
 
 /** Options of a run; see [[Cli.usage]]. */
@@ -53,6 +54,11 @@ object Cli:
        |       ./perf --list                 list the servers and scenarios
        |       ./perf serve NAME [--port P]  run one server in the foreground (to profile it by hand)
        |       ./perf report RESULTS.json    write report.html and results.csv again beside a results.json
+       |       ./perf attack -s SERVERS [--hostile N] [--kinds LIST] [-d SECONDS]
+       |                                     the service under attack: 64 users on SimpleGet, then again beside N
+       |                                     hostile connections of each kind (default 100; kinds Announced,
+       |                                     Slowloris, Chunks, NeverRead, all by default), on each server and its
+       |                                     twin, each alone (-d default 10 s): throughput, p99, peak memory
        |
        |Options (lists are comma-separated; names accept * and ? wildcards):
        |  -s, --servers LIST       servers to run (default netty.future.Rapier); each one's vanilla twin is added
@@ -101,6 +107,7 @@ object Cli:
     case "serve" :: Nil => Left("serve needs a server name (see ./perf --list)")
     case "report" :: file :: Nil => Right(Command.Render(Paths.get(file)))
     case "report" :: _ => Left("report needs one results.json file")
+    case "attack" :: rest => attack(rest, hostile = 100, kinds = rapier.perf.attack.Hostile.values.toList, Nil)
     case _ => run(args, RunOptions(), Set.empty)
 
   /**
@@ -122,6 +129,29 @@ object Cli:
         case Nil => Right(Command.Serve(name, 8080))
         case ("--port" | "-p") :: p :: Nil => port(p).map(Command.Serve(name, _))
         case other => Left(s"serve takes only --port P, not: ${other.mkString(" ")}")
+
+  /** `./perf attack`: `--hostile N` and `--kinds LIST` of its own, the rest as a run's (servers, duration, CPUs). */
+  private def attack(
+      args: List[String],
+      hostile: Int,
+      kinds: List[rapier.perf.attack.Hostile],
+      rest: List[String]
+  ): Either[String, Command] = args match
+    case "--hostile" :: n :: tail =>
+      n.toIntOption.filter(_ > 0).toRight(s"--hostile takes a positive count, not '$n'").flatMap(attack(
+        tail,
+        _,
+        kinds,
+        rest
+      ))
+    case "--kinds" :: list :: tail => rapier.perf.attack.Hostile.parse(list).flatMap(attack(tail, hostile, _, rest))
+    case a :: tail => attack(tail, hostile, kinds, rest :+ a)
+    case Nil =>
+      run(rest, RunOptions(servers = Nil, durationSeconds = 10), Set.empty).flatMap {
+        case Command.Run(o) if o.servers.isEmpty => Left("attack needs -s SERVERS (see ./perf --list)")
+        case Command.Run(o) => Right(Command.Attack(rapier.perf.attack.Attack.Options(o, hostile, kinds)))
+        case other => Right(other)
+      }
 
   /** `explicit` holds the options set explicitly, which `--quick` leaves as they are. */
   private def run(args: List[String], o: RunOptions, explicit: Set[String]): Either[String, Command] = args match

@@ -39,6 +39,15 @@ object Main:
     case Right(Command.Serve(name, port)) => serve(name, port)
     case Right(Command.Render(file)) => render(file)
     case Right(Command.Run(options)) => runSuite(options, args)
+    case Right(Command.Attack(options)) =>
+      val out = options.run.out.getOrElse(
+        Paths.get(
+          "perf-results",
+          "attack-" + LocalDateTime.now.format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"))
+        )
+      )
+      Files.createDirectories(out)
+      rapier.perf.attack.Attack.run(options, classpaths, Cli.commandLine(args), out)
 
   /**
    * The class path of each side: files the build wrote, named by ./perf in system properties; the runner's own

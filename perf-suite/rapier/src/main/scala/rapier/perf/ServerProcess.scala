@@ -95,6 +95,9 @@ final class ServerProcess private (
   /** The directory the server keeps its temporary files in; deleted by [[stop]]. */
   def tmpDir: Path = command.tmpDir
 
+  /** Whether the server's JVM still runs. */
+  def alive: Boolean = process.isAlive
+
   /**
    * Stops the server at once: killed, since its measurements are over and a graceful stop (seconds of Netty's quiet
    * period, per JVM) would only lengthen the run. Its temporary files go with it.

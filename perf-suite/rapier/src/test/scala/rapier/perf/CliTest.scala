@@ -149,3 +149,20 @@ class CliTest extends munit.FunSuite:
       .toList
       .dropRight(1)
     assertEquals(words, args)
+
+  test("attack: servers required, a count and kinds of its own, a run's options beside them"):
+    import rapier.perf.attack.{Attack, Hostile}
+    Cli.parse(List("attack", "-s", "pekko.future.Rapier", "--hostile", "500", "--kinds", "announced", "-d", "5")) match
+      case Right(Command.Attack(Attack.Options(o, hostile, kinds))) =>
+        assertEquals(
+          (o.servers, o.durationSeconds, hostile, kinds),
+          (List("pekko.future.Rapier"), 5, 500, List(Hostile.Announced))
+        )
+      case other => fail(s"not an attack: $other")
+    Cli.parse(List("attack", "-s", "netty.future.Rapier")) match
+      case Right(Command.Attack(Attack.Options(o, hostile, kinds))) =>
+        assertEquals((o.durationSeconds, hostile, kinds), (10, 100, Hostile.values.toList))
+      case other => fail(s"not an attack: $other")
+    assert(Cli.parse(List("attack")).isLeft)
+    assert(Cli.parse(List("attack", "-s", "netty.future.Rapier", "--kinds", "nope")).isLeft)
+    assert(Cli.parse(List("attack", "-s", "netty.future.Rapier", "--hostile", "0")).isLeft)

@@ -126,3 +126,13 @@ class EndToEndTest extends munit.FunSuite:
     requireWrk()
     val out = Files.createTempDirectory("perf-e2e-missing")
     assertEquals(Main.run(List("report", out.resolve("nope.json").toString)), 2)
+
+  test("attack: each server and its twin measured with and without hostile clients, and still answering"):
+    requireWrk()
+    val out = Files.createTempDirectory("perf-e2e-attack")
+    val args = List("attack", "-s", "netty.future.Rapier", "--hostile", "5", "-d", "1", "--warmup", "1", "--out")
+    assertEquals(Main.run(args :+ out.toString), 0)
+    val summary = Files.readString(out.resolve("summary.md"))
+    for server <- List("netty.Vanilla", "netty.future.Rapier") do
+      val row = summary.linesIterator.find(_.startsWith(s"| `$server`")).getOrElse(fail(s"no row for $server"))
+      assert(row.contains("| yes |"), row)
