@@ -12,7 +12,7 @@ import scala.util.Try
  * One kind of hostile client: what it sends when it connects, and each tick after. None reads what it is answered
  * except to notice that the server closed it (every kind but [[Hostile.NeverRead]], which reads nothing at all).
  */
-enum Hostile(val description: String, val reads: Boolean):
+enum Hostile(val description: String, val reads: Boolean, val reconnects: Boolean = false):
   /** A POST that announces a body at the servers' limit and sends one byte of it. */
   case Announced extends Hostile(s"a POST announcing ${PerfApi.MaxBodySize} bytes, sending one", true)
 
@@ -25,6 +25,15 @@ enum Hostile(val description: String, val reads: Boolean):
   /** Pipelined GETs written as long as the server takes them, their answers never read. */
   case NeverRead extends Hostile("pipelined GETs whose answers are never read", false)
 
+  /** A WebSocket sending pings as long as the server takes them, its pongs never read. */
+  case Pings extends Hostile("a WebSocket's pings whose pongs are never read", false)
+
+  /** A WebSocket text message sent in 1-byte fragments, never finished. */
+  case Fragments extends Hostile("a WebSocket message in 1-byte fragments, never finished", true)
+
+  /** A streamed upload that announces 1 MiB, sends 64 KiB and goes away, again every tick. */
+  case Cancelled extends Hostile("an upload of 1 MiB cut after 64 KiB, again every tick", true, reconnects = true)
+
   def opening: Array[Byte] = ascii(this match
     case Announced =>
       s"POST /pathBytes0 HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n" +
@@ -32,19 +41,33 @@ enum Hostile(val description: String, val reads: Boolean):
     case Slowloris => "GET /path0/4 HTTP/1.1\r\nHost: x\r\n"
     case Chunks =>
       "POST /pathBytes0 HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-    case NeverRead => "")
+    case NeverRead => ""
+    case Pings => Hostile.Handshake
+    case Fragments => Hostile.Handshake + "\u0001\u0081\u0000\u0000\u0000\u0000a"
+    case Cancelled =>
+      "POST /pathStream0 HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n" +
+        s"Content-Length: ${1 << 20}\r\n\r\n" + "x" * 65536)
 
   def tick: Array[Byte] = this match
     case Announced => Array.emptyByteArray
     case Slowloris => Hostile.Field
     case Chunks => Hostile.OneByteChunk
     case NeverRead => Hostile.Gets
+    case Pings => Hostile.PingFrames
+    case Fragments => Hostile.Continuation
+    case Cancelled => Array.emptyByteArray
 
-  private def ascii(s: String) = s.getBytes(StandardCharsets.US_ASCII)
+  private def ascii(s: String) = s.getBytes(StandardCharsets.ISO_8859_1)
 
 object Hostile:
   private val Field = "X-Slow: 1\r\n".getBytes(StandardCharsets.US_ASCII)
   private val OneByteChunk = "1\r\na\r\n".getBytes(StandardCharsets.US_ASCII)
+  private val Handshake = "GET /ws/echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+  // Client frames are masked (RFC 6455 §5.3); a zero mask leaves the payload as it is.
+  private val PingFrames =
+    Array.fill(16)(Array[Byte](0x89.toByte, 0xfd.toByte, 0, 0, 0, 0) ++ Array.fill(125)(0.toByte)).flatten
+  private val Continuation = Array[Byte](0x00, 0x81.toByte, 0, 0, 0, 0, 'a')
   private val Gets = ("GET /path0/4 HTTP/1.1\r\nHost: x\r\n\r\n" * 64).getBytes(StandardCharsets.US_ASCII)
 
   def parse(names: String): Either[String, List[Hostile]] =
@@ -98,9 +121,9 @@ final class Attackers(address: InetSocketAddress, kinds: List[Hostile], count: I
               c.channel.read(sink) >= 0
             else true
           }.getOrElse(false) && Try { c.send(); true }.getOrElse(false)
-          if alive then c
+          if alive && !c.kind.reconnects then c
           else
-            closedByServer += 1
+            if !alive then closedByServer += 1
             Try(c.channel.close())
             open(c.kind).getOrElse(c)
         }
