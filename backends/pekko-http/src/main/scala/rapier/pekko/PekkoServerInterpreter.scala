@@ -79,7 +79,8 @@ final class PekkoServerInterpreter private[pekko] (
       val length = entity.contentLengthOption.getOrElse(-1L)
       val chunked = entity.isChunked
       val http10 = view.request.protocol == HttpProtocols.`HTTP/1.0`
-      // pekko-http stops taking requests as it shuts down: none is seen draining
+      // A stopping PekkoServer answers new requests itself (Connections), and a mounted route's server does: none
+      // is seen draining
       admission.decide(chain, length, chunked, view.headerOrNull("Expect"), http10, draining = false) match
         case refusal: RequestSyntax.Invalid => refuse(view, refusal)
         // A rejection reads no body: pekko-http drains what is left before the connection's next request
