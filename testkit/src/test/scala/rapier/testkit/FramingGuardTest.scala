@@ -10,8 +10,8 @@ class FramingGuardTest extends munit.FunSuite:
   private val marker = RefusalMarker.random()
 
   /** What the guard passes on of `request` read in pieces of `piece` bytes, and its refusal's status (0 for none). */
-  private def guarded(request: String, piece: Int): (String, Int) =
-    val guard = FramingGuard(8192, 8192, marker)
+  private def guarded(request: String, piece: Int, obsTextAsUtf8: Boolean = false): (String, Int) =
+    val guard = FramingGuard(8192, 8192, marker, obsTextAsUtf8)
     val passed = ByteArrayOutputStream()
     val out: FramingGuard.Out = (bytes, offset, length) => passed.write(bytes, offset, length)
     val bytes = request.getBytes(StandardCharsets.ISO_8859_1)
@@ -46,6 +46,24 @@ class FramingGuardTest extends munit.FunSuite:
     val expected = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
       "3\r\nabc\r\na\r\n0123456789\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"
     for piece <- List(1, 5, 1 << 16) do assertEquals(guarded(request, piece), (expected, 0))
+
+  test("a chunked coding a lenient parser might not read goes on spelled `chunked`; the rest of the head as it came"):
+    val body = "3\r\nabc\r\n0\r\n\r\n"
+    for coding <- List(", chunked", ",,chunked", "chunked ,") do
+      val (text, status) =
+        guarded(s"POST /e HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: $coding\r\nX-A: 1\r\n\r\n$body", 4)
+      assertEquals(
+        (text, status),
+        (s"POST /e HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n$body", 0)
+      )
+
+  test("obs-text goes on as it came, or as UTF-8 for a parser that reads values so"):
+    val request = "GET /e HTTP/1.1\r\nHost: x\r\nX-A: caf\u00e9 \u00ff\r\n\r\n"
+    assertEquals(guarded(request, 3), (request, 0))
+    val (utf8, status) = guarded(request, 3, obsTextAsUtf8 = true)
+    assertEquals(status, 0)
+    val bytes = utf8.getBytes(StandardCharsets.ISO_8859_1)
+    assertEquals(String(bytes, StandardCharsets.UTF_8), request)
 
   test("after a refusal, nothing more is passed on"):
     val (text, status) =

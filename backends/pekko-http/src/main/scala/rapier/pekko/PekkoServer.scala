@@ -47,7 +47,8 @@ final case class PekkoServer(
     try
       given ActorSystem = s
       given Materializer = Materializer.matFromSystem(using s)
-      val guard = () => FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker)
+      // pekko-http reads values as UTF-8: obs-text goes to it so, to read as the Latin-1 the other servers read.
+      val guard = () => FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker, obsTextAsUtf8 = true)
       val settings = options.serverSettings(s.settings.config)
       val connections = Connections(interpreter.handler, interpreter.busy, settings, guard, options.headerReadTimeout)
       val binding = Await.result(connections.bind(options.host, options.port), 30.seconds)

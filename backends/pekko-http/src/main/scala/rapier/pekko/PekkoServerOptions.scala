@@ -49,10 +49,11 @@ object PekkoServerOptions:
          |  raw-request-uri-header = on
          |  default-host-header = "${o.host}"
          |  parsing {
+         |    # the framing guard passes obs-text on as UTF-8: a value may take twice its bytes
          |    max-content-length = infinite
          |    max-uri-length = ${o.maxInitialLineLength}
          |    max-header-name-length = ${o.maxHeaderSize}
-         |    max-header-value-length = ${o.maxHeaderSize}
+         |    max-header-value-length = ${2 * o.maxHeaderSize}
          |    max-header-count = ${math.max(64, o.maxHeaderSize / 4)}
          |  }
          |}""".stripMargin

@@ -9,9 +9,10 @@ import java.nio.charset.StandardCharsets
  * when that parser is lenient: it passes on what it has checked, in order, and nothing a lenient parser could read
  * differently from a strict one. Bytes come in through [[feed]], and go on through an [[FramingGuard.Out]].
  *
- *   - A head is held until its empty line, then checked whole ([[RequestHead]]): passed on as it came, or replaced by
- *     its [[RefusalMarker]] request, after which the connection's input is dropped. Line ends are CRLF only; empty
- *     lines before a request line are skipped (RFC 9112 §2.2).
+ *   - A head is held until its empty line, then checked whole ([[RequestHead]]): passed on as it came (respelled only
+ *     where the parser behind would read it otherwise, `RequestHead.normalized`), or replaced by its [[RefusalMarker]]
+ *     request, after which the connection's input is dropped. Line ends are CRLF only; empty lines before a request
+ *     line are skipped (RFC 9112 §2.2).
  *   - A body of declared length passes as it comes, uncopied.
  *   - A chunked body is checked byte by byte and passed on re-framed: sizes without extensions, no trailer fields, so
  *     that the parser behind never reads either. Past a framing error, `failed` holds the refusal.
@@ -20,7 +21,7 @@ import java.nio.charset.StandardCharsets
  *
  * One per connection; not thread-safe (a connection reads in order).
  */
-final class FramingGuard(maxLine: Int, maxHeader: Int, marker: RefusalMarker):
+final class FramingGuard(maxLine: Int, maxHeader: Int, marker: RefusalMarker, obsTextAsUtf8: Boolean = false):
   import FramingGuard.*
 
   private val head = RequestHead(maxLine, maxHeader)
@@ -142,7 +143,9 @@ final class FramingGuard(maxLine: Int, maxHeader: Int, marker: RefusalMarker):
     val refusal = head.problem
     if refusal != null then refuse(refusal.nn, out)
     else
-      out.pass(bytes, start, end - start)
+      val normalized = head.normalized(bytes, start, end, obsTextAsUtf8)
+      if normalized == null then out.pass(bytes, start, end - start)
+      else out.pass(normalized.nn, 0, normalized.nn.length)
       headLength = 0
       lineStart = 0
       lines = 0

@@ -12,12 +12,18 @@ import java.nio.charset.StandardCharsets
  * its fields after [[read]]; `problem` is the refusal, or null.
  */
 private[spi] final class RequestHead(maxLine: Int, maxHeader: Int):
+  import RequestHead.Chunked
+
   var problem: Invalid | Null = null
   // The body's framing: its declared length (-1 for none), or chunked
   var length = -1L
   var chunked = false
   // Whether the request asks to switch protocols (an Upgrade field), so that what follows may not be HTTP/1.1
   var upgrade = false
+  // Where the Transfer-Encoding value is in the bytes read, and whether a value holds obs-text (bytes past ASCII)
+  var codingFrom = -1
+  var codingTo = -1
+  var obsText = false
 
   /**
    * Reads the head in `bytes` from `start` to `end`, which ends with the empty line; its line ends are known to be
@@ -28,6 +34,8 @@ private[spi] final class RequestHead(maxLine: Int, maxHeader: Int):
     length = -1L
     chunked = false
     upgrade = false
+    codingFrom = -1
+    obsText = false
     val lineEnd = indexOfCr(bytes, start, end)
     if lineEnd - start > maxLine then problem = Refusals.lineTooLong(maxLine)
     else if lineEnd + 2 + maxHeader < end - 2 then problem = Refusals.headerTooLarge(maxHeader)
@@ -83,7 +91,10 @@ private[spi] final class RequestHead(maxLine: Int, maxHeader: Int):
           lengths += 1
           length = Admission.declaredLength(text(bytes, from, to))
           if length == -2L then problem = Refusals.InvalidContentLength
-        else if named(bytes, at, colon, "transfer-encoding") then codings = text(bytes, from, to) :: codings
+        else if named(bytes, at, colon, "transfer-encoding") then
+          codings = text(bytes, from, to) :: codings
+          codingFrom = from
+          codingTo = to
         else if named(bytes, at, colon, "upgrade") then upgrade = true
       at = lineEnd + 2
     if problem == null && lengths > 0 && codings.nonEmpty then problem = RequestSyntax.LengthAndChunked
@@ -95,6 +106,36 @@ private[spi] final class RequestHead(maxLine: Int, maxHeader: Int):
       chunked = codings.nonEmpty
       if chunked then length = -1L
 
+  /**
+   * The head read last as a lenient parser reads it the same as a strict one: a chunked coding spelled `chunked` (a
+   * list such as `, chunked` is legal, RFC 9110 §5.6.1, but not read by every parser), and with `obsTextAsUtf8` each
+   * byte past ASCII as its Latin-1 character in UTF-8, for a parser that reads values as UTF-8. Null when it already
+   * is: the common case copies nothing.
+   */
+  def normalized(bytes: Array[Byte], start: Int, end: Int, obsTextAsUtf8: Boolean): Array[Byte] | Null =
+    val recode = obsTextAsUtf8 && obsText
+    val respell = chunked && !(codingTo - codingFrom == 7 && named(bytes, codingFrom, codingTo, "chunked"))
+    if !recode && !respell then null
+    else
+      val out = java.io.ByteArrayOutputStream(end - start + 16)
+      def copy(from: Int, to: Int): Unit =
+        if !recode then out.write(bytes, from, to - from)
+        else
+          var i = from
+          while i < to do
+            val b = bytes(i) & 0xff
+            if b < 0x80 then out.write(b)
+            else
+              out.write(0xc0 | (b >> 6))
+              out.write(0x80 | (b & 0x3f))
+            i += 1
+      if respell then
+        copy(start, codingFrom)
+        out.write(Chunked, 0, Chunked.length)
+        copy(codingTo, end)
+      else copy(start, end)
+      out.toByteArray
+
   private def isToken(bytes: Array[Byte], from: Int, end: Int): Boolean =
     var i = from
     while i < end && bytes(i) >= 0 && Tokens.isTokenChar(bytes(i).toChar) do i += 1
@@ -103,7 +144,9 @@ private[spi] final class RequestHead(maxLine: Int, maxHeader: Int):
   // Visible characters, obs-text, spaces and tabs (RFC 9110 §5.5).
   private def isValue(bytes: Array[Byte], from: Int, end: Int): Boolean =
     var i = from
-    while i < end && { val b = bytes(i); b < 0 || (b >= ' ' && b != 0x7f) || b == '\t' } do i += 1
+    while i < end && { val b = bytes(i); b < 0 || (b >= ' ' && b != 0x7f) || b == '\t' } do
+      if bytes(i) < 0 then obsText = true
+      i += 1
     i == end
 
   // Whether the name from `from` to `end` is `lower`, in any case.
@@ -139,3 +182,6 @@ private[spi] final class RequestHead(maxLine: Int, maxHeader: Int):
   // Bytes as Latin-1 characters: a byte past ASCII stays one character, which the checks then refuse where it can't be.
   private def text(bytes: Array[Byte], from: Int, end: Int): String =
     if from >= end then "" else String(bytes, from, end - from, StandardCharsets.ISO_8859_1)
+
+private object RequestHead:
+  private val Chunked = "chunked".getBytes(StandardCharsets.ISO_8859_1)
