@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger
 import scala.concurrent.Future
 
 /**
- * HTTP/1.1 framing and syntax: every request of [[MalformedRequests]] is refused with its status and closes its
- * connection, and nothing sent after it on that connection reaches a handler. The legal variations still work.
+ * HTTP/1.1 framing and syntax: every request of [[MalformedRequests]] is refused with its status and words and closes
+ * its connection, and nothing sent after it on that connection reaches a handler. The legal variations still work.
  *
  * What matters is that the connection closes; a response may or may not announce it with `Connection: close` (a
  * backend's own parser may answer some of these itself).
@@ -38,6 +38,15 @@ trait FramingTests extends ServerTestSupport:
         case _ => None
     finally connection.close()
 
+  private def detail(r: TestResponse): String = scala.util.Try(r.problem.detail).getOrElse(s"(no problem) ${r.body}")
+
+  /** How a server worded its refusal of one malformed request, or None when in the corpus's words. */
+  private def otherWords(t: Target, c: MalformedRequests.Case): Option[String] =
+    scala.util.Try(t.rawExchange(c.request)) match
+      case scala.util.Success(r) if MalformedRequests.sameWords(detail(r), c.problem.message) => None
+      case scala.util.Success(r) => Some(s"said '${detail(r)}', not '${c.problem.message}'")
+      case scala.util.Failure(e) => Some(s"no response (${e.getClass.getSimpleName}: ${e.getMessage})")
+
   private def corpus = MalformedRequests.all.filterNot(c => unsupportedMalformedRequests.contains(c.name))
 
   test(s"each of ${corpus.size} malformed requests is refused, closes its connection, and hides what follows"):
@@ -57,6 +66,12 @@ trait FramingTests extends ServerTestSupport:
             assertEquals(c.readResponse().body, "canary")
         finally c.close()
       assertEquals(calls.get, 1000)
+    }
+
+  test("a malformed request's refusal says what is wrong with it, in the same words on every server"):
+    withServer(hello, echo) { t =>
+      val failures = corpus.flatMap(c => otherWords(t, c).map(m => s"${c.name}: $m"))
+      assert(failures.isEmpty, s"${failures.size} case(s) worded otherwise:\n${failures.mkString("\n")}")
     }
 
   test(s"${MalformedRequests.legal.size} legal variations of the syntax are served"):

@@ -1,6 +1,7 @@
 package rapier.testkit
 
 import rapier.server.spi.{FramingGuard, RefusalMarker}
+import rapier.server.spi.RequestSyntax.Invalid
 
 import java.io.ByteArrayOutputStream
 import java.nio.charset.StandardCharsets
@@ -11,6 +12,11 @@ class FramingGuardTest extends munit.FunSuite:
 
   /** What the guard passes on of `request` read in pieces of `piece` bytes, and its refusal's status (0 for none). */
   private def guarded(request: String, piece: Int, obsTextAsUtf8: Boolean = false): (String, Int) =
+    val (text, refusal) = refused(request, piece, obsTextAsUtf8)
+    (text, if refusal == null then 0 else refusal.nn.status.code)
+
+  /** What the guard passes on of `request` read in pieces of `piece` bytes, and its refusal (null for none). */
+  private def refused(request: String, piece: Int, obsTextAsUtf8: Boolean = false): (String, Invalid | Null) =
     val guard = FramingGuard(8192, 8192, marker, obsTextAsUtf8)
     val passed = ByteArrayOutputStream()
     val out: FramingGuard.Out = (bytes, offset, length) => passed.write(bytes, offset, length)
@@ -25,14 +31,13 @@ class FramingGuardTest extends munit.FunSuite:
       case line if line.startsWith(RefusalMarker.Field + ":") =>
         marker.refusal(line.drop(RefusalMarker.Field.length + 2))
     }
-    val status = marked.flatMap(Option(_)).map(_.status.code).getOrElse {
-      if guard.failed != null then guard.failed.nn.status.code else 0
-    }
-    (text, status)
+    (text, marked.flatMap(Option(_)).getOrElse(guard.failed))
 
   for c <- MalformedRequests.all; piece <- List(1, 7, 1 << 16) do
     test(s"refused in reads of $piece: ${c.name}"):
-      assertEquals(guarded(c.request, piece)._2, c.status)
+      val refusal = refused(c.request, piece)._2
+      assertEquals(Option(refusal).map(_.nn.status.code), Some(c.status))
+      assert(MalformedRequests.sameWords(refusal.nn.message, c.problem.message), refusal.nn.message)
 
   for l <- MalformedRequests.legal ++ MalformedRequests.tolerated; piece <- List(1, 1 << 16) do
     test(s"passed on in reads of $piece: ${l.name}"):

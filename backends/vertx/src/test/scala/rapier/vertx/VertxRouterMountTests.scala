@@ -29,7 +29,10 @@ class VertxRouterMountTests extends ServerTests, WebSocketTests:
     "OPTIONS * is answered for the server as a whole, with the methods of its endpoints" -> routerFirst,
     "connections over the limit are closed at once, and service resumes when one closes" -> serverOwned,
     "stopping the server closes its WebSockets with 1001" -> serverOwned,
-    "a request in progress is not cut by the idle timeout" -> appIdle
+    "a request in progress is not cut by the idle timeout" -> appIdle,
+    "a malformed request's refusal says what is wrong with it, in the same words on every server" ->
+      ("the application's HttpServer answers what its decoder refuses with its own invalid-request handler: an " +
+        "empty 400, 414 or 431")
   )
 
   private def appIdle =

@@ -111,7 +111,9 @@ final class FramingGuard(maxLine: Int, maxHeader: Int, marker: RefusalMarker, ob
     var complete = false
     while !complete && state == Head && i < end do
       val b = bytes(i)
-      if afterCr && b != '\n' then refuse(RequestSyntax.BareLineEnd, out)
+      // A CR inside a field line is a control character in its value, as Netty's decoder reads it.
+      if afterCr && b != '\n' then
+        refuse(if lines == 0 then RequestSyntax.BareLineEnd else RequestSyntax.InvalidFieldValue, out)
       else if b == '\n' then
         if !afterCr then refuse(RequestSyntax.BareLineEnd, out)
         else if headLength + (i - start) - 1 == lineStart && lines > 0 then complete = true

@@ -74,7 +74,9 @@ private[spi] final class RequestHead(maxLine: Int, maxHeader: Int):
     while problem == null && at < end do
       val lineEnd = indexOfCr(bytes, at, end)
       val colon = indexOf(bytes, ':', at, lineEnd)
-      if isSpace(bytes(at)) then problem = RequestSyntax.ObsoleteFold
+      // Whitespace before the first field folds nothing: a name that is not one (RFC 9112 §2.2).
+      if isSpace(bytes(at)) then
+        problem = if at == start then RequestSyntax.InvalidFieldName else RequestSyntax.ObsoleteFold
       else if colon < 0 then problem = RequestSyntax.InvalidFieldName
       else
         var from = colon + 1
@@ -89,8 +91,11 @@ private[spi] final class RequestHead(maxLine: Int, maxHeader: Int):
           if host == null then host = text(bytes, from, to)
         else if named(bytes, at, colon, "content-length") then
           lengths += 1
-          length = Admission.declaredLength(text(bytes, from, to))
-          if length == -2L then problem = Refusals.InvalidContentLength
+          // A list (`3, 3`) is as many values as fields would be (RFC 9110 §8.6).
+          if indexOf(bytes, ',', from, to) >= 0 then problem = RequestSyntax.DuplicateContentLength
+          else
+            length = Admission.declaredLength(text(bytes, from, to))
+            if length == -2L then problem = Refusals.InvalidContentLength
         else if named(bytes, at, colon, "transfer-encoding") then
           codings = text(bytes, from, to) :: codings
           codingFrom = from

@@ -35,7 +35,7 @@ object RequestSyntax:
   val AsteriskNotOptions: Invalid = bad("The request target '*' is only for OPTIONS")
   val InvalidFieldName: Invalid = bad("A header field's name is not a token")
   val InvalidFieldValue: Invalid = bad("A header field's value contains a control character")
-  val DuplicateContentLength: Invalid = bad("A request has at most one Content-Length header")
+  val DuplicateContentLength: Invalid = bad("A request has at most one Content-Length value")
   val BareLineEnd: Invalid = bad("Lines of a request head end with CRLF, not with a bare CR or LF")
   val LengthAndChunked: Invalid = bad("A request has a Content-Length or a Transfer-Encoding, not both")
   val InvalidTransferEncoding: Invalid =

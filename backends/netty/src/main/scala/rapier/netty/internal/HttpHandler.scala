@@ -5,7 +5,6 @@ import io.netty.channel.{ChannelFuture, ChannelFutureListener, ChannelHandlerCon
 import io.netty.handler.codec.http.*
 import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
-import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
 import rapier.nettyhttp.{IdleWatch, InvalidRequest, Linger}
 import rapier.server.spi.{Admission, EventLoop, Refusals, RequestBodyException, RequestSyntax, Runner, Running}
@@ -129,11 +128,7 @@ private[netty] class HttpHandler[F[_]](
   private def onRequest(request: HttpRequest): Unit =
     val decoded = request.decoderResult
     if decoded.isFailure then
-      decoded.cause match
-        case invalid: InvalidRequest => refuse(invalid.problem)
-        case _: TooLongHttpLineException => refuse(Refusals.lineTooLong(options.maxInitialLineLength))
-        case _: TooLongHttpHeaderException => refuse(Refusals.headerTooLarge(options.maxHeaderSize))
-        case _ => refuse(NotHttp)
+      refuse(InvalidRequest.of(decoded.cause, options.maxInitialLineLength, options.maxHeaderSize))
     else
       val length = decoder.declaredLength
       // The coding matters only without a declared length (the decoder has looked it up when there is one).
@@ -366,7 +361,5 @@ private[netty] object HttpHandler:
   private val lingerThenClose: ChannelFutureListener = future =>
     val channel = future.channel
     if !future.isSuccess || !Linger.thenClose(channel, () => channel.config.setAutoRead(true)) then channel.close()
-
-  private val NotHttp = RequestSyntax.Invalid(StatusCode.BadRequest, "The request is not valid HTTP/1.1")
 
   private def continueResponse = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE)

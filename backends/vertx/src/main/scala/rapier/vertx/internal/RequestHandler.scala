@@ -31,14 +31,12 @@ private[vertx] final class RequestHandler[F[_]](
   private val responder = Responder(options, connections, interpreter.servesWebSockets)
 
   /**
-   * A request Vert.x's decoder failed, handed over by the server's invalid-request handler: one Rapier's strict
-   * decoder refused ([[StrictRequestDecoder]]) is answered as Rapier's Netty backend answers it; anything else as
-   * Vert.x does.
+   * A request Vert.x's decoder failed, handed over by the server's invalid-request handler: answered as Rapier's Netty
+   * backend answers it, in the words of Rapier's own checks ([[StrictRequestDecoder]], `InvalidRequest.of`).
    */
   val invalid: Handler[HttpServerRequest] = request =>
-    request.decoderResult.cause match
-      case invalid: InvalidRequest => responder.refuse(request, invalid.problem)
-      case _ => HttpServerRequest.DEFAULT_INVALID_REQUEST_HANDLER.handle(request)
+    val problem = InvalidRequest.of(request.decoderResult.cause, options.maxInitialLineLength, options.maxHeaderSize)
+    responder.refuse(request, problem)
 
   /** The largest WebSocket message an endpoint takes: Vert.x's frame and message limits must let it through. */
   def maxWebSocketMessageSize: Int = interpreter.maxWebSocketMessageSize
