@@ -8,6 +8,14 @@ final case class Header(name: String, value: String):
 /** Names of the header fields Rapier itself reads or writes. */
 object HeaderNames:
   val Accept = "Accept"
+  val AccessControlAllowCredentials = "Access-Control-Allow-Credentials"
+  val AccessControlAllowHeaders = "Access-Control-Allow-Headers"
+  val AccessControlAllowMethods = "Access-Control-Allow-Methods"
+  val AccessControlAllowOrigin = "Access-Control-Allow-Origin"
+  val AccessControlExposeHeaders = "Access-Control-Expose-Headers"
+  val AccessControlMaxAge = "Access-Control-Max-Age"
+  val AccessControlRequestHeaders = "Access-Control-Request-Headers"
+  val AccessControlRequestMethod = "Access-Control-Request-Method"
   val AcceptRanges = "Accept-Ranges"
   val Allow = "Allow"
   val Authorization = "Authorization"
@@ -29,6 +37,7 @@ object HeaderNames:
   val SetCookie = "Set-Cookie"
   val TransferEncoding = "Transfer-Encoding"
   val UserAgent = "User-Agent"
+  val Vary = "Vary"
   val WwwAuthenticate = "WWW-Authenticate"
   val XContentTypeOptions = "X-Content-Type-Options"
   val XRequestId = "X-Request-Id"

@@ -163,3 +163,30 @@ class ExamplesTest extends munit.FunSuite:
   override def afterAll(): Unit =
     val leaks = LeakDetection.leaksSoFar()
     assert(leaks.isEmpty, leaks.mkString("\n"))
+
+  test("the books API with CORS answers its front end's preflight, and lets it read the answer"):
+    val binding = Production.server(BooksServer()).withPort(0).start()
+    try
+      val client = TestClient(binding.port)
+      val front = "Origin" -> "https://books.example.com"
+      val asked = client.send(
+        "OPTIONS",
+        "/books",
+        null,
+        front,
+        "Access-Control-Request-Method" -> "POST",
+        "Access-Control-Request-Headers" -> "authorization, content-type"
+      )
+      assertEquals(
+        (asked.status, asked.header("Access-Control-Allow-Origin")),
+        (204, Some("https://books.example.com"))
+      )
+      assertEquals(asked.header("Access-Control-Allow-Credentials"), Some("true"))
+      assertEquals(asked.header("Access-Control-Max-Age"), Some("600"))
+      val list = client.get("/books", front)
+      assertEquals((list.status, list.header("Access-Control-Allow-Origin")), (200, Some("https://books.example.com")))
+      assertEquals(
+        client.get("/books", "Origin" -> "https://other.example").header("Access-Control-Allow-Origin"),
+        None
+      )
+    finally binding.stop()

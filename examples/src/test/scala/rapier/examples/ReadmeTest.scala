@@ -54,6 +54,9 @@ class ReadmeTest extends munit.FunSuite:
     val block = firstScalaBlockUnder("## On Vert.x, beside an application's own routes")
     assertEquals(block, region("VertxRouterApp.scala", "mount"))
 
+  test("the README shows CORS as it is in the example"):
+    assertEquals(firstScalaBlockUnder("## Cross-origin requests (CORS)"), region("Production.scala", "cors"))
+
   test("the README example answers as the README says"):
     val stub = StubServer(List(readme.served))
     assertEquals(stub.sendAndWait(StubRequest.get("/books/1?lang=fr")).bodyText, "Dune (fr)")

@@ -44,3 +44,7 @@ trait ServerBuilder[F[_], O <: BackendOptionsOf[O], Self]:
   final def modifyOptions(f: O => O): Self = copyWith(endpoints, f(options))
   final def withHost(host: String): Self = modifyOptions(_.withHost(host))
   final def withPort(port: Int): Self = modifyOptions(_.withPort(port))
+
+  /** Cross-origin requests from browsers allowed as `cors` says (see [[ServerOptions.withCors]]). */
+  final def withCors(cors: rapier.server.cors.Cors): Self =
+    modifyOptions(o => o.withServerOptions(o.serverOptions.withCors(cors)))

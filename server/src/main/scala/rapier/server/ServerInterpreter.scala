@@ -57,6 +57,10 @@ final class ServerInterpreter[F[_]](
       request => m.unit(options.rejectHandler(request.rejection, options.problemRenderer))
     )
 
+  // With CORS on, a preflight goes to the rejection chain, where CORS answers it, whatever endpoint its path has.
+  private val preflights: EndpointChain[F] | Null =
+    if options.cors.isEmpty then null else EndpointChain(rejected, streamsBody = false)
+
   // What `OPTIONS *` answers the server accepts: its endpoints' methods, and OPTIONS itself
   private val serverWide = Rejection.ServerWide(
     PathTrie.allowOrder(Method.OPTIONS.name :: compiled.flatMap(_.method)).map(Method.unsafe)
@@ -122,7 +126,14 @@ final class ServerInterpreter[F[_]](
     else
       val end = RequestTarget.pathEnd(target, start)
       request.begin(start, end)
-      trie.find(target, start, end, request.method.name, request)
+      val found = trie.find(target, start, end, request.method.name, request)
+      if preflights == null || !cors.CorsInterceptor.isPreflight(request) then found
+      else
+        val allowed = trie.allowedMethods(target, start, end)
+        if allowed.isEmpty then found
+        else
+          request.rejection = Rejection.MethodNotAllowed(allowed.map(Method.unsafe))
+          preflights
 
 object ServerInterpreter:
   private val log = LoggerFactory.getLogger(classOf[ServerInterpreter[?]])

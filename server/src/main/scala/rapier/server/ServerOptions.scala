@@ -4,8 +4,8 @@ import rapier.server.interceptor.*
 
 /**
  * How the interpreter treats requests, whatever the backend: handlers for failures and rejections, the request
- * log, extra interceptors, what to do about endpoints that can never be reached, where blocking work runs, and how much
- * disk uploads may take.
+ * log, extra interceptors, what to do about endpoints that can never be reached, where blocking work runs, how much
+ * disk uploads may take, and cross-origin requests from browsers.
  *
  * @param maxUploadDisk
  *   the bytes the temporary files of uploads (`fileBody`, multipart's file parts) may hold at once, all requests
@@ -21,7 +21,8 @@ final case class ServerOptions(
     shadowedEndpoints: ShadowedEndpoints = ShadowedEndpoints.Fail,
     problemRenderer: ProblemRenderer = ProblemRenderer.json,
     blockingExecutor: java.util.concurrent.Executor = BlockingExecutor.default,
-    maxUploadDisk: Option[Long] = None
+    maxUploadDisk: Option[Long] = None,
+    cors: Option[rapier.server.cors.Cors] = None
 ):
   require(maxUploadDisk.forall(_ > 0), "maxUploadDisk must be positive")
 
@@ -50,9 +51,19 @@ final case class ServerOptions(
   /** At most `bytes` of uploads' temporary files on disk at once (see [[maxUploadDisk]]). */
   def withMaxUploadDisk(bytes: Long): ServerOptions = copy(maxUploadDisk = Some(bytes))
 
-  /** The whole chain around each route, outermost first: the request log sees the final status, 500s included. */
+  /**
+   * Cross-origin requests from browsers ([[rapier.server.cors.Cors]]): preflights answered by the server, the answers'
+   * CORS headers set, errors included.
+   */
+  def withCors(c: rapier.server.cors.Cors): ServerOptions = copy(cors = Some(c))
+
+  /**
+   * The whole chain around each route, outermost first: the request log sees the final status, 500s included, and
+   * CORS headers go on every answer, 500s included.
+   */
   private[server] def chain: List[Interceptor] =
-    requestLog.toList ++ (ExceptionInterceptor(exceptionHandler, problemRenderer) :: interceptors)
+    requestLog.toList ++ cors.map(rapier.server.cors.CorsInterceptor(_, problemRenderer)).toList ++
+      (ExceptionInterceptor(exceptionHandler, problemRenderer) :: interceptors)
 
 object ServerOptions:
   val default: ServerOptions = ServerOptions()

@@ -25,4 +25,5 @@ abstract class ServerTests
       StreamTests,
       StreamFlowTests,
       ResponseStreamTests,
-      SseTests
+      SseTests,
+      CorsTests
