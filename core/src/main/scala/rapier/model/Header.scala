@@ -8,6 +8,7 @@ final case class Header(name: String, value: String):
 /** Names of the header fields Rapier itself reads or writes. */
 object HeaderNames:
   val Accept = "Accept"
+  val AcceptEncoding = "Accept-Encoding"
   val AccessControlAllowCredentials = "Access-Control-Allow-Credentials"
   val AccessControlAllowHeaders = "Access-Control-Allow-Headers"
   val AccessControlAllowMethods = "Access-Control-Allow-Methods"
@@ -21,12 +22,14 @@ object HeaderNames:
   val Authorization = "Authorization"
   val CacheControl = "Cache-Control"
   val Connection = "Connection"
+  val ContentEncoding = "Content-Encoding"
   val Upgrade = "Upgrade"
   val ContentLength = "Content-Length"
   val ContentRange = "Content-Range"
   val ContentType = "Content-Type"
   val Cookie = "Cookie"
   val Date = "Date"
+  val ETag = "ETag"
   val Expect = "Expect"
   val Host = "Host"
   val IfRange = "If-Range"

@@ -1,21 +1,29 @@
 package rapier.examples
 
 import rapier.netty.NettyServer
+import rapier.server.compression.Compression
 import rapier.server.cors.Cors
 
 import scala.concurrent.duration.*
 
-/** The books API with what a deployment behind a browser front end adds: CORS. */
+/** The books API with what a deployment behind a browser front end adds: CORS and compression. */
 object Production:
   def server(books: BooksServer): NettyServer =
-    // start:cors
-    NettyServer()
-      .addEndpoints(books.endpoints)
-      .withCors(
-        Cors
-          .allowing("https://books.example.com", "http://localhost:5173")
-          .withCredentials // the front end sends its session cookie
-          .withExposedHeaders("Location")
-          .withMaxAge(10.minutes)
-      )
-    // end:cors
+    withCompression(
+      // start:cors
+      NettyServer()
+        .addEndpoints(books.endpoints)
+        .withCors(
+          Cors
+            .allowing("https://books.example.com", "http://localhost:5173")
+            .withCredentials // the front end sends its session cookie
+            .withExposedHeaders("Location")
+            .withMaxAge(10.minutes)
+        )
+        // end:cors
+    )
+
+  def withCompression(server: NettyServer): NettyServer =
+    // start:compression
+    server.withCompression(Compression.default.withRequestDecoding(maxDecoded = 10 * 1024 * 1024))
+    // end:compression

@@ -164,7 +164,7 @@ class ExamplesTest extends munit.FunSuite:
     val leaks = LeakDetection.leaksSoFar()
     assert(leaks.isEmpty, leaks.mkString("\n"))
 
-  test("the books API with CORS answers its front end's preflight, and lets it read the answer"):
+  test("the books API with CORS and compression: its front end's preflight answered, answers compressed"):
     val binding = Production.server(BooksServer()).withPort(0).start()
     try
       val client = TestClient(binding.port)

@@ -57,6 +57,9 @@ class ReadmeTest extends munit.FunSuite:
   test("the README shows CORS as it is in the example"):
     assertEquals(firstScalaBlockUnder("## Cross-origin requests (CORS)"), region("Production.scala", "cors"))
 
+  test("the README shows compression as it is in the example"):
+    assertEquals(firstScalaBlockUnder("## Compression"), region("Production.scala", "compression"))
+
   test("the README example answers as the README says"):
     val stub = StubServer(List(readme.served))
     assertEquals(stub.sendAndWait(StubRequest.get("/books/1?lang=fr")).bodyText, "Dune (fr)")

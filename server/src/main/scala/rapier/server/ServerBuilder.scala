@@ -48,3 +48,8 @@ trait ServerBuilder[F[_], O <: BackendOptionsOf[O], Self]:
   /** Cross-origin requests from browsers allowed as `cors` says (see [[ServerOptions.withCors]]). */
   final def withCors(cors: rapier.server.cors.Cors): Self =
     modifyOptions(o => o.withServerOptions(o.serverOptions.withCors(cors)))
+
+  /** Answers compressed as requests ask (see [[ServerOptions.withCompression]]). */
+  final def withCompression(
+      compression: rapier.server.compression.Compression = rapier.server.compression.Compression.default
+  ): Self = modifyOptions(o => o.withServerOptions(o.serverOptions.withCompression(compression)))

@@ -22,7 +22,8 @@ final case class ServerOptions(
     problemRenderer: ProblemRenderer = ProblemRenderer.json,
     blockingExecutor: java.util.concurrent.Executor = BlockingExecutor.default,
     maxUploadDisk: Option[Long] = None,
-    cors: Option[rapier.server.cors.Cors] = None
+    cors: Option[rapier.server.cors.Cors] = None,
+    compression: Option[rapier.server.compression.Compression] = None
 ):
   require(maxUploadDisk.forall(_ > 0), "maxUploadDisk must be positive")
 
@@ -57,12 +58,17 @@ final case class ServerOptions(
    */
   def withCors(c: rapier.server.cors.Cors): ServerOptions = copy(cors = Some(c))
 
+  /** Answers compressed as requests ask ([[rapier.server.compression.Compression]]). */
+  def withCompression(c: rapier.server.compression.Compression = rapier.server.compression.Compression.default)
+      : ServerOptions = copy(compression = Some(c))
+
   /**
    * The whole chain around each route, outermost first: the request log sees the final status, 500s included, and
    * CORS headers go on every answer, 500s included.
    */
   private[server] def chain: List[Interceptor] =
     requestLog.toList ++ cors.map(rapier.server.cors.CorsInterceptor(_, problemRenderer)).toList ++
+      compression.map(rapier.server.compression.CompressionInterceptor(_, problemRenderer)).toList ++
       (ExceptionInterceptor(exceptionHandler, problemRenderer) :: interceptors)
 
 object ServerOptions:

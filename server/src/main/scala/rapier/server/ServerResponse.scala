@@ -122,6 +122,12 @@ final class ServerResponse private[rapier] (
       else i += 1
     if !found then addHeader(name, value)
 
+  /** Removes every value of a header. */
+  private[rapier] def removeHeader(name: String): Unit =
+    if sharedHeaders then own(0)
+    var i = 0
+    while i < headerSize do if headerArray(2 * i).equalsIgnoreCase(name) then removeHeaderAt(i) else i += 1
+
   /** Takes a copy of shared headers, with room for `extra` more entries. */
   private def own(extra: Int): Unit =
     headerArray = java.util.Arrays.copyOf(headerArray, 2 * headerSize + 2 * extra)

@@ -33,6 +33,9 @@ final class RawHttp(port: Int, timeoutMillis: Int = 10000) extends AutoCloseable
   /** Reads up to `n` bytes as they come, whatever they are. */
   def readBytes(n: Int): Array[Byte] = in.readNBytes(n)
 
+  /** One line, without its line end; null at the end of the input. */
+  def readLine(): String | Null = RawHttp.readLine(in)
+
   /** Whether the server closed the connection: reads until EOF or the timeout. */
   def closedByServer(waitMillis: Int = 1000): Boolean =
     socket.setSoTimeout(waitMillis)
@@ -76,7 +79,7 @@ object RawHttp:
           case None => in.readAllBytes()
     TestResponse(status, headers, body)
 
-  private def readLine(in: InputStream): String | Null =
+  private[testkit] def readLine(in: InputStream): String | Null =
     val b = ByteArrayOutputStream()
     var c = in.read()
     if c == -1 then return null

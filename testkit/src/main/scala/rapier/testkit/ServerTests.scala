@@ -26,4 +26,5 @@ abstract class ServerTests
       StreamFlowTests,
       ResponseStreamTests,
       SseTests,
-      CorsTests
+      CorsTests,
+      CompressionTests

@@ -69,7 +69,7 @@ private[server] final class EndpointHandler[F[_]](
           val all = plan.bodyFailures(request, bytes, f)
           deleteTemporaryFiles(request)
           m.unit(failure(all, security = false))
-        request.bodyOrNull match
+        request.readableBodyOrNull match
           case bytes: Array[Byte] => withFailures(bytes)
           case null => readBody(request, f, withFailures)
       // A streamed body is not read to report its failures: it may be large, and arrives only as it is read.
@@ -96,7 +96,7 @@ private[server] final class EndpointHandler[F[_]](
           case input => run(request, principal, input)
       case _ =>
         // 4. read and decode the body; a backend that holds it already saves a round through F
-        request.bodyOrNull match
+        request.readableBodyOrNull match
           case bytes: Array[Byte] => withBody(request, principal, slots, bytes)
           case null => readBody(request, null, bytes => withBody(request, principal, slots, bytes))
 
@@ -109,7 +109,7 @@ private[server] final class EndpointHandler[F[_]](
       earlier: Failed | Null,
       next: Array[Byte] => F[ServerResponse]
   ): F[ServerResponse] =
-    m.recover(m.flatMap(m.async[Array[Byte]](done => BodyCollector(request.bodySource, done).start()))(next)) {
+    m.recover(m.flatMap(m.async[Array[Byte]](done => BodyCollector(request.readableBodySource, done).start()))(next)) {
       case e: RequestBodyException =>
         m.unit(
           if earlier != null && e.isInstanceOf[BodyTooLargeException] then failure(earlier.nn, security = false)

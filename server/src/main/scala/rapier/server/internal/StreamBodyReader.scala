@@ -46,7 +46,7 @@ private[server] final class StreamBodyReader(
     val header = request.headerOrNull(HeaderNames.ContentType)
     val wrongType = contentType.failureOrNull(header)
     if wrongType != null then wrongType
-    else if stream != null then Failed.unwrap(ref, codec.decode(stream(request.bodySource)))
+    else if stream != null then Failed.unwrap(ref, codec.decode(stream(request.readableBodySource)))
     else
       raw match
         case RawBodyType.MultipartBody(limits, toDisk) => multipart(request, header, limits, toDisk)
@@ -58,7 +58,7 @@ private[server] final class StreamBodyReader(
     request.keepFile(file)
     StreamBodyReader.Pending(done =>
       val decoded = (r: Either[Throwable, Path]) => done(r.map(path => Failed.unwrap(ref, codec.decode(path))))
-      BodyToFile(request.bodySource, file, blocking, files, decoded).start()
+      BodyToFile(request.readableBodySource, file, blocking, files, decoded).start()
     )
 
   /** Splits a multipart body into its parts as it arrives, file parts written to temporary files. */
@@ -77,7 +77,16 @@ private[server] final class StreamBodyReader(
               case m: Multipart => Failed.unwrap(ref, codec.decode(m))
               case f: DecodeResult.Failure => Failed(ref, f)
             })
-          MultipartReader(request.bodySource, boundary, limits, toDisk, blocking, files, request.keepFile, parts)
+          MultipartReader(
+            request.readableBodySource,
+            boundary,
+            limits,
+            toDisk,
+            blocking,
+            files,
+            request.keepFile,
+            parts
+          )
             .start()
         )
 

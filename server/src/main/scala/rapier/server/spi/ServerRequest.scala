@@ -59,6 +59,16 @@ abstract class ServerRequest extends RequestView:
     case bytes: Array[Byte] => BodySource.of(bytes)
     case null => throw UnsupportedOperationException(s"${getClass.getName} has neither a body read nor a BodySource")
 
+  /** Set by request decoding (`Compression`): what the body passes through before the endpoint reads it. */
+  private[server] var bodyDecoder: (BodySource => BodySource) | Null = null
+
+  /** The body in memory as the endpoint reads it: null when it must be decoded first, or read on demand. */
+  private[server] final def readableBodyOrNull: Array[Byte] | Null = if bodyDecoder == null then bodyOrNull else null
+
+  /** The body on demand as the endpoint reads it: decoded when request decoding asks. */
+  private[server] final def readableBodySource: BodySource =
+    if bodyDecoder == null then bodySource else bodyDecoder.nn(bodySource)
+
   // The interpreter's state. Capture 0, by far the most common, is packed into a long: no array for it.
   private[server] var pathStart: Int = 0
   private[server] var pathEnd: Int = 0

@@ -1,0 +1,187 @@
+package rapier.server.compression
+
+import rapier.model.HeaderNames
+import rapier.server.*
+import rapier.server.interceptor.Interceptor
+import rapier.server.spi.{BodyReceiver, BodySource, ResponseStream}
+
+import java.nio.ByteBuffer
+import java.util.Locale
+
+/** [[Compression]] around every route: each answer encoded as its request's `Accept-Encoding` asks, when it may be. */
+private[server] final class CompressionInterceptor(c: Compression, render: ProblemRenderer) extends Interceptor:
+  import CompressionInterceptor.*
+
+  private val limit = c.requestLimit.getOrElse(0L)
+
+  def apply[F[_]](route: Route, next: Handler[F])(using m: Monad[F]): Handler[F] =
+    val encoding: Handler[F] = request =>
+      val accepted = request.headerValues(HeaderNames.AcceptEncoding)
+      m.map(next(request))(encode(_, accepted))
+    route match
+      case _: Route.ToEndpoint if limit > 0 =>
+        request =>
+          val coding = request.headerOrNull(HeaderNames.ContentEncoding)
+          if coding == null then encoding(request)
+          else
+            coding.nn.trim.toLowerCase(Locale.ROOT) match
+              case "gzip" | "x-gzip" =>
+                request.bodyDecoder = InflatingSource(_, gzip = true, limit)
+                encoding(request)
+              case "deflate" =>
+                request.bodyDecoder = InflatingSource(_, gzip = false, limit)
+                encoding(request)
+              case "identity" | "" => encoding(request)
+              case _ => m.unit(UnsupportedCoding(render))
+      case _ => encoding
+
+  private def encode(r: ServerResponse, accepted: List[String]): ServerResponse =
+    val status = r.status
+    val bytes = r.body
+    val chunks = r.stream match
+      case s: ResponseStream.Chunks => s
+      case _ => null
+    if status < 200 || status == 204 || status == 206 || status == 304 || r.webSocket != null ||
+      (bytes == null && chunks == null) || r.hasHeader(HeaderNames.ContentEncoding) || !compressible(r)
+    then r
+    else
+      varyOnAcceptEncoding(r)
+      val coding = Coding.choose(accepted)
+      if coding == null then r
+      else if bytes != null then
+        if bytes.nn.length < c.minSize && !coding.nn.identityRefused then r
+        else
+          val encoder = Encoder(coding.nn.gzip, c.level, bytes.nn.length / 4 + 64)
+          try
+            encoder.input(ByteBuffer.wrap(bytes.nn), flush = false)
+            encoder.finish()
+            r.setBody(encoder.bytes())
+          finally encoder.end()
+          encoded(r, coding.nn)
+      else
+        r.setStream(ResponseStream.Chunks(
+          CompressingSource(chunks.nn.source, Encoder(coding.nn.gzip, c.level, 8192)),
+          -1
+        ))
+        encoded(r, coding.nn)
+
+  private def compressible(r: ServerResponse): Boolean =
+    r.header(HeaderNames.ContentType) match
+      case Some(value) =>
+        val semicolon = value.indexOf(';')
+        c.compressible((if semicolon < 0 then value else value.substring(0, semicolon)).trim.toLowerCase(Locale.ROOT))
+      case None => false
+
+private[server] object CompressionInterceptor:
+  // RFC 9110 §15.5.16: a content coding not accepted is a 415, with the codings that are (RFC 7694).
+  private def UnsupportedCoding(render: ProblemRenderer): ServerResponse =
+    render(
+      Problem(
+        rapier.model.StatusCode.UnsupportedMediaType,
+        "The request body's Content-Encoding is not one this server decodes: gzip or deflate.",
+        headers = List(rapier.model.Header(HeaderNames.AcceptEncoding, "gzip, deflate"))
+      )
+    )
+
+  private def varyOnAcceptEncoding(r: ServerResponse): Unit =
+    val already = (0 until r.headerCount).exists(i =>
+      r.headerName(i).equalsIgnoreCase(HeaderNames.Vary) &&
+        r.headerValue(i).split(',').exists(v => v.trim.equalsIgnoreCase(HeaderNames.AcceptEncoding) || v.trim == "*")
+    )
+    if !already then r.addHeader(HeaderNames.Vary, HeaderNames.AcceptEncoding)
+
+  private def encoded(r: ServerResponse, coding: Coding): ServerResponse =
+    r.removeHeader(HeaderNames.ContentLength)
+    r.addHeader(HeaderNames.ContentEncoding, if coding.gzip then "gzip" else "deflate")
+    // Another representation's bytes: a strong validator of the identity one no longer holds (RFC 9110 §8.8.3).
+    r.header(HeaderNames.ETag) match
+      case Some(tag) if !tag.startsWith("W/") =>
+        r.removeHeader(HeaderNames.ETag)
+        r.addHeader(HeaderNames.ETag, s"W/$tag")
+      case _ => ()
+    r
+
+/** The coding chosen from `Accept-Encoding`, and whether the request refused the identity coding. */
+private[server] final case class Coding(gzip: Boolean, identityRefused: Boolean)
+
+private[server] object Coding:
+  /**
+   * The coding `Accept-Encoding` prefers among gzip and deflate (gzip on a tie), or null when it accepts neither, or
+   * says nothing: RFC 9110 §12.5.3, with `*` standing for what it doesn't name and a weight of 0 refusing.
+   */
+  def choose(values: List[String]): Coding | Null =
+    if values.isEmpty then null
+    else
+      var gzip = -1.0
+      var deflate = -1.0
+      var identity = -1.0
+      var any = -1.0
+      for value <- values; element <- value.split(',') do
+        val parts = element.split(';')
+        val name = parts(0).trim.toLowerCase(Locale.ROOT)
+        val q = parts.iterator.drop(1).map(_.trim).collectFirst {
+          case p if p.length > 2 && (p.charAt(0) | 0x20) == 'q' && p.charAt(1) == '=' =>
+            p.substring(2).trim.toDoubleOption.filter(w => w >= 0 && w <= 1).getOrElse(1.0)
+        }.getOrElse(1.0)
+        name match
+          case "gzip" | "x-gzip" => gzip = math.max(gzip, q)
+          case "deflate" => deflate = q
+          case "identity" => identity = q
+          case "*" => any = q
+          case _ => ()
+      if gzip < 0 then gzip = any
+      if deflate < 0 then deflate = any
+      val identityRefused = identity == 0.0 || (identity < 0 && any == 0.0)
+      if gzip <= 0 && deflate <= 0 then null
+      else Coding(gzip >= deflate, identityRefused)
+
+/**
+ * A streamed body compressed as it is pulled: each chunk encoded and flushed, so that the client can decode what the
+ * logic sent without waiting for more; the body's end brings the last bytes (gzip's trailer). One pull of the backend's
+ * is one pull of the source.
+ */
+private final class CompressingSource(source: BodySource, encoder: Encoder) extends BodySource:
+  private var done = false
+  private var downstream: BodyReceiver | Null = null
+
+  private val upstream = new BodyReceiver:
+    def onChunk(chunk: ByteBuffer): Unit =
+      val to = downstream.nn
+      try
+        encoder.input(chunk, flush = true)
+        if encoder.isEnded then to.onError(java.util.concurrent.CancellationException("the body was cancelled"))
+        else to.onChunk(encoder.output())
+      catch case e: Exception => fail(to, e)
+
+    def onEnd(): Unit =
+      val to = downstream.nn
+      try
+        encoder.finish()
+        done = true
+        val last = encoder.output()
+        encoder.end()
+        if last.hasRemaining then to.onChunk(last) else to.onEnd()
+      catch case e: Exception => fail(to, e)
+
+    def onError(cause: Throwable): Unit =
+      encoder.end()
+      downstream.nn.onError(cause)
+
+  def declaredLength: Long = -1L
+
+  def pull(receiver: BodyReceiver): Unit =
+    if done then receiver.onEnd()
+    else
+      downstream = receiver
+      source.pull(upstream)
+
+  def cancel(): Unit =
+    source.cancel()
+    encoder.end()
+
+  override def answersOnThisThread: Boolean = source.answersOnThisThread
+
+  private def fail(to: BodyReceiver, e: Exception): Unit =
+    encoder.end()
+    source.cancel()
+    to.onError(e)
