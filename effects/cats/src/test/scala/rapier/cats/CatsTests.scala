@@ -257,7 +257,7 @@ abstract class CatsTests extends EffectChecks:
       .out(fs2SseBody[IO](keepAlive = 100.millis))
       .serverLogicSuccess[IO](_ =>
         IO.pure(
-          Stream(ServerSentEvent.data("first")) ++ Stream.sleep_[IO](350.millis) ++
+          Stream(ServerSentEvent.data("first")) ++ Stream.sleep_[IO](1.second) ++
             Stream(ServerSentEvent(data = Some("second"), id = Some("2")))
         )
       )

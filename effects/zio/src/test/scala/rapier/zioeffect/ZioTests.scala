@@ -205,7 +205,7 @@ abstract class ZioTests extends EffectChecks:
       .out(zioSseBody(keepAlive = 100.millis))
       .serverLogicSuccess[Task](_ =>
         ZIO.succeed(
-          ZStream(ServerSentEvent.data("first")) ++ ZStream.fromZIO(ZIO.sleep(millis(350))).drain ++
+          ZStream(ServerSentEvent.data("first")) ++ ZStream.fromZIO(ZIO.sleep(millis(1000))).drain ++
             ZStream(ServerSentEvent(data = Some("second"), id = Some("2")))
         )
       )
