@@ -39,16 +39,12 @@ trait CompressionTests extends ServerTestSupport:
     )
     withServerConfig(TestServerConfig(serverOptions = options))(endpoints*)(body)
 
-  private def gzip(bytes: Array[Byte]): Array[Byte] =
-    val out = java.io.ByteArrayOutputStream()
-    val z = GZIPOutputStream(out)
-    z.write(bytes)
-    z.close()
-    out.toByteArray
+  private def gzip(bytes: Array[Byte]): Array[Byte] = encoded(bytes, GZIPOutputStream(_))
+  private def zlib(bytes: Array[Byte]): Array[Byte] = encoded(bytes, DeflaterOutputStream(_))
 
-  private def zlib(bytes: Array[Byte]): Array[Byte] =
+  private def encoded(bytes: Array[Byte], coding: java.io.OutputStream => java.io.OutputStream): Array[Byte] =
     val out = java.io.ByteArrayOutputStream()
-    val z = DeflaterOutputStream(out)
+    val z = coding(out)
     z.write(bytes)
     z.close()
     out.toByteArray
