@@ -46,6 +46,7 @@ lazy val root = (project in file("."))
     pekkoHttp,
     openapi,
     swaggerUi,
+    metricsPrometheus,
     testkit,
     fuzz,
     examples
@@ -262,8 +263,20 @@ lazy val swaggerUi = (project in file("apidocs/swagger-ui"))
     }.taskValue
   )
 
+// Prometheus metrics of a server's requests: an interceptor and the endpoint that serves them.
+lazy val metricsPrometheus = (project in file("metrics/prometheus"))
+  .dependsOn(server)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-metrics-prometheus",
+    libraryDependencies ++= Seq(
+      "io.prometheus" % "prometheus-metrics-core" % Versions.prometheus,
+      "io.prometheus" % "prometheus-metrics-exposition-textformats" % Versions.prometheus
+    )
+  )
+
 lazy val testkit = (project in file("testkit"))
-  .dependsOn(server, jsonJsoniter)
+  .dependsOn(server, jsonJsoniter, metricsPrometheus)
   .settings(testSettings)
   .settings(
     name := "rapier-testkit",
@@ -316,7 +329,8 @@ lazy val fuzz = (project in file("fuzz"))
   )
 
 lazy val examples = (project in file("examples"))
-  .dependsOn(netty, vertx, nettyCats, nettyZio, nettySync, jsonJsoniter, openapi, swaggerUi, testkit % Test)
+  .dependsOn(netty, vertx, nettyCats, nettyZio, nettySync, jsonJsoniter, openapi, swaggerUi, metricsPrometheus)
+  .dependsOn(testkit % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-examples",

@@ -1,15 +1,17 @@
 package rapier.examples
 
+import rapier.metrics.prometheus.PrometheusMetrics
 import rapier.netty.NettyServer
 import rapier.server.compression.Compression
 import rapier.server.cors.Cors
 
+import scala.concurrent.Future
 import scala.concurrent.duration.*
 
-/** The books API with what a deployment behind a browser front end adds: CORS and compression. */
+/** The books API with what a deployment behind a browser front end adds: CORS, compression and metrics. */
 object Production:
-  def server(books: BooksServer): NettyServer =
-    withCompression(
+  def server(books: BooksServer, metrics: PrometheusMetrics = PrometheusMetrics()): NettyServer =
+    withMetrics(metrics)(withCompression(
       // start:cors
       NettyServer()
         .addEndpoints(books.endpoints)
@@ -21,9 +23,16 @@ object Production:
             .withMaxAge(10.minutes)
         )
         // end:cors
-    )
+    ))
 
   def withCompression(server: NettyServer): NettyServer =
     // start:compression
     server.withCompression(Compression.default.withRequestDecoding(maxDecoded = 10 * 1024 * 1024))
     // end:compression
+
+  def withMetrics(metrics: PrometheusMetrics)(server: NettyServer): NettyServer =
+    // start:metrics
+    server
+      .withInterceptor(metrics.interceptor)
+      .addEndpoint(metrics.endpoint[Future]()) // GET /metrics
+    // end:metrics

@@ -164,8 +164,9 @@ class ExamplesTest extends munit.FunSuite:
     val leaks = LeakDetection.leaksSoFar()
     assert(leaks.isEmpty, leaks.mkString("\n"))
 
-  test("the books API with CORS and compression: its front end's preflight answered, answers compressed"):
-    val binding = Production.server(BooksServer()).withPort(0).start()
+  test("the books API in production: preflights answered, answers compressed, requests counted"):
+    val metrics = rapier.metrics.prometheus.PrometheusMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry())
+    val binding = Production.server(BooksServer(), metrics).withPort(0).start()
     try
       val client = TestClient(binding.port)
       val front = "Origin" -> "https://books.example.com"

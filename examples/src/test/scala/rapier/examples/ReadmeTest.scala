@@ -57,6 +57,9 @@ class ReadmeTest extends munit.FunSuite:
   test("the README shows CORS as it is in the example"):
     assertEquals(firstScalaBlockUnder("## Cross-origin requests (CORS)"), region("Production.scala", "cors"))
 
+  test("the README shows metrics as they are in the example"):
+    assertEquals(firstScalaBlockUnder("## Metrics (Prometheus)"), region("Production.scala", "metrics"))
+
   test("the README shows compression as it is in the example"):
     assertEquals(firstScalaBlockUnder("## Compression"), region("Production.scala", "compression"))
 

@@ -53,3 +53,7 @@ trait ServerBuilder[F[_], O <: BackendOptionsOf[O], Self]:
   final def withCompression(
       compression: rapier.server.compression.Compression = rapier.server.compression.Compression.default
   ): Self = modifyOptions(o => o.withServerOptions(o.serverOptions.withCompression(compression)))
+
+  /** Adds an interceptor around every route (see [[ServerOptions.withInterceptor]]). */
+  final def withInterceptor(i: rapier.server.interceptor.Interceptor): Self =
+    modifyOptions(o => o.withServerOptions(o.serverOptions.withInterceptor(i)))

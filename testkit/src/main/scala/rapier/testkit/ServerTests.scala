@@ -27,4 +27,5 @@ abstract class ServerTests
       ResponseStreamTests,
       SseTests,
       CorsTests,
-      CompressionTests
+      CompressionTests,
+      MetricsTests

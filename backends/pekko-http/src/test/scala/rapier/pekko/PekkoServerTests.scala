@@ -77,6 +77,9 @@ class PekkoServerTests extends ServerTests, WebSocketTests:
 /** What pekko-http decides before Rapier sees a request, or after Rapier has answered it, which the kit tests otherwise, and why. */
 object PekkoServerTests:
 
+  private val unknownMethod =
+    "pekko-http answers a method it doesn't know (PURGE) with its own 501 before Rapier sees the request"
+
   private val closesWith1011 =
     "pekko-http closes a WebSocket with 1000 or 1011 only: a close of Rapier's with another code goes out as 1011"
 
@@ -91,8 +94,8 @@ object PekkoServerTests:
       "pekko-http parses the target's percent-encoding itself and answers a malformed one with its own 400",
     "HTTP/1.0 closes unless asked to keep alive" ->
       "pekko-http writes `Connection: Keep-Alive` to an HTTP/1.0 client it keeps (the kit expects `keep-alive`)",
-    "an endpoint without a method serves any, and can read which" ->
-      "pekko-http answers a method it doesn't know (PURGE) with its own 501 before Rapier sees the request",
+    "an endpoint without a method serves any, and can read which" -> unknownMethod,
+    "metrics: a method outside RFC 9110's is labelled _OTHER" -> unknownMethod,
     "a malformed request is a 400 and the connection closes" ->
       "pekko-http answers a request line it can't read with its own 501 (an unknown method), not 400",
     "connections over the limit are closed at once, and service resumes when one closes" ->
