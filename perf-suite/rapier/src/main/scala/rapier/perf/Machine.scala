@@ -40,6 +40,16 @@ object Machine:
     Files.isDirectory(Paths.get("/proc")) &&
       Try(ProcessBuilder("taskset", "-V").start().waitFor() == 0).getOrElse(false)
 
+  /**
+   * The CPUs a run's servers and load generators use: those given, or the default split; pinned when taskset is there
+   * and the two sets are disjoint (without it, a run still works, and the report says so).
+   */
+  def plan(options: RunOptions): CpuPlan =
+    val (defaultServer, defaultLoad) = defaultSplit(onlineCpus())
+    val server = options.serverCpus.map(parseCpuList).getOrElse(defaultServer)
+    val load = options.loadCpus.map(parseCpuList).getOrElse(defaultLoad)
+    CpuPlan(server, load, canPin && server.nonEmpty && load.nonEmpty && server.intersect(load).isEmpty)
+
   /** The default split: the first half of the CPUs for the server, the rest for the load generator. */
   def defaultSplit(cpus: List[Int]): (List[Int], List[Int]) =
     if cpus.size < 2 then (cpus, cpus) else cpus.splitAt(cpus.size / 2)
@@ -113,3 +123,6 @@ object ProcFs:
     Try(Files.readString(Path.of(s"/proc/$pid/status"))).toOption
       .flatMap(_.linesIterator.find(_.startsWith(field)))
       .flatMap(_.split("\\s+").lift(1)).flatMap(_.toLongOption).map(_ / 1024.0)
+
+/** The CPUs of a run's servers and of its load generators, and whether each side is pinned to its own. */
+final case class CpuPlan(server: List[Int], load: List[Int], pinned: Boolean)

@@ -2,7 +2,7 @@ package rapier.perf
 
 import rapier.perf.report.{Baseline, Csv, Html, Markdown, Terminal}
 
-import java.nio.file.{Files, Paths}
+import java.nio.file.{Files, Path, Paths}
 import java.time.LocalDateTime
 import java.time.format.DateTimeFormatter
 
@@ -40,14 +40,15 @@ object Main:
     case Right(Command.Render(file)) => render(file)
     case Right(Command.Run(options)) => runSuite(options, args)
     case Right(Command.Attack(options)) =>
-      val out = options.run.out.getOrElse(
-        Paths.get(
-          "perf-results",
-          "attack-" + LocalDateTime.now.format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"))
-        )
-      )
-      Files.createDirectories(out)
-      rapier.perf.attack.Attack.run(options, classpaths, Cli.commandLine(args), out)
+      rapier.perf.attack.Attack.run(options, classpaths, Cli.commandLine(args), outDir(options.run, "attack-"))
+
+  /** Where a run's report goes: `--out`, or a folder of `perf-results` named by the time; created. */
+  private def outDir(o: RunOptions, prefix: String): Path =
+    val out = o.out.getOrElse(
+      Paths.get("perf-results", prefix + LocalDateTime.now.format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss")))
+    )
+    Files.createDirectories(out)
+    out
 
   /**
    * The class path of each side: files the build wrote, named by ./perf in system properties; the runner's own
@@ -121,11 +122,7 @@ object Main:
       System.err.println(
         "perf: note: oha is not installed, so the fixed-rate window is skipped (cargo install oha --version 1.16.0)"
       )
-    val out = o.out.getOrElse(Paths.get(
-      "perf-results",
-      LocalDateTime.now.format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmmss"))
-    ))
-    Files.createDirectories(out)
+    val out = outDir(o, "")
     val runner = Runner(o, out, classpaths, line => System.err.println(line))
     if !runner.pinned then
       System.err.println("perf: note: servers and wrk are not pinned to separate CPUs (needs Linux, taskset, 2+ CPUs)")

@@ -16,14 +16,12 @@ import scala.jdk.CollectionConverters.*
  *   where progress lines go
  */
 final class Runner(options: RunOptions, out: Path, classpaths: Map[Side, String], progress: String => Unit):
-  private val cpus = Machine.onlineCpus()
-  private val (defaultServerCpus, defaultLoadCpus) = Machine.defaultSplit(cpus)
-  private val serverCpus = options.serverCpus.map(Machine.parseCpuList).getOrElse(defaultServerCpus)
-  private val loadCpus = options.loadCpus.map(Machine.parseCpuList).getOrElse(defaultLoadCpus)
+  private val cpuPlan = Machine.plan(options)
+  private val serverCpus = cpuPlan.server
+  private val loadCpus = cpuPlan.load
 
   /** Pinning needs taskset and two disjoint CPU sets; without them, a run still works, and the report says so. */
-  val pinned: Boolean = Machine.canPin && serverCpus.nonEmpty && loadCpus.nonEmpty &&
-    serverCpus.intersect(loadCpus).isEmpty
+  val pinned: Boolean = cpuPlan.pinned
 
   val servers: List[ServerSpec] = options.target match
     case Some((host, port)) =>

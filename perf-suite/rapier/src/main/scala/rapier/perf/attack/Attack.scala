@@ -8,8 +8,8 @@ import java.nio.file.{Files, Path}
 /**
  * `./perf attack`: the service under attack. Each server chosen, and its vanilla twin, runs alone on a fresh JVM: 64
  * users run SimpleGet with wrk (warmed up first), then again while `hostile` connections of each kind chosen
- * ([[Hostile]]) run beside them, then alone again. It reports the users' throughput and p99 with and without the attackers, the heap's
- * and the process's peak memory, and whether the server still answered afterwards.
+ * ([[Hostile]]) run beside them, then alone again. It reports the users' throughput and p99 with and without the
+ * attackers, the heap's and the process's peak memory, and whether the server still answered afterwards.
  */
 object Attack:
   final case class Options(run: RunOptions, hostile: Int, kinds: List[Hostile])
@@ -31,11 +31,7 @@ object Attack:
   private val users = 64
 
   def run(o: Options, classpaths: Map[Side, String], command: String, out: Path): Int =
-    val cpus = Machine.onlineCpus()
-    val (defaultServer, defaultLoad) = Machine.defaultSplit(cpus)
-    val serverCpus = o.run.serverCpus.map(Machine.parseCpuList).getOrElse(defaultServer)
-    val loadCpus = o.run.loadCpus.map(Machine.parseCpuList).getOrElse(defaultLoad)
-    val pinned = Machine.canPin && serverCpus.nonEmpty && loadCpus.nonEmpty && serverCpus.intersect(loadCpus).isEmpty
+    val CpuPlan(serverCpus, loadCpus, pinned) = Machine.plan(o.run)
     val scenario = Scenarios.all.find(_.name == "SimpleGet").get
     Files.createDirectories(out.resolve("wrk"))
     val lua = Files.writeString(out.resolve("wrk/SimpleGet.lua"), Wrk.script(scenario, None))
