@@ -15,9 +15,7 @@ private[server] final class CompressionInterceptor(c: Compression, render: Probl
   private val limit = c.requestLimit.getOrElse(0L)
 
   def apply[F[_]](route: Route, next: Handler[F])(using m: Monad[F]): Handler[F] =
-    val encoding: Handler[F] = request =>
-      val accepted = request.headerValues(HeaderNames.AcceptEncoding)
-      m.map(next(request))(encode(_, accepted))
+    val encoding: Handler[F] = request => m.map(next(request))(encode(_, request))
     route match
       case _: Route.ToEndpoint if limit > 0 =>
         request =>
@@ -35,7 +33,8 @@ private[server] final class CompressionInterceptor(c: Compression, render: Probl
               case _ => m.unit(UnsupportedCoding(render))
       case _ => encoding
 
-  private def encode(r: ServerResponse, accepted: List[String]): ServerResponse =
+  // Accept-Encoding is read only for an answer that may be compressed: most aren't, and it costs a list.
+  private def encode(r: ServerResponse, request: rapier.server.spi.ServerRequest): ServerResponse =
     val status = r.status
     val bytes = r.body
     val chunks = r.stream match
@@ -46,7 +45,7 @@ private[server] final class CompressionInterceptor(c: Compression, render: Probl
     then r
     else
       varyOnAcceptEncoding(r)
-      val coding = Coding.choose(accepted)
+      val coding = Coding.choose(request.headerValues(HeaderNames.AcceptEncoding))
       if coding == null then r
       else if bytes != null then
         if bytes.nn.length < c.minSize && !coding.nn.identityRefused then r
