@@ -228,7 +228,7 @@ lazy val pekkoHttp = (project in file("backends/pekko-http"))
 
 // Documentation interpreters, under apidocs/.
 lazy val openapi = (project in file("apidocs/openapi"))
-  .dependsOn(core, jsonJsoniter % Test)
+  .dependsOn(core, jsonJsoniter % Test, server % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-openapi",

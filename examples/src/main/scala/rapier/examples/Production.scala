@@ -4,6 +4,9 @@ import rapier.metrics.prometheus.PrometheusMetrics
 import rapier.netty.NettyServer
 import rapier.server.compression.Compression
 import rapier.server.cors.Cors
+import rapier.server.files.StaticFiles
+
+import java.nio.file.Path
 
 import scala.concurrent.Future
 import scala.concurrent.duration.*
@@ -36,3 +39,16 @@ object Production:
       .withInterceptor(metrics.interceptor)
       .addEndpoint(metrics.endpoint[Future]()) // GET /metrics
     // end:metrics
+
+  /** The front end's built files beside the API, a single-page app served from `/`. */
+  def withFrontEnd(app: Path)(server: NettyServer): NettyServer =
+    // start:static
+    server.addEndpoint(
+      StaticFiles
+        .directory(app) // the front end's build: index.html, assets/app-3f9a1c.js, …
+        .withFallback("index.html") // its own routes (/books/42/edit) load the app
+        .withPrecompressed // app-3f9a1c.js.br and .gz beside app-3f9a1c.js
+        .withCacheControl("no-cache") // checked each time: a 304 while unchanged
+        .endpoint[Future]("")
+    )
+    // end:static

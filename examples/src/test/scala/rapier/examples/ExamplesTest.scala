@@ -164,6 +164,23 @@ class ExamplesTest extends munit.FunSuite:
     val leaks = LeakDetection.leaksSoFar()
     assert(leaks.isEmpty, leaks.mkString("\n"))
 
+  test("the books API with its front end: the app's files, its routes, the API beside them"):
+    val app = java.nio.file.Files.createTempDirectory("rapier-front-end-")
+    java.nio.file.Files.writeString(app.resolve("index.html"), "<title>Books</title>")
+    val metrics = rapier.metrics.prometheus.PrometheusMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry())
+    val binding = Production.withFrontEnd(app)(Production.server(BooksServer(), metrics)).withPort(0).start()
+    try
+      val client = TestClient(binding.port)
+      val home = client.get("/")
+      assertEquals((home.status, home.body), (200, "<title>Books</title>"))
+      assertEquals(home.header("Cache-Control"), Some("no-cache"))
+      assertEquals(client.get("/", "If-None-Match" -> home.header("ETag").get).status, 304)
+      assertEquals(client.get("/books/42/edit").body, "<title>Books</title>")
+      assert(client.get("/books").body.startsWith("["), "the API answers beside the app")
+    finally
+      binding.stop()
+      java.nio.file.Files.walk(app).sorted(java.util.Comparator.reverseOrder()).forEach(java.nio.file.Files.delete)
+
   test("the books API in production: preflights answered, answers compressed, requests counted"):
     val metrics = rapier.metrics.prometheus.PrometheusMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry())
     val binding = Production.server(BooksServer(), metrics).withPort(0).start()

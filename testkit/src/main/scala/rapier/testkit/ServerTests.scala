@@ -28,4 +28,5 @@ abstract class ServerTests
       SseTests,
       CorsTests,
       CompressionTests,
-      MetricsTests
+      MetricsTests,
+      StaticFilesTests

@@ -111,28 +111,11 @@ private[server] object Coding:
   def choose(values: List[String]): Coding | Null =
     if values.isEmpty then null
     else
-      var gzip = -1.0
-      var deflate = -1.0
-      var identity = -1.0
-      var any = -1.0
-      for value <- values; element <- value.split(',') do
-        val parts = element.split(';')
-        val name = parts(0).trim.toLowerCase(Locale.ROOT)
-        val q = parts.iterator.drop(1).map(_.trim).collectFirst {
-          case p if p.length > 2 && (p.charAt(0) | 0x20) == 'q' && p.charAt(1) == '=' =>
-            p.substring(2).trim.toDoubleOption.filter(w => w >= 0 && w <= 1).getOrElse(1.0)
-        }.getOrElse(1.0)
-        name match
-          case "gzip" | "x-gzip" => gzip = math.max(gzip, q)
-          case "deflate" => deflate = q
-          case "identity" => identity = q
-          case "*" => any = q
-          case _ => ()
-      if gzip < 0 then gzip = any
-      if deflate < 0 then deflate = any
-      val identityRefused = identity == 0.0 || (identity < 0 && any == 0.0)
+      val accepted = AcceptEncoding.parse(values)
+      val gzip = accepted.weight("gzip")
+      val deflate = accepted.weight("deflate")
       if gzip <= 0 && deflate <= 0 then null
-      else Coding(gzip >= deflate, identityRefused)
+      else Coding(gzip >= deflate, accepted.refusesIdentity)
 
 /**
  * A streamed body compressed as it is pulled: each chunk encoded and flushed, so that the client can decode what the

@@ -1,6 +1,6 @@
 package rapier.server.internal
 
-import rapier.model.{HeaderNames, Method, StatusCode}
+import rapier.model.{HeaderNames, HttpDate, Method, StatusCode}
 import rapier.server.{Problem, ProblemRenderer, ServerResponse}
 import rapier.server.spi.{ResponseStream, ServerRequest}
 
@@ -9,9 +9,9 @@ import rapier.server.spi.{ResponseStream, ServerRequest}
  * asks for one range of bytes gets that range, 206 with its `Content-Range`, still sent zero-copy from the file; a
  * range that holds none of its bytes (one starting past its end, `bytes=-0`) is a 416 whose `Content-Range` gives the
  * file's length. Every other case gets the whole file, 200, as the RFC lets a server answer: several ranges (a
- * `multipart/byteranges` body would be needed), an `If-Range` (Rapier sends no validator such a condition could
- * match, so it can't hold), a `Range` that can't be read, an empty file, another method. Every file response says
- * `Accept-Ranges: bytes` (written by the body's writer).
+ * `multipart/byteranges` body would be needed), an `If-Range` that doesn't hold (§13.1.5: a strong `ETag` or the
+ * `Last-Modified` date of the response, exactly), a `Range` that can't be read, an empty file, another method. Every
+ * file response says `Accept-Ranges: bytes` (written by the body's writer).
  */
 private[server] object FileRanges:
   /** `response` with the range `request` asks for applied, if it asks for one of the file `response` sends. */
@@ -19,7 +19,7 @@ private[server] object FileRanges:
     response.stream match
       case file: ResponseStream.File if response.status == StatusCode.Ok.code && request.method == Method.GET =>
         val range = request.headerValues(HeaderNames.Range)
-        if range.size != 1 || request.headerOrNull(HeaderNames.IfRange) != null || file.length == 0 then response
+        if range.size != 1 || !ifRangeHolds(request, response) || file.length == 0 then response
         else
           parse(range.head, file.length) match
             case Whole => response
@@ -39,6 +39,19 @@ private[server] object FileRanges:
               response.addHeader(HeaderNames.ContentRange, s"bytes $first-$last/${file.length}")
               response
       case _ => response
+
+  /** Whether the request has no `If-Range`, or one naming the representation `response` sends (RFC 9110 §13.1.5). */
+  private def ifRangeHolds(request: ServerRequest, response: ServerResponse): Boolean =
+    request.headerOrNull(HeaderNames.IfRange) match
+      case null => true
+      case value: String =>
+        val condition = value.trim
+        if condition.startsWith("\"") then response.header(HeaderNames.ETag).contains(condition)
+        else if condition.startsWith("W/") then false // a weak tag never allows a range
+        else
+          (HttpDate.parseOrNull(condition), response.header(HeaderNames.LastModified).map(HttpDate.parseOrNull)) match
+            case (asked: java.time.Instant, Some(modified: java.time.Instant)) => asked == modified
+            case _ => false
 
   /** What a `Range` value asks of a file of `length` bytes (more than none). */
   private sealed trait Asked

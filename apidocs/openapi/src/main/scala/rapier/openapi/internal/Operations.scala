@@ -121,6 +121,9 @@ private[openapi] final class Operations(schemas: SchemaComponents, options: Open
     val schema = b.raw match
       case RawBodyType.ByteArrayBody if b.codec.schema.schemaType == SchemaType.SBinary =>
         SchemaObject(types = List("string"), format = Some("binary"))
+      // A problem document as text (a static service's 404) has the shape of the server's own.
+      case _: RawBodyType.StringBody if mediaType.mainType == "application" && mediaType.subType == "problem+json" =>
+        schemas.problem
       case _ => schemas(b.codec.schema)
     val example = b.info.example.map(e => if mediaType.subType.endsWith("json") then Examples.json(e) else Json.Str(e))
     mediaType.copy(parameters = Nil).render -> MediaTypeObject(schema, example)
