@@ -47,6 +47,8 @@ lazy val root = (project in file("."))
     openapi,
     swaggerUi,
     metricsPrometheus,
+    metricsOpenTelemetry,
+    tracingOpenTelemetry,
     testkit,
     fuzz,
     examples
@@ -275,8 +277,26 @@ lazy val metricsPrometheus = (project in file("metrics/prometheus"))
     )
   )
 
+// OpenTelemetry metrics of a server's requests, named by the HTTP semantic conventions.
+lazy val metricsOpenTelemetry = (project in file("metrics/opentelemetry"))
+  .dependsOn(server)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-metrics-opentelemetry",
+    libraryDependencies += "io.opentelemetry" % "opentelemetry-api" % Versions.openTelemetry
+  )
+
+// OpenTelemetry server spans, current while the logic runs, in any of the logic styles.
+lazy val tracingOpenTelemetry = (project in file("tracing/opentelemetry"))
+  .dependsOn(server)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-tracing-opentelemetry",
+    libraryDependencies += "io.opentelemetry" % "opentelemetry-api" % Versions.openTelemetry
+  )
+
 lazy val testkit = (project in file("testkit"))
-  .dependsOn(server, jsonJsoniter, metricsPrometheus)
+  .dependsOn(server, jsonJsoniter, metricsPrometheus, metricsOpenTelemetry, tracingOpenTelemetry)
   .settings(testSettings)
   .settings(
     name := "rapier-testkit",
@@ -285,6 +305,7 @@ lazy val testkit = (project in file("testkit"))
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided,
       "io.netty" % "netty-common" % Versions.netty,
       "io.netty" % "netty-buffer" % Versions.netty,
+      "io.opentelemetry" % "opentelemetry-sdk-testing" % Versions.openTelemetry,
       "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
     )
   )
@@ -330,6 +351,7 @@ lazy val fuzz = (project in file("fuzz"))
 
 lazy val examples = (project in file("examples"))
   .dependsOn(netty, vertx, nettyCats, nettyZio, nettySync, jsonJsoniter, openapi, swaggerUi, metricsPrometheus)
+  .dependsOn(metricsOpenTelemetry, tracingOpenTelemetry)
   .dependsOn(testkit % Test)
   .settings(testSettings)
   .settings(

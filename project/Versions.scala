@@ -18,6 +18,8 @@ object Versions {
   // Writes OpenAPI documents as JSON and YAML; the version swagger-parser's own BOM names.
   val jackson = "2.22.1"
   val prometheus = "1.10.0"
+  // opentelemetry-api for the metrics and tracing modules; the SDK's testing module for the kit.
+  val openTelemetry = "1.68.0"
   val swaggerParser = "2.1.48"
   val swaggerUi = "5.34.1"
   // The second peer in the performance suite, with the Netty (4.2.15) and ZIO it brings.

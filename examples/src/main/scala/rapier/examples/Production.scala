@@ -1,10 +1,13 @@
 package rapier.examples
 
+import io.opentelemetry.api.OpenTelemetry
+import rapier.metrics.opentelemetry.OpenTelemetryMetrics
 import rapier.metrics.prometheus.PrometheusMetrics
 import rapier.netty.NettyServer
 import rapier.server.compression.Compression
 import rapier.server.cors.Cors
 import rapier.server.files.StaticFiles
+import rapier.tracing.opentelemetry.OpenTelemetryTracing
 
 import java.nio.file.Path
 
@@ -52,3 +55,11 @@ object Production:
         .endpoint[Future]("")
     )
     // end:static
+
+  /** Spans and metrics for OpenTelemetry, exported as `openTelemetry` (an SDK, or the Java agent's) says. */
+  def withOpenTelemetry(openTelemetry: OpenTelemetry)(server: NettyServer): NettyServer =
+    // start:opentelemetry
+    server
+      .withInterceptor(OpenTelemetryTracing(openTelemetry).interceptor) // a span per request
+      .withInterceptor(OpenTelemetryMetrics(openTelemetry).interceptor) // http.server.request.duration, …
+    // end:opentelemetry

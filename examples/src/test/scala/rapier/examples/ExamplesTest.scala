@@ -181,6 +181,34 @@ class ExamplesTest extends munit.FunSuite:
       binding.stop()
       java.nio.file.Files.walk(app).sorted(java.util.Comparator.reverseOrder()).forEach(java.nio.file.Files.delete)
 
+  test("the books API traced: a span per request, named by its route, in the caller's trace"):
+    val exporter = io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create()
+    val tracer = io.opentelemetry.sdk.trace.SdkTracerProvider
+      .builder()
+      .addSpanProcessor(io.opentelemetry.sdk.trace.`export`.SimpleSpanProcessor.create(exporter))
+      .build()
+    val sdk = io.opentelemetry.sdk.OpenTelemetrySdk
+      .builder()
+      .setTracerProvider(tracer)
+      .setPropagators(
+        io.opentelemetry.context.propagation.ContextPropagators.create(
+          io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()
+        )
+      )
+      .build()
+    val metrics = rapier.metrics.prometheus.PrometheusMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry())
+    val binding = Production.withOpenTelemetry(sdk)(Production.server(BooksServer(), metrics)).withPort(0).start()
+    try
+      val traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+      val client = TestClient(binding.port)
+      assertEquals(client.get("/books", "traceparent" -> s"00-$traceId-00f067aa0ba902b7-01").status, 200)
+      val spans = exporter.getFinishedSpanItems
+      assertEquals(spans.size, 1)
+      assertEquals((spans.get(0).getName, spans.get(0).getTraceId), ("GET /books", traceId))
+    finally
+      binding.stop()
+      sdk.close()
+
   test("the books API in production: preflights answered, answers compressed, requests counted"):
     val metrics = rapier.metrics.prometheus.PrometheusMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry())
     val binding = Production.server(BooksServer(), metrics).withPort(0).start()

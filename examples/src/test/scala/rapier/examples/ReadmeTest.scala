@@ -66,6 +66,12 @@ class ReadmeTest extends munit.FunSuite:
   test("the README shows static files as they are in the example"):
     assertEquals(firstScalaBlockUnder("## Static files and resources"), region("Production.scala", "static"))
 
+  test("the README shows OpenTelemetry as it is in the example"):
+    assertEquals(
+      firstScalaBlockUnder("## Tracing and metrics (OpenTelemetry)"),
+      region("Production.scala", "opentelemetry")
+    )
+
   test("the README example answers as the README says"):
     val stub = StubServer(List(readme.served))
     assertEquals(stub.sendAndWait(StubRequest.get("/books/1?lang=fr")).bodyText, "Dune (fr)")

@@ -52,6 +52,16 @@ trait Monad[F[_]]:
       error(e)
     }
 
+  /**
+   * `fa`, computed with `c` current. By default `c` is current only while `fa` is computed, all an effect that runs
+   * where it is computed needs (direct style; a `Future`'s start); effect modules override it to keep `c` current on
+   * every thread the effect runs on.
+   */
+  def within[A](c: LogicContext)(fa: => F[A]): F[A] =
+    val scope = c.attach()
+    try fa
+    finally scope.close()
+
 object Monad:
   def apply[F[_]](using m: Monad[F]): Monad[F] = m
 

@@ -29,4 +29,5 @@ abstract class ServerTests
       CorsTests,
       CompressionTests,
       MetricsTests,
-      StaticFilesTests
+      StaticFilesTests,
+      OpenTelemetryTests

@@ -1,7 +1,9 @@
 package rapier.cats
 
 import cats.effect.{Async, IO}
-import rapier.server.Monad
+import rapier.server.{LogicContext, Monad}
+
+import scala.concurrent.ExecutionContext
 
 import scala.util.control.NonFatal
 
@@ -48,6 +50,12 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
   override def guarantee[A](fa: F[A])(finalizer: () => Unit): F[A] =
     val guarded = F.guarantee(fa, F.delay(finalizer()))
     if io then F.productR(F.cede)(guarded) else guarded
+
+  /** The effect run on its own pool wrapped by `c`, so that `c` is current on whichever thread runs each step. */
+  override def within[A](c: LogicContext)(fa: => F[A]): F[A] =
+    F.flatMap(F.executionContext) { ec =>
+      F.evalOn(F.defer(fa), ExecutionContext.fromExecutor(c.wrap(ec.execute(_)), ec.reportFailure))
+    }
 
   private inline def pureValue[A](fa: F[A]): Any =
     if io then PureValue.of(fa.asInstanceOf[AnyRef]) else PureValue.NotPure

@@ -1,6 +1,6 @@
 package rapier.zioeffect
 
-import rapier.server.Monad
+import rapier.server.{LogicContext, Monad}
 import zio.{Exit, RIO, ZIO}
 
 /**
@@ -23,6 +23,15 @@ final class ZioMonad[R] private () extends Monad[[A] =>> RIO[R, A]]:
   // Interrupted included: a fiber whose client went away still lets go of what the request made
   override def guarantee[A](fa: RIO[R, A])(finalizer: () => Unit): RIO[R, A] =
     fa.ensuring(ZIO.succeed(finalizer()))
+
+  /**
+   * The effect run on its executor wrapped by `c`, so that `c` is current on whichever thread runs each step. The
+   * yield after it leaves the wrapped task, in which the fiber would otherwise go on, `c` still current.
+   */
+  override def within[A](c: LogicContext)(fa: => RIO[R, A]): RIO[R, A] =
+    ZIO.executorWith { e =>
+      ZIO.suspend(fa).onExecutor(zio.Executor.fromJavaExecutor(c.wrap(e.asJava))).ensuring(ZIO.yieldNow)
+    }
 
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): RIO[R, A] =
     ZIO.async[Any, Throwable, A] { cb =>

@@ -7,7 +7,7 @@ import org.slf4j.{Logger, LoggerFactory}
 
 /**
  * Logs one line per request: method, path template (or the raw target when no endpoint matched), status and
- * duration, e.g. `GET /books/{id} 200 0.412ms`.
+ * duration, e.g. `GET /books/{id} 200 0.412ms`, then what interceptors noted (`ServerRequest.logNote`: a trace's ids).
  *
  * The label of each route is computed when the server starts; per request, the only cost while the logger is off
  * is asking it whether it is on. Nothing is timed, formatted or allocated unless the line will be written.
@@ -24,7 +24,8 @@ final class RequestLog(logger: Logger, level: Level) extends Interceptor:
         m.map(next(request)) { response =>
           val what =
             if label != null then label else s"${request.method.name} ${Tokens.printable(request.uri)}"
-          write(s"$what ${response.status} ${RequestLog.millis(System.nanoTime() - start)}")
+          val line = s"$what ${response.status} ${RequestLog.millis(System.nanoTime() - start)}"
+          write(if request.logNote == null then line else s"$line ${request.logNote}")
           response
         }
 

@@ -53,7 +53,7 @@ private[server] final class EndpointHandler[F[_]](
           case s if securityLogic == null => afterSecurity(request, ())
           case s =>
             // 2. run the security logic
-            m.flatMap(securityLogic.nn(s)) {
+            m.flatMap(inContext(request)(securityLogic.nn(s))) {
               case Right(principal) => afterSecurity(request, principal)
               case Left(e) => startStream(encodeError(e, acceptOf(request)))
             }
@@ -148,6 +148,11 @@ private[server] final class EndpointHandler[F[_]](
           throw e
     m.guarantee(started)(() => deleteTemporaryFiles(request))
 
+  /** `fa` computed within the request's [[LogicContext]], if an interceptor gave it one; inlined, so free without. */
+  private inline def inContext[A](request: ServerRequest)(inline fa: F[A]): F[A] =
+    val c = request.logicContext
+    if c == null then fa else m.within(c.nn)(fa)
+
   private def deleteTemporaryFiles(request: ServerRequest): Unit =
     val files = request.temporaryFiles
     request.temporaryFiles = Nil
@@ -177,8 +182,8 @@ private[server] final class EndpointHandler[F[_]](
       if negotiates then negotiated(request, principal, input)
       else
         logic match
-          case ServerLogic.Full(f) => m.map(f(principal, input))(encodeEither)
-          case ServerLogic.SuccessOnly(f) => m.map(f(principal, input))(encodeOutput)
+          case ServerLogic.Full(f) => m.map(inContext(request)(f(principal, input)))(encodeEither)
+          case ServerLogic.SuccessOnly(f) => m.map(inContext(request)(f(principal, input)))(encodeOutput)
     val started = if startsStreams then m.flatMap(encoded)(startStream) else encoded
     if sendsFiles && request.headerOrNull(HeaderNames.Range) != null then
       m.map(started)(FileRanges(request, _, render))
@@ -217,12 +222,12 @@ private[server] final class EndpointHandler[F[_]](
     else
       logic match
         case ServerLogic.Full(f) =>
-          m.map(f(principal, input)) {
+          m.map(inContext(request)(f(principal, input))) {
             case Right(o) => encode(ce.output, o, StatusCode.Ok.code, ranges)
             case Left(e) => encodeError(e, ranges)
           }
         case ServerLogic.SuccessOnly(f) =>
-          m.map(f(principal, input))(o => encode(ce.output, o, StatusCode.Ok.code, ranges))
+          m.map(inContext(request)(f(principal, input)))(o => encode(ce.output, o, StatusCode.Ok.code, ranges))
 
   private def encode(
       plan: OutputPlan,

@@ -84,6 +84,12 @@ abstract class ServerRequest extends RequestView:
    */
   private[server] var temporaryFiles: List[java.nio.file.Path] = Nil
 
+  /** A context the logic runs in, set by an interceptor (see [[rapier.server.LogicContext]]); null for none. */
+  var logicContext: rapier.server.LogicContext | Null = null
+
+  /** Words an interceptor adds to this request's line in the request log (`trace_id=…`); null for none. */
+  var logNote: String | Null = null
+
   /** Keeps `file` until the request is answered, then deletes it. */
   private[server] def keepFile(file: java.nio.file.Path): Unit = temporaryFiles = file :: temporaryFiles
 

@@ -4,9 +4,9 @@ import io.prometheus.metrics.core.metrics.{Counter, Gauge, Histogram}
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter
 import io.prometheus.metrics.model.registry.PrometheusRegistry
 import rapier.*
-import rapier.model.{HeaderNames, Method}
+import rapier.model.HeaderNames
 import rapier.server.*
-import rapier.server.interceptor.Interceptor
+import rapier.server.interceptor.{Interceptor, Observing}
 
 import java.io.ByteArrayOutputStream
 
@@ -65,31 +65,22 @@ final class PrometheusMetrics(val registry: PrometheusRegistry = PrometheusRegis
   /** Records every request of every route; its labels for the route are made once, when the server starts. */
   val interceptor: Interceptor = new Interceptor:
     def apply[F[_]](route: Route, next: Handler[F])(using m: Monad[F]): Handler[F] =
-      val template = route match
-        case Route.ToEndpoint(endpoint, _) => endpoint.pathTemplate
-        case Route.Rejected => Unmatched
+      val template = Observing.template(route) match
+        case null => Unmatched
+        case t: String => t
       request =>
-        val method = methodLabel(request.method)
+        val method = Observing.method(request.method)
         val inProgress = active.labelValues(method, template)
         inProgress.inc()
         val start = System.nanoTime()
-        val declared = request.headerOrNull(HeaderNames.ContentLength)
-        if declared != null then
-          declared.nn.trim.toLongOption.foreach(n => requestSize.labelValues(method, template).observe(n.toDouble))
-        def done(status: Int, size: Long): Unit =
+        val declared = Observing.declaredBodySize(request)
+        if declared >= 0 then requestSize.labelValues(method, template).observe(declared.toDouble)
+        Observing.answered(next, request) { (status, size, _) =>
           inProgress.dec()
           val code = statusLabel(status)
           requests.labelValues(method, template, code).inc()
           duration.labelValues(method, template, code).observe((System.nanoTime() - start) / 1e9)
           if size >= 0 then responseSize.labelValues(method, template).observe(size.toDouble)
-        m.recover(
-          m.map(next(request)) { r =>
-            done(r.status, bodySize(r))
-            r
-          }
-        ) { e =>
-          done(500, -1)
-          m.error(e)
         }
 
   /** `GET /metrics` (or another path) answering the registry's metrics in Prometheus's text format. */
@@ -112,19 +103,6 @@ final class PrometheusMetrics(val registry: PrometheusRegistry = PrometheusRegis
 object PrometheusMetrics:
   private val Unmatched = "unmatched"
   private val Writer = PrometheusTextFormatWriter.create()
-  private val KnownMethods =
-    Set("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH")
   private val Statuses = Array.tabulate(600)(_.toString)
 
-  private def methodLabel(method: Method): String =
-    if KnownMethods.contains(method.name) then method.name else "_OTHER"
-
   private def statusLabel(status: Int): String = if status >= 0 && status < 600 then Statuses(status) else "_OTHER"
-
-  private def bodySize(r: ServerResponse): Long =
-    val bytes = r.body
-    if bytes != null then bytes.nn.length.toLong
-    else
-      r.stream match
-        case null => if r.webSocket == null then 0L else -1L
-        case s => s.nn.length

@@ -1,0 +1,18 @@
+package rapier.zioeffect
+
+import rapier.server.Monad
+import rapier.testkit.ThreadLocalContext
+import zio.{Task, ZIO, durationInt}
+
+class ZioWithinTest extends munit.FunSuite:
+  test("a logic context stays current across a ZIO's async boundaries, and not outside it"):
+    val monad = summon[Monad[Task]]
+    val seen = ZIO.succeed(ThreadLocalContext.current.get)
+    val steps = ZIO.foreach((1 to 20).toList)(_ => ZIO.sleep(1.milli) *> ZIO.yieldNow *> seen)
+    val (inside, after) = ZioKit.run(monad.within(ThreadLocalContext("request 1"))(steps).zip(seen))
+    assertEquals(inside.distinct, List("request 1"))
+    assertEquals(after, null)
+    val both = ZIO.foreachPar(List("a", "b"))(id => monad.within(ThreadLocalContext(id))(steps.map(_.distinct)))
+    assertEquals(ZioKit.run(both), List(List("a"), List("b")))
+    val failed = monad.within(ThreadLocalContext("failing"))(ZIO.sleep(1.milli) *> ZIO.fail(Exception("no")))
+    assertEquals(ZioKit.run(failed.either *> seen), null, "nor after a failure")

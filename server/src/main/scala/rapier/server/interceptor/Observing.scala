@@ -1,0 +1,60 @@
+package rapier.server.interceptor
+
+import rapier.model.{HeaderNames, Method}
+import rapier.server.internal.RequestTarget
+import rapier.server.spi.ServerRequest
+import rapier.server.{Handler, Monad, Route, ServerResponse}
+
+/**
+ * What metrics and tracing interceptors read of a request and its answer, named as OpenTelemetry's HTTP conventions
+ * name them, and never taken raw from what a client sends: a route is its endpoint's template, a method outside
+ * RFC 9110's is `_OTHER`.
+ */
+object Observing:
+  private val KnownMethods = Set("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH")
+
+  /** The path template of the endpoint `route` leads to (`/books/{id}`), or null when no endpoint took the request. */
+  def template(route: Route): String | Null = route match
+    case Route.ToEndpoint(endpoint, _) => endpoint.pathTemplate
+    case Route.Rejected => null
+
+  /** The method's name if RFC 9110 defines it, `_OTHER` otherwise. */
+  def method(m: Method): String = if KnownMethods.contains(m.name) then m.name else "_OTHER"
+
+  /** The request's path, still percent-encoded, without its query (or the scheme and authority of an absolute form). */
+  def path(request: ServerRequest): String =
+    val uri = request.uri
+    val start = RequestTarget.pathStart(uri)
+    if start < 0 then uri else uri.substring(start, RequestTarget.pathEnd(uri, start))
+
+  /** The request body's length as `Content-Length` declares it, or -1. */
+  def declaredBodySize(request: ServerRequest): Long =
+    request.headerOrNull(HeaderNames.ContentLength) match
+      case null => -1L
+      case v: String => v.trim.toLongOption.filter(_ >= 0).getOrElse(-1L)
+
+  /** The answer's body length when known before it is sent, or -1 (a stream of unknown length, a WebSocket). */
+  def bodySize(r: ServerResponse): Long =
+    val bytes = r.body
+    if bytes != null then bytes.nn.length.toLong
+    else
+      r.stream match
+        case null => if r.webSocket == null then 0L else -1L
+        case s => s.nn.length
+
+  /**
+   * `next(request)`, with `done` called once it is answered: with the status and the known body size, or, when it
+   * failed, with the 500 the server answers instead, -1 and the failure.
+   */
+  def answered[F[_]](next: Handler[F], request: ServerRequest)(done: (Int, Long, Throwable | Null) => Unit)(using
+      m: Monad[F]
+  ): F[ServerResponse] =
+    m.recover(
+      m.map(next(request)) { r =>
+        done(r.status, bodySize(r), null)
+        r
+      }
+    ) { e =>
+      done(500, -1L, e)
+      m.error(e)
+    }
