@@ -412,6 +412,8 @@ lazy val perf = (project in file("perf-suite/rapier"))
     http4s,
     pekkoHttp,
     jsonJsoniter,
+    metricsPrometheus,
+    tracingOpenTelemetry,
     testkit % Test
   )
   .settings(testSettings)
@@ -439,6 +441,7 @@ lazy val perf = (project in file("perf-suite/rapier"))
       "org.http4s" %% "http4s-dsl" % Versions.http4s,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % Versions.jsoniter,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided,
+      "io.opentelemetry" % "opentelemetry-sdk" % Versions.openTelemetry,
       "org.slf4j" % "slf4j-nop" % Versions.slf4j
     )
   )
@@ -459,6 +462,7 @@ lazy val perfTapir = (project in file("perf-suite/tapir"))
       "com.softwaremill.sttp.tapir" %% "tapir-vertx-server-cats" % Versions.tapir,
       "com.softwaremill.sttp.tapir" %% "tapir-netty-server-sync" % Versions.tapir,
       "com.softwaremill.sttp.tapir" %% "tapir-http4s-server" % Versions.tapir,
+      "com.softwaremill.sttp.tapir" %% "tapir-prometheus-metrics" % Versions.tapir,
       // Tapir's http4s server on the same http4s, Ember, cats-effect and fs2 as Rapier's and the vanilla twin's, so
       // that both libraries are compared with one twin on one stack
       "org.http4s" %% "http4s-ember-server" % Versions.http4s,

@@ -86,6 +86,17 @@ object Catalogue:
   private val vanillaPekko = "rapier.perf.vanilla.VanillaPekkoServer"
   private val rapierPekko = "rapier.perf.servers.RapierPekkoServer"
 
+  private val rapierMetrics = "rapier.perf.servers.RapierNettyMetricsServer"
+  private val rapierTracing = "rapier.perf.servers.RapierNettyTracingServer"
+  private val rapierNettyCatsTracing = "rapier.perf.servers.RapierNettyCatsTracingServer"
+  private val rapierNettyZioTracing = "rapier.perf.servers.RapierNettyZioTracingServer"
+  private val tapirMetrics = "rapier.perf.tapir.TapirNettyMetricsServer"
+
+  /** A server with one route of each kind and the log off, observed (metrics or spans) on top of its library. */
+  private def observed(name: String, side: Side, className: String, twin: String, what: String) =
+    val implementation = if side == Side.Tapir then Implementation.Tapir else Implementation.Rapier
+    ServerSpec(name, side, className, 1, false, implementation, Some(twin), what)
+
   private val vanillaZio = "rapier.perf.ziohttp.ZioHttpVanillaServer"
   private val endpointZio = "rapier.perf.ziohttp.ZioHttpEndpointServer"
 
@@ -241,6 +252,36 @@ object Catalogue:
         "pekko-http 1.3 routing DSL, 128 route numbers concatenated with ~, tried in turn"
       ) ++
       rapierOn("pekko.future.Rapier", rapierPekko, "pekko.Vanilla", "Rapier's pekko-http server with Future logic") ++
+      List(
+        observed(
+          "netty.future.RapierMetrics",
+          Side.Rapier,
+          rapierMetrics,
+          "netty.Vanilla",
+          "Rapier on Netty 4.2 with Prometheus metrics (rapier-metrics-prometheus), request log off"
+        ),
+        observed(
+          "netty.future.RapierTracing",
+          Side.Rapier,
+          rapierTracing,
+          "netty.Vanilla",
+          "Rapier on Netty 4.2 with OpenTelemetry spans (SDK, every request sampled, batch export), request log off"
+        ),
+        observed(
+          "netty.cats.RapierTracing",
+          Side.Rapier,
+          rapierNettyCatsTracing,
+          "netty.Vanilla",
+          "Rapier on Netty 4.2 with IO logic and OpenTelemetry spans, current while the IO runs"
+        ),
+        observed(
+          "netty.zio.RapierTracing",
+          Side.Rapier,
+          rapierNettyZioTracing,
+          "netty.Vanilla",
+          "Rapier on Netty 4.2 with ZIO logic and OpenTelemetry spans, current while the effect runs"
+        )
+      ) ++
       vanillaPair(
         "netty41.Vanilla",
         Side.Tapir,
@@ -249,6 +290,15 @@ object Catalogue:
         "the same hand-written handler on Netty 4.1, 128 routes"
       ) ++
       tapirOn("netty.future.Tapir", tapir, "netty41.Vanilla", "Tapir 1.11 Netty Future server") ++
+      List(
+        observed(
+          "netty.future.TapirMetrics",
+          Side.Tapir,
+          tapirMetrics,
+          "netty41.Vanilla",
+          "Tapir 1.11 Netty Future server with its Prometheus metrics (tapir-prometheus-metrics), server log off"
+        )
+      ) ++
       tapirOn(
         "netty.cats.Tapir",
         tapirNettyCats,
@@ -341,6 +391,7 @@ object Catalogue:
   val peers: List[(String, String)] = List(
     "netty.future.Rapier" -> "netty.future.Tapir",
     "netty.future.Rapier" -> "ziohttp.Endpoint",
+    "netty.future.RapierMetrics" -> "netty.future.TapirMetrics",
     "netty.future.RapierMulti" -> "netty.future.TapirMulti",
     "netty.future.RapierMulti" -> "ziohttp.EndpointMulti",
     "netty.zio.Rapier" -> "ziohttp.Endpoint",

@@ -14,11 +14,14 @@ import scala.concurrent.{ExecutionContext, Future}
  * request log, which the Rapier variant turns off and the RapierLog variant keeps (at its default level, DEBUG, with
  * a logger that writes nothing).
  */
-final class RapierNettyServer extends PerfServer:
+class RapierNettyServer extends PerfServer:
   private var binding: NettyServer.Binding | Null = null
 
+  /** What an observed variant adds to the options (see [[Observed]]). */
+  protected def instrument(options: NettyServerOptions): NettyServerOptions = options
+
   def start(config: ServerConfig): Int =
-    val options = RapierNettyServer.options(config)
+    val options = instrument(RapierNettyServer.options(config))
     val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ StudyLogic.endpoints
     val started = NettyServer(endpoints, options).start()
     binding = started
