@@ -23,16 +23,18 @@ import scala.concurrent.{Await, ExecutionContext, Future}
  * The Tapir variant turns the server log off; TapirLog keeps Tapir's default server log, whose logger (through
  * slf4j-nop) writes nothing.
  */
-final class TapirNettyServer extends PerfServer:
-  private given ExecutionContext = ExecutionContext.global
+class TapirNettyServer extends PerfServer:
+  protected given ExecutionContext = ExecutionContext.global
   private var binding: NettyFutureServerBinding | Null = null
   private var routes = 0
 
+  /** Tapir's options for `config`: its defaults, with the server log off unless the variant keeps it. */
+  protected def options(config: ServerConfig): NettyFutureServerOptions =
+    if config.requestLog then NettyFutureServerOptions.default
+    else NettyFutureServerOptions.customiseInterceptors.serverLog(None).options
+
   def start(config: ServerConfig): Int =
-    val options =
-      if config.requestLog then NettyFutureServerOptions.default
-      else NettyFutureServerOptions.customiseInterceptors.serverLog(None).options
-    val server = NettyFutureServer(options, TapirNettyServer.nettyConfig(config))
+    val server = NettyFutureServer(options(config), TapirNettyServer.nettyConfig(config))
       .addEndpoints((0 until config.routes).toList.flatMap(TapirNettyServer.endpoints))
     routes = server.routes.size
     val started = Await.result(server.start(), 30.seconds)
