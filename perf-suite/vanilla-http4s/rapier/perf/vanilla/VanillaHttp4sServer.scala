@@ -9,6 +9,9 @@ import org.http4s.dsl.io.*
 import org.http4s.ember.server.EmberServerBuilder
 import org.http4s.headers.`Content-Type`
 import org.http4s.server.Server
+import org.http4s.server.Router
+import org.http4s.server.middleware.GZip
+import org.http4s.server.staticcontent.{FileService, fileService}
 import org.http4s.server.websocket.WebSocketBuilder2
 import org.http4s.websocket.WebSocketFrame
 import org.http4s.{HttpRoutes, MediaType, Request, Response, ServerSentEvent, StaticFile}
@@ -27,7 +30,8 @@ final class VanillaHttp4sServer extends PerfServer:
 
   def start(config: ServerConfig): Int =
     sets = config.routes
-    val routes = (0 until config.routes).map(VanillaHttp4sServer.routes).reduce(_ <+> _) <+> VanillaHttp4sServer.events
+    val routes = (0 until config.routes).map(VanillaHttp4sServer.routes).reduce(_ <+> _) <+>
+      VanillaHttp4sServer.events <+> VanillaHttp4sServer.statics
     val (server, stop) = VanillaHttp4sServer
       .ember(routes, config, VanillaHttp4sServer.webSockets)
       .allocated
@@ -54,7 +58,11 @@ object VanillaHttp4sServer:
       .default[IO]
       .withHost(ipv4"0.0.0.0")
       .withPort(Port.fromInt(config.port).getOrElse(sys.error(s"not a port: ${config.port}")))
-      .withHttpWebSocketApp(builder => (routes <+> webSockets(builder)).orNotFound)
+      .withHttpWebSocketApp { builder =>
+        val app = (routes <+> webSockets(builder)).orNotFound
+        // http4s's own compression, its GZip middleware: gzip as Accept-Encoding asks, at the default level
+        if config.compression then GZip(app) else app
+      }
       .build
 
   /**
@@ -83,6 +91,10 @@ object VanillaHttp4sServer:
 
   private val json = `Content-Type`(MediaType.application.json)
 
+  /** `/static/{name}` by http4s's own file service, with its defaults. */
+  lazy val statics: HttpRoutes[IO] =
+    Router("/static" -> fileService[IO](FileService.Config[IO](PerfApi.staticDirectory.toString)))
+
   /** A body declared larger than the suite's limit is refused before it is read. */
   private def within(request: Request[IO])(read: IO[Response[IO]]): IO[Response[IO]] =
     if request.contentLength.exists(_ > PerfApi.MaxBodySize) then PayloadTooLarge("too large") else read
@@ -99,6 +111,7 @@ object VanillaHttp4sServer:
         within(request)(request.as[String].flatMap(s => Ok(PerfApi.ok(s.length))))
       case request @ POST -> Root / `bytes` =>
         within(request)(request.as[Array[Byte]].flatMap(b => Ok(PerfApi.ok(b.length))))
+      case GET -> Root / `order` => Ok(PayloadCodecs.order(), json)
       case request @ POST -> Root / `order` =>
         within(request)(request.as[Array[Byte]].flatMap { b =>
           PayloadCodecs.echo(b, b.length) match

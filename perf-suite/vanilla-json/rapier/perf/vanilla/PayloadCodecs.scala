@@ -12,6 +12,9 @@ object PayloadCodecs:
    * Decodes an order from bytes and encodes it back to bytes, as each server's JSON endpoint does; None if the bytes
    * are not an order.
    */
+  /** `GET /pathJson{n}`'s answer, encoded for each request as a server would. */
+  def order(): Array[Byte] = writeToArray(rapier.perf.common.PerfApi.order)
+
   def echo(bytes: Array[Byte], length: Int): Option[Array[Byte]] =
     try Some(writeToArray(readFromSubArray[Order](bytes, 0, length)))
     catch case _: JsonReaderException => None

@@ -3,6 +3,7 @@ package rapier.perf.vanilla
 import io.netty.bootstrap.ServerBootstrap
 import io.netty.buffer.Unpooled
 import io.netty.channel.*
+import io.netty.handler.codec.compression.StandardCompressionOptions
 import io.netty.handler.codec.http.*
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
@@ -39,6 +40,15 @@ class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfSer
               HttpDecoderConfig().setMaxInitialLineLength(8192).setMaxHeaderSize(16384).setMaxChunkSize(65536)
             )
           )
+          // Netty's own compression, set as Rapier's is: gzip or deflate at level 6, from 1 KiB
+          if config.compression then
+            ch.pipeline.addLast(
+              HttpContentCompressor(
+                1024,
+                StandardCompressionOptions.gzip(6, 15, 8),
+                StandardCompressionOptions.deflate(6, 15, 8)
+              )
+            )
           ch.pipeline.addLast(VanillaHandler(routes, threads)))
       .bind("0.0.0.0", config.port)
       .sync()
@@ -84,6 +94,7 @@ private final class Routes(count: Int):
     table.put(s"pathJson$n", Routes.Json)
     table.put(s"pathStream$n", Routes.Stream)
     table.put(s"pathFile$n", Routes.File)
+  table.put("static", Routes.Static)
 
   /** The kind of the route whose first segment is `segment`, or -1. */
   def kind(segment: String): Int =
@@ -96,6 +107,7 @@ private object Routes:
   val Json = 2
   val Stream = 3
   val File = 4
+  val Static = 5
 
   /** The first path segment of a request target. */
   def firstSegment(uri: String): String =
@@ -206,7 +218,7 @@ private final class VanillaHandler(routes: Routes, threads: java.util.concurrent
       }.start()
 
   /** What a buffered request to the routes is answered with: a whole response, or the file. */
-  private def answer(r: HttpRequest, body: Array[Byte], filled: Int): FullHttpResponse | SendFile.type =
+  private def answer(r: HttpRequest, body: Array[Byte], filled: Int): FullHttpResponse | SendFile =
     val uri = r.uri
     val queryAt = uri.indexOf('?')
     val path = if queryAt < 0 then uri else uri.substring(0, queryAt)
@@ -215,7 +227,11 @@ private final class VanillaHandler(routes: Routes, threads: java.util.concurrent
     val kind = routes.kind(first)
     val get = r.method == HttpMethod.GET
     val post = r.method == HttpMethod.POST
-    if kind == Routes.Text && get && second > 0 then
+    if kind == Routes.Static && get && second > 0 then
+      SendFile.statics.getOrElse(path.substring(second + 1), null) match
+        case null => text(HttpResponseStatus.NOT_FOUND, "not found", PerfApi.TextPlain)
+        case file: SendFile => file
+    else if kind == Routes.Text && get && second > 0 then
       val id = path.substring(second + 1).toIntOption
       id match
         case Some(i) => text(HttpResponseStatus.OK, PerfApi.ok(i), PerfApi.TextPlain)
@@ -225,7 +241,9 @@ private final class VanillaHandler(routes: Routes, threads: java.util.concurrent
       val s = new String(body, 0, filled, StandardCharsets.UTF_8)
       text(HttpResponseStatus.OK, PerfApi.ok(s.length), PerfApi.TextPlain)
     else if kind == Routes.Bytes && post then text(HttpResponseStatus.OK, PerfApi.ok(filled), PerfApi.TextPlain)
-    else if kind == Routes.File && get then SendFile
+    else if kind == Routes.File && get then SendFile.Suite
+    else if kind == Routes.Json && get then
+      bytes(HttpResponseStatus.OK, PayloadCodecs.order(), PerfApi.Json)
     else if kind == Routes.Json && post then
       PayloadCodecs.echo(body, filled) match
         case Some(json) => bytes(HttpResponseStatus.OK, json, PerfApi.Json)
@@ -233,9 +251,9 @@ private final class VanillaHandler(routes: Routes, threads: java.util.concurrent
     else text(HttpResponseStatus.NOT_FOUND, "not found", PerfApi.TextPlain)
 
   /** Writes an answer; a whole response is flushed at the end of the read burst, unless the connection closes. */
-  private def send(ctx: ChannelHandlerContext, answer: FullHttpResponse | SendFile.type, close: Boolean): Unit =
+  private def send(ctx: ChannelHandlerContext, answer: FullHttpResponse | SendFile, close: Boolean): Unit =
     answer match
-      case SendFile => sendFile(ctx, close)
+      case file: SendFile => sendFile(ctx, file, close)
       case response: FullHttpResponse =>
         if close then
           response.headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
@@ -245,11 +263,11 @@ private final class VanillaHandler(routes: Routes, threads: java.util.concurrent
           flushPending = true
 
   /** The file, zero-copy: its region handed to the socket (`sendfile`), never read into the heap. */
-  private def sendFile(ctx: ChannelHandlerContext, close: Boolean): Unit =
-    val file = java.io.RandomAccessFile(PerfApi.file.toFile, "r")
+  private def sendFile(ctx: ChannelHandlerContext, send: SendFile, close: Boolean): Unit =
+    val file = java.io.RandomAccessFile(send.path.toFile, "r")
     val length = file.length
     val head = DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK)
-    head.headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_OCTET_STREAM)
+    head.headers.set(HttpHeaderNames.CONTENT_TYPE, send.contentType)
     head.headers.set(HttpHeaderNames.CONTENT_LENGTH, length)
     if close then head.headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
     ctx.write(head)
@@ -271,8 +289,18 @@ private final class VanillaHandler(routes: Routes, threads: java.util.concurrent
 /** A request whose body is read, waiting for its connection's request before it to be answered. */
 private final class Buffered(val request: HttpRequest, val body: Array[Byte], val filled: Int)
 
-/** The answer that is the file of `/pathFile{n}`, sent by the connection's loop. */
-private object SendFile
+/** An answer that is a file, sent zero-copy by the connection's loop. */
+private final class SendFile(val path: java.nio.file.Path, val contentType: String)
+
+private object SendFile:
+  /** The file of `/pathFile{n}`. */
+  lazy val Suite: SendFile = SendFile(PerfApi.file, "application/octet-stream")
+
+  /** The files of `/static/{name}`, by name: a hand-written file service knows the few it serves. */
+  lazy val statics: Map[String, SendFile] = Map(
+    PerfApi.StaticSmall -> SendFile(PerfApi.staticDirectory.resolve(PerfApi.StaticSmall), "text/css; charset=UTF-8"),
+    PerfApi.StaticLarge -> SendFile(PerfApi.staticDirectory.resolve(PerfApi.StaticLarge), "application/octet-stream")
+  )
 
 /** What both WebSocket handlers do with control frames: pings answered, a close echoed. */
 private abstract class VanillaFrames(handshaker: WebSocketServerHandshaker) extends ChannelInboundHandlerAdapter:

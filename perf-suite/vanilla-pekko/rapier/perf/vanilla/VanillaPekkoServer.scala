@@ -32,8 +32,10 @@ final class VanillaPekkoServer extends PerfServer:
     sets = config.routes
     given s: ActorSystem = ActorSystem("vanilla-pekko")
     system = s
-    val route = (0 until config.routes).map(VanillaPekkoServer.route).reduce(_ ~ _) ~ VanillaPekkoServer.webSockets ~
-      VanillaPekkoServer.events
+    val routes = (0 until config.routes).map(VanillaPekkoServer.route).reduce(_ ~ _) ~ VanillaPekkoServer.webSockets ~
+      VanillaPekkoServer.events ~ pathPrefix("static")(getFromDirectory(PerfApi.staticDirectory.toString))
+    // pekko-http's own compression, its encodeResponse directive: gzip or deflate as Accept-Encoding asks
+    val route = if config.compression then encodeResponse(routes) else routes
     val bound = Await.result(Http().newServerAt("0.0.0.0", config.port).bind(route), 30.seconds)
     binding = bound
     bound.localAddress.getPort
@@ -87,6 +89,9 @@ object VanillaPekkoServer:
       },
       path(s"pathBytes$n") {
         post(withSizeLimit(PerfApi.MaxBodySize)(entity(as[Array[Byte]])(b => complete(PerfApi.ok(b.length)))))
+      },
+      path(s"pathJson$n") {
+        get(complete(HttpEntity(ContentTypes.`application/json`, PayloadCodecs.order())))
       },
       path(s"pathJson$n") {
         post(withSizeLimit(PerfApi.MaxBodySize)(entity(as[Array[Byte]]) { b =>

@@ -51,11 +51,18 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
     val guarded = F.guarantee(fa, F.delay(finalizer()))
     if io then F.productR(F.cede)(guarded) else guarded
 
-  /** The effect run on its own pool wrapped by `c`, so that `c` is current on whichever thread runs each step. */
+  /**
+   * The effect computed with `c` current, then run on its own pool wrapped by `c`, so that `c` is current on whichever
+   * thread runs each step. An `IO` already complete (`IO.pure`) has no step left: it skips the shift, which costs
+   * a hop to another pool and back.
+   */
   override def within[A](c: LogicContext)(fa: => F[A]): F[A] =
-    F.flatMap(F.executionContext) { ec =>
-      F.evalOn(F.defer(fa), ExecutionContext.fromExecutor(c.wrap(ec.execute(_)), ec.reportFailure))
-    }
+    val computed = super.within(c)(fa)
+    if !(pureValue(computed).asInstanceOf[AnyRef] eq PureValue.NotPure) then computed
+    else
+      F.flatMap(F.executionContext) { ec =>
+        F.evalOn(computed, ExecutionContext.fromExecutor(c.wrap(ec.execute(_)), ec.reportFailure))
+      }
 
   private inline def pureValue[A](fa: F[A]): Any =
     if io then PureValue.of(fa.asInstanceOf[AnyRef]) else PureValue.NotPure

@@ -25,13 +25,17 @@ final class ZioMonad[R] private () extends Monad[[A] =>> RIO[R, A]]:
     fa.ensuring(ZIO.succeed(finalizer()))
 
   /**
-   * The effect run on its executor wrapped by `c`, so that `c` is current on whichever thread runs each step. The
-   * yield after it leaves the wrapped task, in which the fiber would otherwise go on, `c` still current.
+   * The effect computed with `c` current, then run on its executor wrapped by `c`, so that `c` is current on whichever
+   * thread runs each step; the yield after it leaves the wrapped task, in which the fiber would go on, `c` still
+   * current. An effect already complete (an `Exit`) has no step left: it skips the shift.
    */
   override def within[A](c: LogicContext)(fa: => RIO[R, A]): RIO[R, A] =
-    ZIO.executorWith { e =>
-      ZIO.suspend(fa).onExecutor(zio.Executor.fromJavaExecutor(c.wrap(e.asJava))).ensuring(ZIO.yieldNow)
-    }
+    super.within(c)(fa) match
+      case done: Exit[Throwable, A] @unchecked => done // complete: no step left to run with `c`
+      case computed =>
+        ZIO.executorWith { e =>
+          computed.onExecutor(zio.Executor.fromJavaExecutor(c.wrap(e.asJava))).ensuring(ZIO.yieldNow)
+        }
 
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): RIO[R, A] =
     ZIO.async[Any, Throwable, A] { cb =>

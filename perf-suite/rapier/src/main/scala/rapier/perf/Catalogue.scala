@@ -26,7 +26,8 @@ enum Implementation(val packages: List[String], val excluded: List[String]):
  * One server of the suite. `twin` names the vanilla server on the same backend and version that its throughput is
  * compared with (none for vanilla servers themselves); `java` is the JDKs it runs on (21 or newer for virtual threads),
  * found by [[Jdks]] when the suite's own doesn't fit; `studies` the latency studies it serves (its `/ws/ts`, `/ws/echo`
- * and `/sse/ts`); `buffered`, that it serves the buffered routes only, not the streaming ones.
+ * and `/sse/ts`); `buffered`, that it serves the buffered routes only, not the streaming ones; `compression`, that it
+ * is started with its compression on (and serves `GET /pathJson{n}`); `statics`, that it serves the static files.
  */
 final case class ServerSpec(
     name: String,
@@ -39,7 +40,9 @@ final case class ServerSpec(
     description: String,
     java: JavaNeed = JavaNeed.Baseline,
     studies: Set[Study] = Set.empty,
-    buffered: Boolean = false
+    buffered: Boolean = false,
+    compression: Boolean = false,
+    statics: Boolean = false
 ):
   def isVanilla: Boolean = twin.isEmpty
 
@@ -91,6 +94,18 @@ object Catalogue:
   private val rapierNettyCatsTracing = "rapier.perf.servers.RapierNettyCatsTracingServer"
   private val rapierNettyZioTracing = "rapier.perf.servers.RapierNettyZioTracingServer"
   private val tapirMetrics = "rapier.perf.tapir.TapirNettyMetricsServer"
+
+  /** The servers with static files: each backend's twin and Rapier on it. */
+  private val staticServers = Set(
+    "netty.Vanilla",
+    "netty.future.Rapier",
+    "vertx.Vanilla",
+    "vertx.future.Rapier",
+    "http4s.Vanilla",
+    "http4s.cats.Rapier",
+    "pekko.Vanilla",
+    "pekko.future.Rapier"
+  )
 
   /** A server with one route of each kind and the log off, observed (metrics or spans) on top of its library. */
   private def observed(name: String, side: Side, className: String, twin: String, what: String) =
@@ -253,6 +268,94 @@ object Catalogue:
       ) ++
       rapierOn("pekko.future.Rapier", rapierPekko, "pekko.Vanilla", "Rapier's pekko-http server with Future logic") ++
       List(
+        ServerSpec(
+          "netty.VanillaGzip",
+          Side.Rapier,
+          vanilla,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "hand-written Netty 4.2 handler with Netty's HttpContentCompressor (gzip and deflate from 1 KiB)",
+          compression = true
+        ),
+        ServerSpec(
+          "netty.future.RapierGzip",
+          Side.Rapier,
+          rapier,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("netty.VanillaGzip"),
+          "Rapier on Netty 4.2 with its compression (gzip and deflate from 1 KiB), request log off",
+          compression = true
+        ),
+        ServerSpec(
+          "vertx.VanillaGzip",
+          Side.Rapier,
+          vanillaVertx,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "hand-written Vert.x 5 request handler with Vert.x's compression (gzip and deflate from 1 KiB)",
+          compression = true
+        ),
+        ServerSpec(
+          "vertx.future.RapierGzip",
+          Side.Rapier,
+          rapierVertx,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("vertx.VanillaGzip"),
+          "Rapier on Vert.x 5 with its compression (gzip and deflate from 1 KiB), request log off",
+          compression = true
+        ),
+        ServerSpec(
+          "http4s.VanillaGzip",
+          Side.Rapier,
+          vanillaHttp4s,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "http4s 0.23 DSL routes on Ember with http4s's GZip middleware",
+          compression = true
+        ),
+        ServerSpec(
+          "http4s.cats.RapierGzip",
+          Side.Rapier,
+          rapierHttp4s,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("http4s.VanillaGzip"),
+          "Rapier's Ember server with IO logic and its compression (gzip and deflate from 1 KiB), request log off",
+          compression = true
+        ),
+        ServerSpec(
+          "pekko.VanillaGzip",
+          Side.Rapier,
+          vanillaPekko,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "pekko-http 1.3 routing DSL with its encodeResponse directive",
+          compression = true
+        ),
+        ServerSpec(
+          "pekko.future.RapierGzip",
+          Side.Rapier,
+          rapierPekko,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("pekko.VanillaGzip"),
+          "Rapier's pekko-http server with its compression (gzip and deflate from 1 KiB), request log off",
+          compression = true
+        ),
         observed(
           "netty.future.RapierMetrics",
           Side.Rapier,
@@ -371,7 +474,12 @@ object Catalogue:
           "zio-http 3's typed Endpoint API, 128 endpoints per kind"
         )
       )
-  ).map(s => s.copy(studies = if s.routes == 1 then studiesOf.getOrElse(s.className, Set.empty) else Set.empty))
+  ).map(s =>
+    s.copy(
+      studies = if s.routes == 1 then studiesOf.getOrElse(s.className, Set.empty) else Set.empty,
+      statics = staticServers.contains(s.name)
+    )
+  )
 
   /**
    * Vanilla twins on Rapier's side whose whole stack Tapir's side runs too (the build pins http4s, Ember, cats-effect

@@ -71,6 +71,7 @@ object Oha:
         scenario.method
       ) ++
       scenario.contentType.toList.flatMap(ct => List("-T", ct)) ++
+      scenario.headers.flatMap((name, value) => List("-H", s"$name: $value")) ++
       (if scenario.newConnections then List("--disable-keepalive") else Nil) ++
       bodyFile.toList.flatMap(f => List("-D", f.toString)) ++
       List(url)

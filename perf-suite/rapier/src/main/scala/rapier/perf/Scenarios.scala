@@ -19,6 +19,12 @@ import java.nio.charset.StandardCharsets
  * @param newConnections
  *   whether each request asks the server to close its connection after the response (`Connection: close`), so that
  *   every request opens a connection of its own
+ * @param headers
+ *   request headers beside `Content-Type`
+ * @param compressed
+ *   whether it needs a server started with compression (see [[ServerSpec.compression]])
+ * @param statics
+ *   whether it needs a server's static files (see [[ServerSpec.statics]])
  */
 final case class Scenario(
     name: String,
@@ -31,10 +37,14 @@ final case class Scenario(
     check: Array[Byte] => Option[String],
     streams: Boolean = false,
     study: Option[Study] = None,
-    newConnections: Boolean = false
+    newConnections: Boolean = false,
+    headers: List[(String, String)] = Nil,
+    compressed: Boolean = false,
+    statics: Boolean = false
 ):
   def servable(server: ServerSpec): Boolean =
-    server.routes >= routes && (!streams || server.streams) && study.forall(server.studies.contains)
+    server.routes >= routes && (!streams || server.streams) && study.forall(server.studies.contains) &&
+      (!compressed || server.compression) && (!statics || server.statics)
 
   /** A load scenario: wrk and oha send requests, and throughput is compared. */
   def isLoad: Boolean = study.isEmpty
@@ -55,6 +65,10 @@ object Scenarios:
     val b = new Array[Byte](size)
     random.nextBytes(b)
     b
+
+  private def same(expected: => Array[Byte]): Array[Byte] => Option[String] = answer =>
+    if java.util.Arrays.equals(answer, expected) then None
+    else Some(s"not the file: ${answer.length} bytes, expected ${expected.length}")
 
   private val order = Order.sample(Order.LinesFor64KB)
   private val orderJson = writeToArray(order)
@@ -140,6 +154,22 @@ object Scenarios:
         catch case e: Exception => Some(s"not an order: ${e.getMessage.take(80)}")
     ),
     Scenario(
+      "GetJsonGzip",
+      "GET",
+      "/pathJson0",
+      None,
+      None,
+      1,
+      s"GET /pathJson0 with Accept-Encoding: gzip, a ${orderJson.length / 1024} KB JSON order encoded and gzipped",
+      answer =>
+        try
+          val json = java.util.zip.GZIPInputStream(java.io.ByteArrayInputStream(answer)).readAllBytes()
+          if readFromArray[Order](json) == PerfApi.order then None else Some("another order")
+        catch case e: Exception => Some(s"not a gzipped order: ${e.getMessage.take(80)}"),
+      headers = List("Accept-Encoding" -> "gzip"),
+      compressed = true
+    ),
+    Scenario(
       "PostStream",
       "POST",
       "/pathStream0",
@@ -169,10 +199,30 @@ object Scenarios:
       None,
       1,
       "GET /pathFile0: a 5 MB file from disk",
-      answer =>
-        if java.util.Arrays.equals(answer, file) then None
-        else Some(s"not the file: ${answer.length} bytes, expected ${file.length}"),
+      same(file),
       streams = true
+    ),
+    Scenario(
+      "GetStaticSmall",
+      "GET",
+      s"/static/${PerfApi.StaticSmall}",
+      None,
+      None,
+      1,
+      s"GET /static/${PerfApi.StaticSmall}: a 4 KiB file by the server's own file service",
+      same(PerfApi.staticSmallContent),
+      statics = true
+    ),
+    Scenario(
+      "GetStaticLarge",
+      "GET",
+      s"/static/${PerfApi.StaticLarge}",
+      None,
+      None,
+      1,
+      s"GET /static/${PerfApi.StaticLarge}: a 5 MB file by the server's own file service",
+      same(file),
+      statics = true
     ),
     latency(
       "WebSocketLatency",

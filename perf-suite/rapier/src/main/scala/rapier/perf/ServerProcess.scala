@@ -146,7 +146,9 @@ object ServerProcess:
         "--threads",
         threads.toString,
         "--stop-on-eof",
-        stopOnEof.toString
+        stopOnEof.toString,
+        "--compression",
+        spec.compression.toString
       )
     ServerCommand(args, tmpDir)
 
@@ -264,6 +266,7 @@ object Probe:
       val builder =
         HttpRequest.newBuilder(URI.create(s"http://$host:$port${scenario.path}")).timeout(Duration.ofSeconds(30))
       scenario.contentType.foreach(builder.header("Content-Type", _))
+      scenario.headers.foreach((name, value) => builder.header(name, value))
       val publisher = scenario.body.fold(HttpRequest.BodyPublishers.noBody())(HttpRequest.BodyPublishers.ofByteArray)
       val response =
         client.send(builder.method(scenario.method, publisher).build(), HttpResponse.BodyHandlers.ofByteArray())

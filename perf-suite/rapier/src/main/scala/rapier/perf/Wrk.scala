@@ -60,6 +60,7 @@ object Wrk:
     lines += s"-- ${scenario.name}: ${scenario.description}"
     lines += s"""wrk.method = "${scenario.method}""""
     scenario.contentType.foreach(ct => lines += s"""wrk.headers["Content-Type"] = "$ct"""")
+    scenario.headers.foreach((name, value) => lines += s"""wrk.headers["$name"] = "$value"""")
     if scenario.newConnections then lines += """wrk.headers["Connection"] = "close""""
     bodyFile.foreach { f =>
       lines += s"""local file = assert(io.open("${f.toAbsolutePath.toString.replace("\\", "\\\\")}", "rb"))"""

@@ -8,9 +8,12 @@ package rapier.perf.common
  *   - `POST /path{n}`: a text body; answers `ok {length in characters}`
  *   - `POST /pathBytes{n}`: a binary body; answers `ok {length in bytes}`
  *   - `POST /pathJson{n}`: a JSON [[Order]]; answers the same order, decoded and encoded again, as `application/json`
+ *   - `GET /pathJson{n}` (servers started with compression): [[order]], encoded for each request
  *   - `POST /pathStream{n}`: a binary body of any size, consumed as a stream, chunk by chunk as it arrives (never held
  *     whole); answers `ok {length in bytes}`
  *   - `GET /pathFile{n}`: the 5 MB [[file]], sent from disk
+ *   - `GET /static/small.css`, `GET /static/large.bin` (servers that say they serve `statics`): the files of
+ *     [[staticDirectory]], each by the server's own file service (or the hand-written twin's `sendfile`)
  *
  * Anything else is a 404; a body larger than [[MaxBodySize]] a 413, except a streamed one.
  */
@@ -23,6 +26,9 @@ object PerfApi:
 
   def ok(value: Long): String = s"ok $value"
 
+  /** The order `GET /pathJson{n}` answers: about 64 KB of JSON. */
+  val order: Order = Order.sample(Order.LinesFor64KB)
+
   /** The size of the file `GET /pathFile{n}` sends. */
   val FileSize: Int = 5 * 1024 * 1024
 
@@ -32,6 +38,33 @@ object PerfApi:
     val bytes = new Array[Byte](FileSize)
     random.nextBytes(bytes)
     bytes
+
+  /** The small file of [[staticDirectory]]: a 4 KiB stylesheet. */
+  val StaticSmall = "small.css"
+
+  /** The large file of [[staticDirectory]]: the 5 MB of [[fileContent]]. */
+  val StaticLarge = "large.bin"
+
+  /** The small file's bytes. */
+  val staticSmallContent: Array[Byte] = (0 until 128).map(i =>
+    f".rule-$i%03d { margin: ${i % 9}px; color: #${i * 1973 % 4096}%03x; }\n"
+  ).mkString
+    .padTo(4096, ' ')
+    .take(4096)
+    .getBytes(java.nio.charset.StandardCharsets.US_ASCII)
+
+  /**
+   * The directory `GET /static/{name}` serves, written once per server process in its temporary directory (as
+   * [[file]]).
+   */
+  lazy val staticDirectory: java.nio.file.Path =
+    val dir = java.nio.file.Files.createTempDirectory("rapier-perf-static-")
+    dir.toFile.deleteOnExit()
+    for (name, content) <- List(StaticSmall -> staticSmallContent, StaticLarge -> fileContent) do
+      val path = dir.resolve(name)
+      java.nio.file.Files.write(path, content)
+      path.toFile.deleteOnExit()
+    dir
 
   /**
    * The file `GET /pathFile{n}` sends, written once per server process in its temporary directory and deleted when it

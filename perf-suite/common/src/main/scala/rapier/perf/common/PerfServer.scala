@@ -27,5 +27,7 @@ trait PerfServer:
  *   the library's request log on, with its logger configured to write nothing (the seeds' "(i)" variant)
  * @param threads
  *   event loop threads: every server gets the same number, one per CPU it is pinned to
+ * @param compression
+ *   answers gzip- or deflate-encoded as `Accept-Encoding` asks, from 1 KiB, as the server's own compression does it
  */
-final case class ServerConfig(port: Int, routes: Int, requestLog: Boolean, threads: Int)
+final case class ServerConfig(port: Int, routes: Int, requestLog: Boolean, threads: Int, compression: Boolean = false)

@@ -4,6 +4,7 @@ package rapier.perf.common
  * The entry point of a server JVM:
  * {{{
  * java -cp ... rapier.perf.common.ServerMain <PerfServer class> --port P --routes R --log true|false --threads T
+ *   [--compression true]
  * }}}
  * Starts the server and its [[ControlServer]], then prints one line the runner waits for:
  * `RAPIER_PERF_READY port=<port> control=<port> pid=<pid> routeSets=<n>`. Stops on SIGTERM (or when its input closes).
@@ -21,7 +22,8 @@ object ServerMain:
       port = int("--port", 0),
       routes = int("--routes", 1),
       requestLog = flags.get("--log").contains("true"),
-      threads = int("--threads", Runtime.getRuntime.availableProcessors)
+      threads = int("--threads", Runtime.getRuntime.availableProcessors),
+      compression = flags.get("--compression").contains("true")
     )
     val server =
       try Class.forName(className).getDeclaredConstructor().newInstance().asInstanceOf[PerfServer]

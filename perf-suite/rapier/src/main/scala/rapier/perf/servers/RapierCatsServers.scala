@@ -4,7 +4,7 @@ import cats.effect.unsafe.IORuntime
 import cats.effect.{IO, Resource}
 import io.vertx.core.Vertx
 import rapier.*
-import rapier.cats.{fs2Body, fs2SseBody, fs2WebSocketBody}
+import rapier.cats.{catsMonad, fs2Body, fs2SseBody, fs2WebSocketBody}
 import rapier.http4s.{Http4sServer, Http4sServerOptions}
 import rapier.json.jsoniter.jsonBody
 import rapier.netty.cats.NettyCatsServer
@@ -12,6 +12,7 @@ import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
 import rapier.perf.vanilla.PayloadCodecs.given
 import rapier.perf.vanilla.VanillaHttp4sServer
 import rapier.server.*
+import rapier.server.files.staticFiles
 import rapier.vertx.cats.VertxCatsServer
 
 import scala.concurrent.duration.Duration
@@ -34,6 +35,7 @@ object RapierCatsServer:
       .out(stringBody)
       .serverLogicSuccess[IO](b => IO.pure(PerfApi.ok(b.length))),
     endpoint.post.in(s"pathJson$n").in(orderJson).out(orderJson).serverLogicSuccess[IO](IO.pure),
+    endpoint.get.in(s"pathJson$n").out(orderJson).serverLogicSuccess[IO](_ => IO.pure(PerfApi.order)),
     endpoint.post.in(s"pathStream$n").in(fs2Body[IO]).out(stringBody).serverLogicSuccess[IO] { body =>
       body.chunks.compile.fold(0L)(_ + _.size).map(PerfApi.ok)
     },
@@ -64,7 +66,9 @@ object RapierCatsServer:
     protected def server(config: ServerConfig, endpoints: List[ServerEndpoint[IO]]): Resource[IO, Binding]
 
     def start(config: ServerConfig): Int =
-      val endpoints = (0 until config.routes).toList.flatMap(RapierCatsServer.endpoints) ++ RapierCatsServer.webSockets
+      val endpoints = (0 until config.routes).toList.flatMap(RapierCatsServer.endpoints) ++
+        RapierCatsServer.webSockets :+
+        staticFiles[IO]("static", PerfApi.staticDirectory)
       val (binding, stop) = server(config, endpoints).allocated.unsafeRunSync()(using IORuntime.global)
       release = stop
       binding.port

@@ -6,6 +6,7 @@ import rapier.netty.{NettyServer, NettyServerOptions}
 import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
 import rapier.perf.vanilla.PayloadCodecs.given
 import rapier.server.*
+import rapier.server.files.staticFiles
 
 import scala.concurrent.{ExecutionContext, Future}
 
@@ -22,7 +23,8 @@ class RapierNettyServer extends PerfServer:
 
   def start(config: ServerConfig): Int =
     val options = instrument(RapierNettyServer.options(config))
-    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ StudyLogic.endpoints
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ StudyLogic.endpoints :+
+      RapierNettyServer.statics
     val started = NettyServer(endpoints, options).start()
     binding = started
     started.port
@@ -36,6 +38,9 @@ object RapierNettyServer:
   /** The options every Rapier server on Netty in the suite runs with, whatever its effect. */
   def options(config: ServerConfig): NettyServerOptions =
     SuiteOptions(NettyServerOptions(), config).withEventLoopThreads(config.threads)
+
+  /** `GET /static/{file}`: the suite's static files, by Rapier's file service with its defaults. */
+  def statics: ServerEndpoint[Future] = staticFiles[Future]("static", PerfApi.staticDirectory)
 
   /** JSON as a user writes it: `jsonBody`, with jsoniter-scala reading and writing the bytes directly. */
   private val orderJson = jsonBody[Order]
@@ -53,6 +58,7 @@ object RapierNettyServer:
       .out(stringBody)
       .serverLogicSuccess(b => Future.successful(PerfApi.ok(b.length))),
     endpoint.post.in(s"pathJson$n").in(orderJson).out(orderJson).serverLogicSuccess(Future.successful),
+    endpoint.get.in(s"pathJson$n").out(orderJson).serverLogicSuccess(_ => Future.successful(PerfApi.order)),
     endpoint.post.in(s"pathStream$n").in(chunksBody).out(stringBody).serverLogicSuccess(count),
     endpoint.get.in(s"pathFile$n").out(fileBody).serverLogicSuccess(_ => Future.successful(PerfApi.file))
   )

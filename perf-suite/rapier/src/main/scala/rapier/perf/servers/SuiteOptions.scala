@@ -13,3 +13,4 @@ object SuiteOptions:
       // As the twins, which bound no streamed body
       .withMaxStreamedBodySize(Long.MaxValue)
       .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
+      .modifyServerOptions(o => if config.compression then o.withCompression() else o)
