@@ -2,13 +2,16 @@ package rapier.server.files
 
 import java.io.IOException
 import java.nio.file.attribute.BasicFileAttributes
-import java.nio.file.{Files, Path}
+import java.nio.file.{Files, LinkOption, Path}
 import java.time.Instant
 
 /** What a path below a static service's root names. */
 private[files] enum Entry:
-  /** A regular file, readable, with its strong validator (`"size-time"` or `"size-crc"`, quoted). */
-  case File(path: Path, size: Long, modified: Instant | Null, etag: String)
+  /**
+   * A regular file, readable, with its strong validator (`"size-time"` or `"size-crc"`, quoted) and its time as HTTP
+   * writes it (null when unknown).
+   */
+  case File(path: Path, size: Long, modified: Instant | Null, etag: String, lastModified: String | Null)
   case Directory
   case Missing
 
@@ -33,27 +36,52 @@ private[files] final class DirectorySource(root: Path, linksLeavingRoot: Boolean
         throw IllegalArgumentException(s"static files: the directory $root can't be read (${e.getMessage})", e)
   require(Files.isDirectory(realRoot), s"static files: $root is not a directory")
 
+  // The entries found, kept while their length and time are those the file system reports: their tag and date are
+  // made once. Only files that exist get here, so a client can't grow it.
+  private val known = java.util.concurrent.ConcurrentHashMap[Path, Entry.File]()
+
+  /** One `lstat` per segment: a path without links needs nothing more; one with a link is resolved and checked. */
   def lookup(segments: List[String]): Entry =
     var path = realRoot
     var rest = segments
-    while rest.nonEmpty do
-      val next = path.resolve(rest.head)
-      if next.getParent != path || next.getFileName.toString != rest.head then return Entry.Missing
-      path = next
-      rest = rest.tail
-    DirectorySource.entry(path, if linksLeavingRoot then null else realRoot)
+    var attributes: BasicFileAttributes | Null = null
+    var linked = false
+    try
+      while rest.nonEmpty do
+        val next = path.resolve(rest.head)
+        if next.getParent != path || next.getFileName.toString != rest.head then return Entry.Missing
+        if !linked then
+          attributes = Files.readAttributes(next, classOf[BasicFileAttributes], LinkOption.NOFOLLOW_LINKS)
+          linked = attributes.nn.isSymbolicLink
+        path = next
+        rest = rest.tail
+    catch case _: IOException | _: SecurityException => return Entry.Missing
+    if linked then DirectorySource.entry(path, if linksLeavingRoot then null else realRoot)
+    else if attributes == null || attributes.nn.isDirectory then Entry.Directory
+    else
+      val found = attributes.nn
+      if !found.isRegularFile || !Files.isReadable(path) then Entry.Missing
+      else
+        val modified = found.lastModifiedTime.toInstant
+        known.get(path) match
+          case same: Entry.File if same.size == found.size && same.modified == modified => same
+          case _ =>
+            val made = DirectorySource.file(path, found.size, modified)
+            known.put(path, made)
+            made
 
 private[files] object DirectorySource:
-  /** The entry at `path`, checked to lie below `within` (its real path) when that is given. */
+  /** The entry at `path`, following links, checked to lie below `within` (its real path) when that is given. */
   def entry(path: Path, within: Path | Null): Entry =
     try
       val attributes = Files.readAttributes(path, classOf[BasicFileAttributes])
       if within != null && !path.toRealPath().startsWith(within.nn) then Entry.Missing
       else if attributes.isDirectory then Entry.Directory
       else if !attributes.isRegularFile || !Files.isReadable(path) then Entry.Missing
-      else
-        val modified = attributes.lastModifiedTime.toInstant
-        val etag =
-          s"\"${java.lang.Long.toHexString(attributes.size)}-${java.lang.Long.toHexString(modified.toEpochMilli)}\""
-        Entry.File(path, attributes.size, modified, etag)
+      else file(path, attributes.size, attributes.lastModifiedTime.toInstant)
     catch case _: IOException | _: SecurityException => Entry.Missing
+
+  /** A file with its validators: a tag of its length and time, and the time as HTTP writes it. */
+  def file(path: Path, size: Long, modified: Instant): Entry.File =
+    val etag = s"\"${java.lang.Long.toHexString(size)}-${java.lang.Long.toHexString(modified.toEpochMilli)}\""
+    Entry.File(path, size, modified, etag, rapier.model.HttpDate.format(modified))

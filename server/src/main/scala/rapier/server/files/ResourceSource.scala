@@ -62,6 +62,7 @@ private[files] final class ResourceSource(root: String, loader: ClassLoader) ext
         target,
         size,
         modified,
-        s"\"${java.lang.Long.toHexString(size)}-${java.lang.Long.toHexString(crc.getValue)}\""
+        s"\"${java.lang.Long.toHexString(size)}-${java.lang.Long.toHexString(crc.getValue)}\"",
+        if modified == null then null else rapier.model.HttpDate.format(modified)
       )
     catch case _: IOException => null

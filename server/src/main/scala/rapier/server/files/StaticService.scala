@@ -1,7 +1,7 @@
 package rapier.server.files
 
 import rapier.*
-import rapier.model.{HeaderNames, HttpDate, MediaType, PercentEncoding, StatusCode}
+import rapier.model.{HeaderNames, MediaType, PercentEncoding, StatusCode}
 import rapier.server.compression.AcceptEncoding
 import rapier.server.{Monad, Problem, ProblemRenderer, ServerEndpoint, serverLogic}
 
@@ -99,7 +99,7 @@ private[files] final class StaticService(config: StaticFiles, prefix: List[Strin
         }
     // A sibling's tag names the coding too: a cache must never take one representation's bytes for another's.
     val etag = coding.fold(sent.etag)(c => sent.etag.dropRight(1) + "-" + c + "\"")
-    val lastModified = if sent.modified == null then None else Some(HttpDate.format(sent.modified.nn))
+    val lastModified = Option(sent.lastModified)
     Preconditions.evaluate(asked, etag, sent.modified) match
       case Preconditions.Outcome.Failed => Left(StaticService.preconditionFailed)
       case Preconditions.Outcome.NotModified =>

@@ -43,18 +43,33 @@ object Observing:
         case s => s.nn.length
 
   /**
-   * `next(request)`, with `done` called once it is answered: with the status and the known body size, or, when it
-   * failed, with the 500 the server answers instead, -1 and the failure.
+   * `next(request)`, with `done` called once it is answered: with the status and the known body size; when it failed,
+   * with the 500 the server answers instead, -1 and the failure; when it was cancelled (an effect's fiber, its client
+   * gone), with 499, -1 and a `CancellationException`. The guard for cancellation is set only on an answer still to
+   * come, as it costs an effect a step.
    */
   def answered[F[_]](next: Handler[F], request: ServerRequest)(done: (Int, Long, Throwable | Null) => Unit)(using
       m: Monad[F]
   ): F[ServerResponse] =
-    m.recover(
+    val once = Once(done)
+    val result = m.recover(
       m.map(next(request)) { r =>
-        done(r.status, bodySize(r), null)
+        once(r.status, bodySize(r), null)
         r
       }
     ) { e =>
-      done(500, -1L, e)
+      once(500, -1L, e)
       m.error(e)
     }
+    if once.called then result
+    else
+      m.guarantee(result)(() =>
+        once(499, -1L, java.util.concurrent.CancellationException("cancelled before its answer"))
+      )
+
+  /** `done`, called at most once, whichever of the answer, the failure and the cancellation comes first. */
+  private final class Once(done: (Int, Long, Throwable | Null) => Unit)
+      extends java.util.concurrent.atomic.AtomicBoolean:
+    def called: Boolean = get
+    def apply(status: Int, size: Long, failure: Throwable | Null): Unit =
+      if compareAndSet(false, true) then done(status, size, failure)

@@ -63,7 +63,7 @@ final class OpenTelemetryTracing(openTelemetry: OpenTelemetry):
         request.logicContext = traced
         val ids = traced.span.getSpanContext
         request.logNote = s"trace_id=${ids.getTraceId} span_id=${ids.getSpanId}"
-        m.guarantee(Observing.answered(next, request)(traced.end))(traced.cancelled)
+        Observing.answered(next, request)(traced.end)
 
 object OpenTelemetryTracing:
   private val Scope = "rapier.server"
@@ -85,10 +85,9 @@ object OpenTelemetryTracing:
     def get(request: ServerRequest, key: String): String =
       if request == null then null else request.headerOrNull(key).asInstanceOf[String]
 
-  /** A request's span, ended once: by its answer, its failure, or its cancellation. */
+  /** A request's span: ended by its answer, its failure or its cancellation, whichever comes first. */
   private final class Traced(val span: Span, parent: Context) extends LogicContext:
     private val context = parent.`with`(span)
-    @volatile private var ended = false
 
     def attach(): AutoCloseable = context.makeCurrent()
     def wrap(executor: Executor): Executor = context.wrap(executor)
@@ -102,12 +101,4 @@ object OpenTelemetryTracing:
       else if status >= 500 then
         span.setAttribute(ErrorType, status.toString)
         span.setStatus(StatusCode.ERROR)
-      ended = true
       span.end()
-
-    val cancelled: () => Unit = () =>
-      if !ended then
-        ended = true
-        span.setAttribute(ErrorType, "cancelled")
-        span.setStatus(StatusCode.ERROR, "the request was cancelled before its answer")
-        span.end()
