@@ -3,6 +3,7 @@ package rapier.server.files
 import rapier.*
 import rapier.model.{HeaderNames, MediaType, PercentEncoding, StatusCode}
 import rapier.server.compression.AcceptEncoding
+import rapier.server.internal.RequestTarget
 import rapier.server.{Monad, Problem, ProblemRenderer, ServerEndpoint, serverLogic}
 
 import java.nio.charset.StandardCharsets
@@ -121,13 +122,9 @@ private[files] object StaticService:
 
   private val conditions: EndpointInput[Conditions] = extractFromRequest { r =>
     val uri = r.uri
-    val query = uri.indexOf('?') match
-      case -1 => uri.indexOf('#') match
-          case -1 => uri.length
-          case i => i
-      case i => i
+    val end = RequestTarget.pathEnd(uri, math.max(0, RequestTarget.pathStart(uri)))
     Conditions(
-      query > 0 && uri.charAt(query - 1) == '/',
+      end > 0 && uri.charAt(end - 1) == '/',
       r.headerValues(HeaderNames.IfMatch),
       r.headerValues(HeaderNames.IfNoneMatch),
       r.header(HeaderNames.IfModifiedSince).orNull,

@@ -11,7 +11,9 @@ import rapier.server.{Handler, Monad, Route, ServerResponse}
  * RFC 9110's is `_OTHER`.
  */
 object Observing:
-  private val KnownMethods = Set("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH")
+  /** The method labels: RFC 9110's methods, then `_OTHER` for every other. */
+  val methods: IndexedSeq[String] =
+    Vector("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "_OTHER")
 
   /** The path template of the endpoint `route` leads to (`/books/{id}`), or null when no endpoint took the request. */
   def template(route: Route): String | Null = route match
@@ -19,7 +21,14 @@ object Observing:
     case Route.Rejected => null
 
   /** The method's name if RFC 9110 defines it, `_OTHER` otherwise. */
-  def method(m: Method): String = if KnownMethods.contains(m.name) then m.name else "_OTHER"
+  def method(m: Method): String = methods(methodIndex(m))
+
+  /** The index of the method's label in [[methods]]. */
+  def methodIndex(m: Method): Int =
+    val name = m.name
+    var i = 0
+    while i < methods.length - 1 && methods(i) != name do i += 1
+    i
 
   /** The request's path, still percent-encoded, without its query (or the scheme and authority of an absolute form). */
   def path(request: ServerRequest): String =

@@ -52,7 +52,7 @@ final class OpenTelemetryMetrics(meter: Meter):
     def apply[F[_]](route: Route, next: Handler[F])(using m: Monad[F]): Handler[F] =
       val attributes = RouteAttributes(Observing.template(route))
       request =>
-        val method = Observing.method(request.method)
+        val method = Observing.methodIndex(request.method)
         val activeAttributes = attributes.active(method)
         active.add(1, activeAttributes)
         val start = System.nanoTime()
@@ -77,7 +77,7 @@ object OpenTelemetryMetrics:
   val Scheme: AttributeKey[String] = AttributeKey.stringKey("url.scheme")
   val ErrorType: AttributeKey[String] = AttributeKey.stringKey("error.type")
 
-  private val Methods = Array("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "_OTHER")
+  private val Methods = Observing.methods
 
   /** The attribute sets of one route, made on first use and kept: one per method, and per method and status. */
   private final class RouteAttributes(template: String | Null):
@@ -90,10 +90,9 @@ object OpenTelemetryMetrics:
     // Statuses 100 to 599 of each method, filled as they are met; races only make the same set twice.
     private val byStatus = AtomicReferenceArray[Attributes](Methods.length * 500)
 
-    def active(method: String): Attributes = actives(index(method))
+    def active(m: Int): Attributes = actives(m)
 
-    def of(method: String, status: Int): Attributes =
-      val m = index(method)
+    def of(m: Int, status: Int): Attributes =
       if status < 100 || status > 599 then withStatus(m, status)
       else
         val slot = m * 500 + status - 100
@@ -104,15 +103,10 @@ object OpenTelemetryMetrics:
           byStatus.set(slot, made)
           made
 
-    def failed(method: String, failure: Throwable): Attributes =
-      byMethod(index(method)).toBuilder.put(Status, 500L).put(ErrorType, failure.getClass.getName).build()
+    def failed(m: Int, failure: Throwable): Attributes =
+      byMethod(m).toBuilder.put(Status, 500L).put(ErrorType, failure.getClass.getName).build()
 
     private def withStatus(m: Int, status: Int): Attributes =
       val b = byMethod(m).toBuilder.put(Status, status.toLong)
       if status >= 500 then b.put(ErrorType, status.toString)
       b.build()
-
-    private def index(method: String): Int =
-      var i = 0
-      while i < Methods.length - 1 && !(Methods(i) eq method) && Methods(i) != method do i += 1
-      i
