@@ -87,3 +87,25 @@ trait MetricsTests extends ServerTestSupport:
       assertEquals(scala.concurrent.Await.result(pending, scala.concurrent.duration.Duration(10, "s")), "done")
       eventually(active.contains(0.0), "the request is no longer active")
     }
+
+  test("metrics: a request whose client goes away is counted once and is no longer active"):
+    val release = scala.concurrent.Promise[String]()
+    val slow = endpoint.get.in("m" / "gone").out(stringBody).serverLogicSuccess[Future](_ => release.future)
+    withMetrics(slow) { (t, metrics) =>
+      def text = String(metrics.scrape(), "UTF-8")
+      def active = sample(text, "http_server_active_requests", """method="GET",route="/m/gone"""")
+      // Whatever status it is counted under: 499 where the logic is stopped, its answer where it runs on
+      def counted = text.linesIterator
+        .filter(_.startsWith("""http_server_requests_total{method="GET",route="/m/gone","""))
+        .map(line => line.substring(line.lastIndexOf(' ') + 1).toDouble)
+        .sum
+      val raw = t.raw()
+      raw.send("GET /m/gone HTTP/1.1\r\nHost: x\r\n\r\n")
+      eventually(active.contains(1.0), "the request is counted as active")
+      raw.close()
+      // A stopped logic (an effect's fiber, direct style's thread) ends the request now; a `Future` runs on
+      val deadline = System.nanoTime + 2_000_000_000L
+      while !active.contains(0.0) && System.nanoTime < deadline do Thread.sleep(20)
+      release.success("done")
+      eventually(active.contains(0.0) && counted == 1.0, s"the request is counted once and no longer active:\n$text")
+    }

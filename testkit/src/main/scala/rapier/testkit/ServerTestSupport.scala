@@ -54,7 +54,7 @@ abstract class ServerTestSupport extends munit.FunSuite:
     finally running.stop()
 
   /** Waits up to 10 s for `condition`, which another thread makes true (the server's, here); fails with `what`. */
-  def eventually(condition: => Boolean, what: String): Unit =
+  def eventually(condition: => Boolean, what: => String): Unit =
     val deadline = System.nanoTime + 10.seconds.toNanos
     while !condition && System.nanoTime < deadline do Thread.sleep(10)
     assert(condition, s"not so within 10 s: $what")

@@ -17,7 +17,8 @@ import scala.util.control.NonFatal
  * interpreter's steps are its own code — decoding, encoding — never the logic's effects, which stay in their `IO`.
  */
 final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
-  private val io = (F eq IO.asyncForIO) && PureValue.reads
+  private val isIO = F eq IO.asyncForIO
+  private val io = isIO && PureValue.reads
 
   def unit[A](a: A): F[A] = F.pure(a)
 
@@ -53,16 +54,29 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
 
   /**
    * The effect computed with `c` current, then run on its own pool wrapped by `c`, so that `c` is current on whichever
-   * thread runs each step. An `IO` already complete (`IO.pure`) has no step left: it skips the shift, which costs
-   * a hop to another pool and back.
+   * thread runs each step. An `IO` first runs here, `c` attached, up to its first asynchronous boundary (`syncStep`, as
+   * the runner does): logic that answers at once costs no hop to another pool and back, and only what remains after a
+   * boundary is shifted.
    */
   override def within[A](c: LogicContext)(fa: => F[A]): F[A] =
     val computed = super.within(c)(fa)
     if !(pureValue(computed).asInstanceOf[AnyRef] eq PureValue.NotPure) then computed
-    else
-      F.flatMap(F.executionContext) { ec =>
-        F.evalOn(computed, ExecutionContext.fromExecutor(c.wrap(ec.execute(_)), ec.reportFailure))
-      }
+    else if isIO then
+      IO.defer {
+        val scope = c.attach()
+        val step =
+          try computed.asInstanceOf[IO[A]].syncStep(CatsRunner.MaxSyncSteps).unsafeRunSync()
+          finally scope.close()
+        step match
+          case Right(a) => IO.pure(a)
+          case Left(rest) => shifted(c, rest.asInstanceOf[F[A]]).asInstanceOf[IO[A]]
+      }.asInstanceOf[F[A]]
+    else shifted(c, computed)
+
+  private def shifted[A](c: LogicContext, fa: F[A]): F[A] =
+    F.flatMap(F.executionContext) { ec =>
+      F.evalOn(fa, ExecutionContext.fromExecutor(c.wrap(ec.execute(_)), ec.reportFailure))
+    }
 
   private inline def pureValue[A](fa: F[A]): Any =
     if io then PureValue.of(fa.asInstanceOf[AnyRef]) else PureValue.NotPure

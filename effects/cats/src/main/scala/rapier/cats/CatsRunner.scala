@@ -5,7 +5,7 @@ import cats.effect.{Async, IO, Resource}
 import rapier.server.spi.{Completion, EventLoop, Runner, Running, ServerRequest}
 import rapier.server.{EndpointChain, ServerInterpreter, ServerResponse}
 
-import scala.concurrent.Future
+import scala.concurrent.{ExecutionContext, Future}
 import scala.concurrent.duration.FiniteDuration
 import scala.util.Failure
 import scala.util.control.NonFatal
@@ -40,12 +40,16 @@ final class CatsRunner[F[_]](dispatcher: Dispatcher[F])(using F: Async[F]) exten
           case _ =>
             result.asInstanceOf[IO[ServerResponse]].syncStep(CatsRunner.MaxSyncSteps).unsafeRunSync() match
               case Right(response) => response
-              case Left(rest) => Pending(rest.asInstanceOf[F[ServerResponse]])
-      else Pending(result)
+              case Left(rest) => Pending(rest.asInstanceOf[F[ServerResponse]], request)
+      else Pending(result, request)
     catch case NonFatal(e) => Completion.responseOf(Failure(e))
 
-  /** The rest of a request's effect, run as a fiber on the dispatcher's runtime. */
-  private final class Pending(rest: F[ServerResponse]) extends Running:
+  /**
+   * The rest of a request's effect, run as a fiber on the dispatcher's runtime. Cancelled, the request's hooks run
+   * once the fiber has stopped: `syncStep` drops the cancellation finalizers of the regions it enters, and a fiber
+   * cancelled before it starts runs none.
+   */
+  private final class Pending(rest: F[ServerResponse], request: ServerRequest) extends Running:
     @volatile private var cancelFiber: (() => Future[Unit]) | Null = null
 
     def onComplete(loop: EventLoop)(k: ServerResponse => Unit): Unit =
@@ -57,7 +61,7 @@ final class CatsRunner[F[_]](dispatcher: Dispatcher[F])(using F: Async[F]) exten
 
     def cancel(): Unit =
       val c = cancelFiber
-      if c != null then c()
+      if c != null then c().onComplete(_ => request.cancelled())(using ExecutionContext.parasitic)
 
 object CatsRunner:
   /**

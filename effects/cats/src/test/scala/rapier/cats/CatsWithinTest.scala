@@ -21,3 +21,13 @@ class CatsWithinTest extends munit.FunSuite:
     assertEquals(both.unsafeRunSync(), List(List("a"), List("b")))
     val failed = monad.within(ThreadLocalContext("failing"))(IO.sleep(1.milli) *> IO.raiseError(Exception("no")))
     assertEquals((failed.attempt *> seen).unsafeRunSync(), null, "nor after a failure")
+
+  test("a logic context is current in what runs at once, in the fibers it starts, and nowhere once it ends"):
+    val monad = summon[Monad[IO]]
+    val seen = IO(ThreadLocalContext.current.get)
+    val started = (IO.sleep(1.milli) *> seen).start.flatMap(_.joinWithNever)
+    assertEquals(monad.within(ThreadLocalContext("r"))(seen.product(started)).unsafeRunSync(), ("r", "r"))
+    val failedAtOnce = monad.within(ThreadLocalContext("r"))(IO.raiseError[String](Exception("no")))
+    assertEquals(failedAtOnce.attempt.map(_.left.map(_.getMessage)).unsafeRunSync(), Left("no"))
+    val others = (1 to 64).toList.parTraverse(_ => IO.cede *> seen *> IO.sleep(1.milli) *> seen)
+    assertEquals(others.unsafeRunSync().distinct, List(null))

@@ -44,7 +44,7 @@ final class ZioRunner[R](runtime: Runtime[R]) extends Runner[[A] =>> RIO[R, A]]:
         case Right(exit) => ZioRunner.responseOf(exit)
         case Left(fiber) =>
           inFlight.track(fiber)
-          Pending(fiber)
+          Pending(fiber, request)
     catch case NonFatal(e) => Completion.responseOf(Failure(e))
 
   /**
@@ -58,7 +58,8 @@ final class ZioRunner[R](runtime: Runtime[R]) extends Runner[[A] =>> RIO[R, A]]:
    * The rest of a request's effect, a fiber on the runtime: interrupted when its client goes away, which includes a
    * server stopping with it still running past the shutdown timeout (the backend then closes its connection).
    */
-  private final class Pending(fiber: Fiber.Runtime[Throwable, ServerResponse]) extends Running:
+  private final class Pending(fiber: Fiber.Runtime[Throwable, ServerResponse], request: ServerRequest)
+      extends Running:
     def onComplete(loop: EventLoop)(k: ServerResponse => Unit): Unit =
       Unsafe.unsafely {
         fiber.unsafe.addObserver(exit => Completion.deliver(ZioRunner.responseOf(exit), loop)(k))
@@ -66,7 +67,10 @@ final class ZioRunner[R](runtime: Runtime[R]) extends Runner[[A] =>> RIO[R, A]]:
 
     def cancellable: Boolean = true
 
-    def cancel(): Unit = Unsafe.unsafely(fiber.unsafe.interrupt(zio.Cause.interrupt(zio.FiberId.None)))
+    def cancel(): Unit = Unsafe.unsafely {
+      fiber.unsafe.addObserver(_ => request.cancelled())
+      fiber.unsafe.interrupt(zio.Cause.interrupt(zio.FiberId.None))
+    }
 
 object ZioRunner:
   /**

@@ -61,20 +61,28 @@ object Observing:
       m: Monad[F]
   ): F[ServerResponse] =
     val once = Once(done)
-    val result = m.recover(
-      m.map(next(request)) { r =>
-        once(r.status, bodySize(r), null)
-        r
-      }
-    ) { e =>
-      once(500, -1L, e)
-      m.error(e)
-    }
+    val cancelled = () => once(499, -1L, java.util.concurrent.CancellationException("cancelled before its answer"))
+    val result =
+      try
+        m.recover(
+          m.map(next(request)) { r =>
+            once(r.status, bodySize(r), null)
+            r
+          }
+        ) { e =>
+          once(500, -1L, e)
+          m.error(e)
+        }
+      catch
+        // Direct style: a client gone interrupts the logic's thread, and the interrupt passes `recover`
+        case e: InterruptedException =>
+          cancelled()
+          throw e
     if once.called then result
     else
-      m.guarantee(result)(() =>
-        once(499, -1L, java.util.concurrent.CancellationException("cancelled before its answer"))
-      )
+      // The runner's hook covers an effect stopped before it reached the guard
+      request.whenCancelled(cancelled)
+      m.guarantee(result)(cancelled)
 
   /** `done`, called at most once, whichever of the answer, the failure and the cancellation comes first. */
   private final class Once(done: (Int, Long, Throwable | Null) => Unit)

@@ -143,10 +143,12 @@ private[server] final class EndpointHandler[F[_]](
     val started =
       try result
       catch
-        case scala.util.control.NonFatal(e) =>
+        case e @ (scala.util.control.NonFatal(_) | _: InterruptedException) =>
           deleteTemporaryFiles(request)
           throw e
-    m.guarantee(started)(() => deleteTemporaryFiles(request))
+    val delete = () => deleteTemporaryFiles(request)
+    request.whenCancelled(delete)
+    m.guarantee(started)(delete)
 
   /** `fa` computed within the request's [[LogicContext]], if an interceptor gave it one; inlined, so free without. */
   private inline def inContext[A](request: ServerRequest)(inline fa: F[A]): F[A] =

@@ -32,7 +32,10 @@ trait Running:
   /** Whether [[cancel]] can stop the computation (a fiber, a thread), so that a backend tracks it. */
   def cancellable: Boolean
 
-  /** The client went away: stop computing, if the effect can be stopped. */
+  /**
+   * The client went away: stop computing, if the effect can be stopped. A runner that stops it calls the request's
+   * [[ServerRequest.cancelled]] once it has stopped (or if it never started).
+   */
   def cancel(): Unit
 
 object Runner:

@@ -90,6 +90,32 @@ abstract class ServerRequest extends RequestView:
   /** Words an interceptor adds to this request's line in the request log (`trace_id=…`); null for none. */
   var logNote: String | Null = null
 
+  // What to undo if the request's effect is cancelled; null once the runner has said so
+  private var cancelHooks: List[() => Unit] | Null = Nil
+
+  /**
+   * Runs `hook` if this request's effect is cancelled (its client went away), once the effect has stopped: what
+   * the interpreter must let go of even when the effect was stopped before it could enter a region of its own
+   * (an `IO` cancelled before its fiber started). Runs it at once if that has happened already.
+   */
+  def whenCancelled(hook: () => Unit): Unit =
+    val run = synchronized {
+      if cancelHooks == null then true
+      else
+        cancelHooks = hook :: cancelHooks.nn
+        false
+    }
+    if run then hook()
+
+  /** For a [[Runner]] that cancelled this request's effect, once the effect has stopped: runs its hooks, once. */
+  def cancelled(): Unit =
+    val hooks = synchronized {
+      val h = cancelHooks
+      cancelHooks = null
+      h
+    }
+    if hooks != null then hooks.nn.foreach(_())
+
   /** Keeps `file` until the request is answered, then deletes it. */
   private[server] def keepFile(file: java.nio.file.Path): Unit = temporaryFiles = file :: temporaryFiles
 

@@ -50,9 +50,12 @@ final class VirtualThreadRunner private (starter: VirtualThreadRunner.Starter) e
         try
           if cancelled then throw InterruptedException("the client went away before its request started")
           interpreter.serve(request, chain)
-        catch case NonFatal(e) => Completion.responseOf(Failure(e))
+        catch
+          case NonFatal(e) => Completion.responseOf(Failure(e))
+          case e: InterruptedException => Completion.responseOf(Failure(e))
         finally thread = null
       Thread.interrupted() // an interrupt that came too late for the logic is not the next task's
+      if cancelled then request.cancelled()
       try loop.execute(() => k(response))
       catch case _: RejectedExecutionException => () // the connection's loop has stopped: nobody to answer
 
