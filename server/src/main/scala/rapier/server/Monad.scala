@@ -40,8 +40,9 @@ trait Monad[F[_]]:
   /**
    * `fa`, with `finalizer` run once it ends, whatever the end: a value, a failure, or — for an effect that can be
    * stopped (a fiber cancelled because its client went away) — cancellation. What the interpreter must undo on every
-   * outcome, such as deleting the temporary files of an upload, goes here. By default for effects that can't be stopped
-   * (`Future`, direct style); effect modules override it with their own.
+   * outcome, such as deleting the temporary files of an upload, goes here, and in `ServerRequest.whenCancelled` too:
+   * a runner may stop an effect before it enters the region (cats-effect's). By default for effects that can't be
+   * stopped (`Future`, direct style); effect modules override it with their own.
    */
   def guarantee[A](fa: F[A])(finalizer: () => Unit): F[A] =
     handleError(map(fa) { a =>

@@ -122,6 +122,23 @@ final class ServerResponse private[rapier] (
       else i += 1
     if !found then addHeader(name, value)
 
+  /**
+   * Adds `field` to `Vary`, in the one `Vary` line there is (a cache that reads only the first line still sees every
+   * field), unless it is there already or the line says `*`.
+   */
+  private[rapier] def addVary(field: String): Unit =
+    var i = 0
+    var at = -1
+    while i < headerSize do
+      if headerArray(2 * i).equalsIgnoreCase(HeaderNames.Vary) then
+        if headerArray(2 * i + 1).split(',').exists(v => v.trim.equalsIgnoreCase(field) || v.trim == "*") then return
+        if at < 0 then at = i
+      i += 1
+    if at < 0 then addHeader(HeaderNames.Vary, field)
+    else
+      if sharedHeaders then own(0)
+      headerArray(2 * at + 1) = s"${headerArray(2 * at + 1)}, $field"
+
   /** Removes every value of a header. */
   private[rapier] def removeHeader(name: String): Unit =
     if sharedHeaders then own(0)

@@ -52,6 +52,22 @@ trait CorsTests extends ServerTestSupport:
       assertEquals((failed.status, failed.header("Access-Control-Allow-Origin")), (500, Some(app)))
     }
 
+  test("CORS: Vary on Origin joins the response's own Vary line, and compression's"):
+    val text = "varied " * 400
+    val varied = endpoint.get
+      .in("cors" / "varied")
+      .out(header[String]("Vary"))
+      .out(stringBody)
+      .serverLogicSuccess[Future](_ => Future.successful(("Accept-Language", text)))
+    val options = ServerOptions.default.withoutRequestLog.withCors(cors).withCompression()
+    withServerConfig(TestServerConfig(serverOptions = options))(varied) { t =>
+      val r = t.get("/cors/varied", "Origin" -> app, "Accept-Encoding" -> "gzip")
+      assertEquals(r.header("Content-Encoding"), Some("gzip"))
+      val lines = r.headerValues("Vary")
+      assertEquals(lines.size, 1, lines)
+      assertEquals(lines.head.split(',').map(_.trim).toSet, Set("Accept-Language", "Origin", "Accept-Encoding"))
+    }
+
   test("CORS: a preflight is answered before any logic, with the path's methods and the headers asked for"):
     val calls = AtomicInteger()
     val endpoints = List(

@@ -44,13 +44,11 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): F[A] = F.async_(register)
 
   /**
-   * Cancelled included: a fiber whose client went away still lets go of what the request made. For `IO` the region
-   * starts after a `cede`, on the fiber: `CatsRunner` runs an `IO` up to its first async boundary with `syncStep`,
-   * which drops the cancellation finalizer of a region it enters.
+   * Cancelled included, where the fiber runs the region: `CatsRunner` runs an `IO` up to its first async boundary
+   * with `syncStep`, which drops the cancellation finalizer of a region it enters, and a fiber cancelled before it
+   * starts runs none; the runner's cancellation hooks (`ServerRequest.whenCancelled`) cover those.
    */
-  override def guarantee[A](fa: F[A])(finalizer: () => Unit): F[A] =
-    val guarded = F.guarantee(fa, F.delay(finalizer()))
-    if io then F.productR(F.cede)(guarded) else guarded
+  override def guarantee[A](fa: F[A])(finalizer: () => Unit): F[A] = F.guarantee(fa, F.delay(finalizer()))
 
   /**
    * The effect computed with `c` current, then run on its own pool wrapped by `c`, so that `c` is current on whichever

@@ -44,7 +44,7 @@ private[server] final class CompressionInterceptor(c: Compression, render: Probl
       (bytes == null && chunks == null) || r.hasHeader(HeaderNames.ContentEncoding) || !compressible(r)
     then r
     else
-      varyOnAcceptEncoding(r)
+      r.addVary(HeaderNames.AcceptEncoding)
       val coding = Coding.choose(request.headerValues(HeaderNames.AcceptEncoding))
       if coding == null then r
       else if bytes != null then
@@ -81,13 +81,6 @@ private[server] object CompressionInterceptor:
         headers = List(rapier.model.Header(HeaderNames.AcceptEncoding, "gzip, deflate"))
       )
     )
-
-  private def varyOnAcceptEncoding(r: ServerResponse): Unit =
-    val already = (0 until r.headerCount).exists(i =>
-      r.headerName(i).equalsIgnoreCase(HeaderNames.Vary) &&
-        r.headerValue(i).split(',').exists(v => v.trim.equalsIgnoreCase(HeaderNames.AcceptEncoding) || v.trim == "*")
-    )
-    if !already then r.addHeader(HeaderNames.Vary, HeaderNames.AcceptEncoding)
 
   private def encoded(r: ServerResponse, coding: Coding): ServerResponse =
     r.removeHeader(HeaderNames.ContentLength)

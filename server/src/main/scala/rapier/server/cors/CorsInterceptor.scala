@@ -42,7 +42,7 @@ private[server] final class CorsInterceptor(cors: Cors, render: ProblemRenderer)
       case _ => decorated
 
   private val varyOnOrigin: ServerResponse => ServerResponse = r =>
-    r.addHeader(Vary, Origin)
+    r.addVary(Origin)
     r
 
   private def allow(r: ServerResponse, origin: String): ServerResponse =
@@ -51,7 +51,7 @@ private[server] final class CorsInterceptor(cors: Cors, render: ProblemRenderer)
       r.addHeader(AccessControlAllowOrigin, if star then "*" else origin)
       if cors.credentials then r.addHeader(AccessControlAllowCredentials, "true")
       if exposed != null then r.addHeader(AccessControlExposeHeaders, exposed.nn)
-      if !star then r.addHeader(Vary, Origin)
+      if !star then r.addVary(Origin)
     r
 
   private def preflight(request: ServerRequest, allowed: List[Method]): ServerResponse =

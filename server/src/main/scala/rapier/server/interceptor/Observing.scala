@@ -61,7 +61,7 @@ object Observing:
       m: Monad[F]
   ): F[ServerResponse] =
     val once = Once(done)
-    val cancelled = () => once(499, -1L, java.util.concurrent.CancellationException("cancelled before its answer"))
+    val cancelled = () => once(499, -1L, Cancelled)
     val result =
       try
         m.recover(
@@ -83,6 +83,10 @@ object Observing:
       // The runner's hook covers an effect stopped before it reached the guard
       request.whenCancelled(cancelled)
       m.guarantee(result)(cancelled)
+
+  /** What a request cancelled before its answer failed with: one, stackless, as the guard's finalizer runs always. */
+  private object Cancelled extends java.util.concurrent.CancellationException("cancelled before its answer"):
+    override def fillInStackTrace(): Throwable = this
 
   /** `done`, called at most once, whichever of the answer, the failure and the cancellation comes first. */
   private final class Once(done: (Int, Long, Throwable | Null) => Unit)

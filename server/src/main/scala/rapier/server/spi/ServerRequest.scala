@@ -87,8 +87,11 @@ abstract class ServerRequest extends RequestView:
   /** A context the logic runs in, set by an interceptor (see [[rapier.server.LogicContext]]); null for none. */
   var logicContext: rapier.server.LogicContext | Null = null
 
-  /** Words an interceptor adds to this request's line in the request log (`trace_id=…`); null for none. */
-  var logNote: String | Null = null
+  /**
+   * What an interceptor adds to this request's line in the request log (`trace_id=…`), as its `toString`, made only
+   * when the line is written; null for none.
+   */
+  var logNote: AnyRef | Null = null
 
   // What to undo if the request's effect is cancelled; null once the runner has said so
   private var cancelHooks: List[() => Unit] | Null = Nil

@@ -61,8 +61,7 @@ final class OpenTelemetryTracing(openTelemetry: OpenTelemetry):
           case agent: String => builder.setAttribute(UserAgent, agent)
         val traced = Traced(builder.startSpan(), parent)
         request.logicContext = traced
-        val ids = traced.span.getSpanContext
-        request.logNote = s"trace_id=${ids.getTraceId} span_id=${ids.getSpanId}"
+        request.logNote = traced
         Observing.answered(next, request)(traced.end)
 
 object OpenTelemetryTracing:
@@ -91,6 +90,11 @@ object OpenTelemetryTracing:
 
     def attach(): AutoCloseable = context.makeCurrent()
     def wrap(executor: Executor): Executor = context.wrap(executor)
+
+    // The request log's words for it
+    override def toString: String =
+      val ids = span.getSpanContext
+      s"trace_id=${ids.getTraceId} span_id=${ids.getSpanId}"
 
     val end: (Int, Long, Throwable | Null) => Unit = (status, _, failure) =>
       span.setAttribute(Status, status.toLong)
