@@ -126,7 +126,7 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
 
   /** The response to `answered`, or a bare 500 if the interpreter failed to produce one. */
   private def answer(view: Http4sRequest[F], answered: F[ServerResponse], closes: Boolean): F[Response[F]] =
-    F.flatMap(orServerError(answered)) { r =>
+    F.flatMap(orServerError(view, answered)) { r =>
       if r.webSocket != null then upgrade(view, r) else responses.of(view, r, closes)
     }
 
@@ -159,8 +159,9 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
       }
 
   /** `answered`, or a bare 500 (its cause logged) if the interpreter failed to produce a response. */
-  private def orServerError(answered: F[ServerResponse]): F[ServerResponse] =
-    F.handleError(answered)(e => Completion.responseOf(Failure(e)))
+  // Cancelled (Ember's stop), the request's hooks run, as a runner runs them: what the interpreter must let go of
+  private def orServerError(view: Http4sRequest[F], answered: F[ServerResponse]): F[ServerResponse] =
+    F.onCancel(F.handleError(answered)(e => Completion.responseOf(Failure(e))), F.delay(view.cancelled()))
 
   /**
    * The body read whole, within `maxBodySize` and `bodyReadTimeout`, then the logic; a body that can't be read is
@@ -193,7 +194,7 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
     view.source = body.source
     F.flatMap(F.start(body.source.run)) { reader =>
       val answering = body.timed(reader, interpreter.serve(view, chain), refusal(body.refusal.nn))
-      F.flatMap(orServerError(answering)) { r =>
+      F.flatMap(orServerError(view, answering)) { r =>
         val refused = body.refusal
         if refused != null then
           // What the client still sends of a body refused past the limit is read and dropped, for a while

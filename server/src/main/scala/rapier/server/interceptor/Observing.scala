@@ -54,8 +54,8 @@ object Observing:
   /**
    * `next(request)`, with `done` called once it is answered: with the status and the known body size; when it failed,
    * with the 500 the server answers instead, -1 and the failure; when it was cancelled (an effect's fiber, its client
-   * gone), with 499, -1 and a `CancellationException`. The guard for cancellation is set only on an answer still to
-   * come, as it costs an effect a step.
+   * gone), with 499, -1 and a `CancellationException`: the runner reports it (`ServerRequest.whenCancelled`) once the
+   * effect has stopped, which costs the effect no step of its own.
    */
   def answered[F[_]](next: Handler[F], request: ServerRequest)(done: (Int, Long, Throwable | Null) => Unit)(using
       m: Monad[F]
@@ -78,11 +78,9 @@ object Observing:
         case e: InterruptedException =>
           cancelled()
           throw e
-    if once.called then result
-    else
-      // The runner's hook covers an effect stopped before it reached the guard
-      request.whenCancelled(cancelled)
-      m.guarantee(result)(cancelled)
+    // A cancelled effect (its client gone) is the runner's to report, once it has stopped
+    if !once.called then request.whenCancelled(cancelled)
+    result
 
   /** What a request cancelled before its answer failed with: one, stackless, as the guard's finalizer runs always. */
   private object Cancelled extends java.util.concurrent.CancellationException("cancelled before its answer"):
