@@ -39,6 +39,8 @@ import scala.concurrent.duration.*
  *   how long `stop()` waits for requests in progress before closing their connections
  * @param maxConnections
  *   connections open at once; one more is closed as soon as it is accepted, until another closes
+ * @param tls
+ *   HTTPS: the server's certificate and key, TLS versions and client certificates (see [[Tls]]); None for plain HTTP
  * @param serverOptions
  *   how the interpreter treats requests (interceptors, handlers)
  */
@@ -54,6 +56,7 @@ final case class BackendOptions(
     idleTimeout: Duration = FiniteDuration(60, SECONDS),
     shutdownTimeout: FiniteDuration = FiniteDuration(10, SECONDS),
     maxConnections: Int = 10000,
+    tls: Option[Tls] = None,
     serverOptions: ServerOptions = ServerOptions.default
 ):
   require(port >= 0 && port <= 65535, s"a port is between 0 and 65535, not $port")
@@ -101,6 +104,7 @@ trait BackendOptionsOf[Self]:
   final def idleTimeout: Duration = backend.idleTimeout
   final def shutdownTimeout: FiniteDuration = backend.shutdownTimeout
   final def maxConnections: Int = backend.maxConnections
+  final def tls: Option[Tls] = backend.tls
   final def serverOptions: ServerOptions = backend.serverOptions
 
   final def withHost(h: String): Self = modifyBackend(_.copy(host = h))
@@ -114,6 +118,7 @@ trait BackendOptionsOf[Self]:
   final def withIdleTimeout(d: Duration): Self = modifyBackend(_.copy(idleTimeout = d))
   final def withShutdownTimeout(d: FiniteDuration): Self = modifyBackend(_.copy(shutdownTimeout = d))
   final def withMaxConnections(n: Int): Self = modifyBackend(_.copy(maxConnections = n))
+  final def withTls(t: Tls): Self = modifyBackend(_.copy(tls = Some(t)))
   final def withServerOptions(o: ServerOptions): Self = modifyBackend(_.copy(serverOptions = o))
 
   /** Changes the interpreter's options: `_.withoutRequestLog`. */

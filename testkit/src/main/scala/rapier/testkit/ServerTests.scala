@@ -30,4 +30,5 @@ abstract class ServerTests
       CompressionTests,
       MetricsTests,
       StaticFilesTests,
-      OpenTelemetryTests
+      OpenTelemetryTests,
+      TlsTests

@@ -49,7 +49,8 @@ final case class TestServerConfig(
     bodyReadTimeout: Duration = 30.seconds,
     idleTimeout: Duration = 30.seconds,
     maxConnections: Int = 10000,
-    shutdownTimeout: Option[FiniteDuration] = None
+    shutdownTimeout: Option[FiniteDuration] = None,
+    tls: Option[rapier.server.Tls] = None
 ):
   /** The options every backend shares, as this test asks for them, on a free port. */
   def backend: BackendOptions = BackendOptions(
@@ -63,6 +64,7 @@ final case class TestServerConfig(
     idleTimeout = idleTimeout,
     shutdownTimeout = shutdownTimeout.getOrElse(TestServerConfig.QuickStop),
     maxConnections = maxConnections,
+    tls = tls,
     serverOptions = serverOptions
   )
 

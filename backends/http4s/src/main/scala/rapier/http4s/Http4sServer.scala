@@ -4,11 +4,12 @@ import cats.effect.std.Dispatcher
 import cats.effect.{Async, Resource}
 import com.comcast.ip4s.{Host, Port}
 import fs2.io.net.{Network, RapierGuardedNetwork, Socket}
+import fs2.io.net.tls.{RapierGuardedTLSContext, TLSParameters}
 import org.http4s.ember.server.EmberServerBuilder
 import rapier.cats.CatsRunner
-import rapier.http4s.internal.GuardedSocket
+import rapier.http4s.internal.{GuardedSocket, HandshakeDeadline}
 import rapier.server.spi.{FramingGuard, RefusalMarker}
-import rapier.server.{ServerBuilder, ServerEndpoint}
+import rapier.server.{ServerBuilder, ServerEndpoint, Tls}
 
 import java.net.InetSocketAddress
 import scala.concurrent.duration.*
@@ -42,7 +43,13 @@ final case class Http4sServer[F[_]](
   def start(): Resource[F, Http4sServer.Binding] =
     val marker = RefusalMarker.random()
     val interpreter = Http4sServerInterpreter[F](endpoints, options, marker)
-    val guarded = RapierGuardedNetwork[F](network, Http4sServer.guard(options, marker))
+    // Loaded before anything starts: a key that can't be read fails here. Over TLS the guard reads decrypted bytes.
+    val tls = options.tls.map(t => (t, t.sslContext()))
+    val deadline = Http4sServer.finite(options.headerReadTimeout)
+    val guarded = RapierGuardedNetwork[F](
+      network,
+      if tls.isDefined then raw => HandshakeDeadline(raw, deadline) else Http4sServer.guard(options, marker)
+    )
     val host = Host
       .fromString(options.host)
       .getOrElse(throw IllegalArgumentException(s"not a host name or address: ${options.host}"))
@@ -60,10 +67,26 @@ final case class Http4sServer[F[_]](
       .withShutdownTimeout(options.shutdownTimeout)
       .withMaxConnections(options.maxConnections)
       .withMaxWebSocketMessageSize(Http4sServer.frameLimit(interpreter.maxWebSocketMessageSize))
+    val served = tls match
+      case None => ember
+      case Some((settings, context)) =>
+        val secured = RapierGuardedTLSContext[F](
+          network.tlsContext.fromSSLContext(context),
+          (decrypted, raw) =>
+            val arrived = raw match
+              case timed: HandshakeDeadline[?] => timed.disarm
+              case _ => null
+            val guard = FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker)
+            GuardedSocket(decrypted, guard, deadline, arrived)
+          ,
+          new cats.arrow.FunctionK[F, F]:
+            def apply[A](fa: F[A]): F[A] = F.timeout(fa, deadline)
+        )
+        ember.withTLS(secured, Http4sServer.parameters(settings))
     // Released without waiting past the shutdown timeout for what it still runs: Ember's release, which waits for the
     // requests in progress, can't be cancelled, and a request's logic may never complete.
     CatsRunner.dispatcher[F](options.shutdownTimeout).flatMap { dispatcher =>
-      Resource.make(F.map(ember.build.allocated) { (server, release) =>
+      Resource.make(F.map(served.build.allocated) { (server, release) =>
         val stop = () => Http4sServer.within(dispatcher, release, options.shutdownTimeout)
         Http4sServer.Binding(server.addressIp4s.toInetSocketAddress, interpreter, stop)
       })(binding => F.blocking(binding.stop()))
@@ -75,6 +98,15 @@ object Http4sServer:
     socket =>
       val guard = FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker)
       GuardedSocket(socket, guard, finite(options.headerReadTimeout))
+
+  /** The settings' TLS versions and client certificates, ALPN naming HTTP/1.1. */
+  private def parameters(tls: Tls): TLSParameters =
+    TLSParameters(
+      applicationProtocols = Some(List("http/1.1")),
+      protocols = Some(tls.protocols),
+      needClientAuth = tls.clientAuth == Tls.ClientAuth.Required,
+      wantClientAuth = tls.clientAuth == Tls.ClientAuth.Optional
+    )
 
   /**
    * Ember's frame limit, the server's: twice the largest message an endpoint takes (64 KiB at least), so that a frame

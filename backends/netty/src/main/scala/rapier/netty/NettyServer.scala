@@ -72,8 +72,11 @@ object NettyServer:
         .sync()
         .channel()
       val address = channel.localAddress.asInstanceOf[InetSocketAddress]
+      val scheme = if options.tls.isDefined then "https" else "http"
+      val tlsNote = if options.tls.isDefined then s", TLS by ${rapier.netty.internal.NettyTls.provider}" else ""
       log.info(
-        s"Serving ${endpoints.size} endpoint(s) on ${address.getHostString}:${address.getPort} (${transport.name}, $threads thread(s))"
+        s"Serving ${endpoints.size} endpoint(s) on $scheme://${address.getHostString}:${address.getPort} " +
+          s"(${transport.name}, $threads thread(s)${tlsNote})"
       )
       Binding(channel, address, boss, workers, connections, options)
     catch

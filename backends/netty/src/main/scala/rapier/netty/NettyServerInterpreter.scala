@@ -2,7 +2,7 @@ package rapier.netty
 
 import io.netty.channel.{Channel, ChannelInitializer}
 import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
-import rapier.netty.internal.{Connections, HttpHandler, RequestDecoder}
+import rapier.netty.internal.{Connections, HttpHandler, NettyTls, RequestDecoder}
 import rapier.server.spi.{Admission, Runner}
 import rapier.server.{Monad, ServerEndpoint, ServerInterpreter}
 
@@ -31,6 +31,9 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
       .setMaxInitialLineLength(options.maxInitialLineLength)
       .setMaxHeaderSize(options.maxHeaderSize)
       .setMaxChunkSize(NettyServerInterpreter.MaxChunk)
+    // Built at start: a key that can't be read fails it, before any connection
+    val tls = options.tls.map(NettyTls.context)
+    val handshakeMillis = rapier.timeoutNanos(options.headerReadTimeout) / 1_000_000L
     new ChannelInitializer[Channel]:
       override def initChannel(channel: Channel): Unit =
         if !connections.tryAdd(channel) then
@@ -38,6 +41,12 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
           channel.close()
           return
         val pipeline = channel.pipeline
+        tls.foreach { context =>
+          val handler = context.newHandler(channel.alloc)
+          // A client that never completes its handshake is closed when its head would have been due
+          handler.setHandshakeTimeoutMillis(if handshakeMillis > 0 then handshakeMillis else 0L)
+          pipeline.addLast("tls", handler)
+        }
         val decoder = RequestDecoder(decoderConfig)
         pipeline.addLast("decoder", decoder)
         pipeline.addLast("encoder", HttpResponseEncoder())

@@ -42,6 +42,8 @@ final case class PekkoServer(
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val marker = RefusalMarker.random()
     val interpreter = PekkoServerInterpreter(endpoints, options, marker)
+    // Loaded before anything starts, as the endpoints are: a key that can't be read fails here
+    val tls = options.tls.map(t => (t.sslContext(), t))
     val owned = system.isEmpty
     val s = system.getOrElse(ActorSystem("rapier-pekko", PekkoServer.systemConfig))
     try
@@ -50,10 +52,12 @@ final case class PekkoServer(
       // pekko-http reads values as UTF-8: obs-text goes to it so, to read as the Latin-1 the other servers read.
       val guard = () => FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker, obsTextAsUtf8 = true)
       val settings = options.serverSettings(s.settings.config)
-      val connections = Connections(interpreter.handler, interpreter.busy, settings, guard, options.headerReadTimeout)
+      val connections =
+        Connections(interpreter.handler, interpreter.busy, settings, guard, options.headerReadTimeout, tls)
       val binding = Await.result(connections.bind(options.host, options.port), 30.seconds)
+      val scheme = if tls.isDefined then "https" else "http"
       PekkoServer.log.info(
-        s"Serving ${endpoints.size} endpoint(s) on ${options.host}:${binding.localAddress.getPort} (pekko-http)"
+        s"Serving ${endpoints.size} endpoint(s) on $scheme://${options.host}:${binding.localAddress.getPort} (pekko-http)"
       )
       PekkoServer.Binding(binding, connections, s, owned, interpreter, options)
     catch

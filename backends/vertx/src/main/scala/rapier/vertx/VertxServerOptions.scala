@@ -1,7 +1,10 @@
 package rapier.vertx
 
-import io.vertx.core.http.{Http1ServerConfig, HttpServerOptions}
-import rapier.server.{BackendOptions, BackendOptionsOf}
+import io.vertx.core.http.{ClientAuth, Http1ServerConfig, HttpServerOptions, HttpVersion}
+import io.vertx.core.net.{KeyCertOptions, TrustOptions}
+import rapier.server.{BackendOptions, BackendOptionsOf, Tls}
+
+import scala.jdk.CollectionConverters.*
 
 import java.util.concurrent.TimeUnit
 import scala.concurrent.duration.{Duration, FiniteDuration}
@@ -54,11 +57,36 @@ final case class VertxServerOptions(
       // No WebSocket extensions, as on Netty: a frame with a reserved bit set is a protocol error (1002)
       .setPerMessageWebSocketCompressionSupported(false)
       .setPerFrameWebSocketCompressionSupported(false)
+    tls.foreach(VertxServerOptions.secure(o, _, headerReadTimeout))
     if idleTimeout.isFinite then o.setIdleTimeout(idleTimeout.toMillis.toInt).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
     else o.setIdleTimeout(0)
 
 object VertxServerOptions:
   val default: VertxServerOptions = VertxServerOptions()
+
+  /**
+   * HTTPS on `o` from Rapier's settings: the key material loaded once, here, at start; ALPN offering HTTP/1.1; the
+   * handshake due within the head's deadline.
+   */
+  private def secure(o: HttpServerOptions, tls: Tls, headDeadline: Duration): Unit =
+    val keys = tls.keyManagers() match
+      case null =>
+        throw IllegalArgumentException(
+          "Vert.x makes its own TLS context from key material: give it Tls.pem or Tls.keyStore rather than Tls.context"
+        )
+      case k => k
+    o.setSsl(true)
+      .setKeyCertOptions(KeyCertOptions.wrap(keys))
+      .setEnabledSecureTransportProtocols(java.util.LinkedHashSet(tls.protocols.asJava))
+      .setUseAlpn(true)
+      .setAlpnVersions(java.util.List.of(HttpVersion.HTTP_1_1))
+      .setClientAuth(tls.clientAuth match
+        case Tls.ClientAuth.None => ClientAuth.NONE
+        case Tls.ClientAuth.Optional => ClientAuth.REQUEST
+        case Tls.ClientAuth.Required => ClientAuth.REQUIRED)
+    tls.trustManagers().foreach(t => o.setTrustOptions(TrustOptions.wrap(t)))
+    if headDeadline.isFinite then
+      o.setSslHandshakeTimeout(headDeadline.toMillis).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
 
   /**
    * The largest piece of a body Vert.x's decoder hands on at once: 64 KiB, what one of its reads takes at most, where

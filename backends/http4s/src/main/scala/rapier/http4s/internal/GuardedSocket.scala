@@ -18,9 +18,13 @@ import scala.concurrent.duration.*
  * Ember reads and writes a connection in turn until it switches protocols, so the guard needs no lock; after a 101
  * (the only write it looks at, awaiting one) reads pass straight through.
  */
-private[http4s] final class GuardedSocket[F[_]](socket: Socket[F], guard: FramingGuard, deadline: FiniteDuration)(
-    using F: Async[F]
-) extends Socket[F]:
+private[http4s] final class GuardedSocket[F[_]](
+    socket: Socket[F],
+    guard: FramingGuard,
+    deadline: FiniteDuration,
+    private var arrived: (() => Unit) | Null = null
+)(using F: Async[F])
+    extends Socket[F]:
   // What the guard has passed on and Ember has not read yet
   private var pending: Chunk[Byte] = Chunk.empty
   // When (System.nanoTime) the head now arriving was first seen incomplete; 0 when none is.
@@ -59,6 +63,9 @@ private[http4s] final class GuardedSocket[F[_]](socket: Socket[F], guard: Framin
       F.flatMap(timed(socket.read(maxBytes))) {
         case None => F.pure(None)
         case Some(chunk) =>
+          if arrived != null then
+            arrived.nn()
+            arrived = null
           val slice = chunk.toArraySlice
           guard.feed(slice.values, slice.offset, slice.length, out)
           if !guard.headPending then headSince = 0L

@@ -1,13 +1,18 @@
 package rapier.pekko.internal
 
-import org.apache.pekko.Done
+import org.apache.pekko.{Done, NotUsed}
 import org.apache.pekko.actor.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.headers.Connection as ConnectionHeader
 import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.settings.ServerSettings
 import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, Tcp}
-import org.apache.pekko.stream.scaladsl.TLSPlacebo
+import org.apache.pekko.stream.scaladsl.{TLS, TLSPlacebo}
+import org.apache.pekko.stream.TLSClosing
+import org.apache.pekko.stream.TLSProtocol.{SendBytes, SessionBytes, SslTlsInbound, SslTlsOutbound}
+import rapier.server.Tls
+
+import javax.net.ssl.{SSLContext, SSLEngine}
 import org.apache.pekko.stream.{KillSwitches, Materializer, UniqueKillSwitch}
 import org.apache.pekko.util.ByteString
 import rapier.server.spi.FramingGuard
@@ -29,7 +34,8 @@ private[pekko] final class Connections(
     busy: () => HttpResponse,
     settings: ServerSettings,
     guard: () => FramingGuard,
-    headDeadline: Duration
+    headDeadline: Duration,
+    tls: Option[(SSLContext, Tls)]
 )(using system: ActorSystem, materializer: Materializer):
   private val live = ConcurrentHashMap.newKeySet[Connections.Live]()
   private val stopping = AtomicBoolean()
@@ -46,7 +52,11 @@ private[pekko] final class Connections(
   private def serve(incoming: Tcp.IncomingConnection): Future[Done] =
     val connection = Connections.Live()
     val http = Http().serverLayer(settings, Some(incoming.remoteAddress), system.log).atop(TLSPlacebo())
-    val guarded = http.atop(GuardStage(guard, headDeadline))
+    val plain = http.atop(GuardStage(guard, headDeadline))
+    // TLS below the guard, which reads the request's bytes as they were sent
+    val guarded = tls match
+      case Some((context, settings)) => plain.atop(Connections.encrypted(context, settings, headDeadline))
+      case None => plain
     // pekko-http's own binding adds its idle timeout below the layer too
     val layer = settings.idleTimeout match
       case t: FiniteDuration => guarded.atop(BidiFlow.bidirectionalIdleTimeout[ByteString, ByteString](t))
@@ -97,6 +107,36 @@ private[pekko] final class Connections(
     }
 
 private[pekko] object Connections:
+  /**
+   * A connection's bytes through TLS: the handshake, and the first bytes of the first request after it, due within the
+   * head's deadline; ALPN naming HTTP/1.1.
+   */
+  def encrypted(
+      context: SSLContext,
+      tls: Tls,
+      headDeadline: Duration
+  ): BidiFlow[ByteString, ByteString, ByteString, ByteString, NotUsed] =
+    val received = Flow[SslTlsInbound].collect { case SessionBytes(_, bytes) => bytes }
+    val inbound = headDeadline match
+      case d: FiniteDuration => received.initialTimeout(d)
+      case _ => received
+    BidiFlow
+      .fromFlows(Flow[ByteString].map[SslTlsOutbound](SendBytes(_)), inbound)
+      .atop(TLS(() => engine(context, tls), TLSClosing.eagerClose))
+
+  private def engine(context: SSLContext, tls: Tls): SSLEngine =
+    val engine = context.createSSLEngine()
+    engine.setUseClientMode(false)
+    val parameters = engine.getSSLParameters
+    parameters.setProtocols(tls.protocols.toArray)
+    parameters.setApplicationProtocols(Array("http/1.1"))
+    tls.clientAuth match
+      case Tls.ClientAuth.Required => parameters.setNeedClientAuth(true)
+      case Tls.ClientAuth.Optional => parameters.setWantClientAuth(true)
+      case Tls.ClientAuth.None => ()
+    engine.setSSLParameters(parameters)
+    engine
+
   /** A connection being served: how many of its requests are in progress, and how to close it. */
   final class Live:
     val inFlight = AtomicInteger()
