@@ -4,6 +4,7 @@ import io.opentelemetry.api.OpenTelemetry
 import rapier.metrics.opentelemetry.OpenTelemetryMetrics
 import rapier.metrics.prometheus.PrometheusMetrics
 import rapier.netty.NettyServer
+import rapier.server.Tls
 import rapier.server.compression.Compression
 import rapier.server.cors.Cors
 import rapier.server.files.StaticFiles
@@ -63,3 +64,9 @@ object Production:
       .withInterceptor(OpenTelemetryTracing(openTelemetry).interceptor) // a span per request
       .withInterceptor(OpenTelemetryMetrics(openTelemetry).interceptor) // http.server.request.duration, …
     // end:opentelemetry
+
+  /** HTTPS on the server itself, from the PEM files a certificate authority (or `openssl`) gave. */
+  def withHttps(certificateChain: Path, privateKey: Path)(server: NettyServer): NettyServer =
+    // start:tls
+    server.withTls(Tls.pem(certificateChain, privateKey)) // TLS 1.3 and 1.2; .withClientAuth(…) for mutual TLS
+    // end:tls

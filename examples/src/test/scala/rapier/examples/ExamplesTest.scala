@@ -181,6 +181,26 @@ class ExamplesTest extends munit.FunSuite:
       binding.stop()
       java.nio.file.Files.walk(app).sorted(java.util.Comparator.reverseOrder()).forEach(java.nio.file.Files.delete)
 
+  test("the books API over HTTPS: served with the certificate given, nothing in plain HTTP"):
+    import rapier.testkit.TlsTests.Keys
+    val server = Production.withHttps(Keys.file("server-chain.crt"), Keys.file("server.key"))(
+      Production.server(
+        BooksServer(),
+        rapier.metrics.prometheus.PrometheusMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry())
+      )
+    )
+    val binding = server.withPort(0).start()
+    try
+      val client = java.net.http.HttpClient.newBuilder().sslContext(Keys.clientContext(withCertificate = false)).build()
+      val books = client.send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(s"https://localhost:${binding.port}/books")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()
+      )
+      assertEquals(books.statusCode, 200)
+      assert(books.body.startsWith("["), books.body)
+      assert(scala.util.Try(TestClient(binding.port).get("/books")).isFailure, "plain HTTP gets no answer")
+    finally binding.stop()
+
   test("the books API traced: a span per request, named by its route, in the caller's trace"):
     val exporter = io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create()
     val tracer = io.opentelemetry.sdk.trace.SdkTracerProvider

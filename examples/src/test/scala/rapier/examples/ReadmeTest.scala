@@ -63,6 +63,9 @@ class ReadmeTest extends munit.FunSuite:
   test("the README shows compression as it is in the example"):
     assertEquals(firstScalaBlockUnder("## Compression"), region("Production.scala", "compression"))
 
+  test("the README shows HTTPS as it is in the example"):
+    assertEquals(firstScalaBlockUnder("## HTTPS"), region("Production.scala", "tls"))
+
   test("the README shows static files as they are in the example"):
     assertEquals(firstScalaBlockUnder("## Static files and resources"), region("Production.scala", "static"))
 

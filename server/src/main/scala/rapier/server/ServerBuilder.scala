@@ -45,6 +45,9 @@ trait ServerBuilder[F[_], O <: BackendOptionsOf[O], Self]:
   final def withHost(host: String): Self = modifyOptions(_.withHost(host))
   final def withPort(port: Int): Self = modifyOptions(_.withPort(port))
 
+  /** HTTPS with `tls`'s certificate and key (see [[Tls]]). */
+  final def withTls(tls: Tls): Self = modifyOptions(_.withTls(tls))
+
   /** Cross-origin requests from browsers allowed as `cors` says (see [[ServerOptions.withCors]]). */
   final def withCors(cors: rapier.server.cors.Cors): Self =
     modifyOptions(o => o.withServerOptions(o.serverOptions.withCors(cors)))
