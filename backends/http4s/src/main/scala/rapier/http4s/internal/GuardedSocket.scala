@@ -1,13 +1,11 @@
 package rapier.http4s.internal
 
 import cats.effect.Async
-import com.comcast.ip4s.{GenSocketAddress, IpAddress, SocketAddress}
 import fs2.io.net.Socket
-import fs2.{Chunk, Pipe, Stream}
+import fs2.Chunk
 import rapier.server.spi.{FramingGuard, Refusals, RequestBodyException}
 
 import java.nio.charset.StandardCharsets
-import scala.annotation.nowarn
 import scala.concurrent.duration.*
 
 /**
@@ -24,7 +22,7 @@ private[http4s] final class GuardedSocket[F[_]](
     deadline: FiniteDuration,
     private var arrived: (() => Unit) | Null = null
 )(using F: Async[F])
-    extends Socket[F]:
+    extends SocketProxy[F](socket):
   // What the guard has passed on and Ember has not read yet
   private var pending: Chunk[Byte] = Chunk.empty
   // When (System.nanoTime) the head now arriving was first seen incomplete; 0 when none is.
@@ -48,7 +46,7 @@ private[http4s] final class GuardedSocket[F[_]](
       pending = pending ++ Chunk.array(java.util.Arrays.copyOf(small, smallSize))
       smallSize = 0
 
-  def read(maxBytes: Int): F[Option[Chunk[Byte]]] = F.defer(next(maxBytes))
+  override def read(maxBytes: Int): F[Option[Chunk[Byte]]] = F.defer(next(maxBytes))
 
   private def next(maxBytes: Int): F[Option[Chunk[Byte]]] =
     flushSmall()
@@ -84,41 +82,12 @@ private[http4s] final class GuardedSocket[F[_]](
       }
       if left <= 0L then refuse else F.timeoutTo(read, left.nanos, refuse)
 
-  def readN(numBytes: Int): F[Chunk[Byte]] =
-    def more(got: Chunk[Byte]): F[Chunk[Byte]] =
-      if got.size >= numBytes then F.pure(got)
-      else
-        F.flatMap(read(numBytes - got.size)) {
-          case Some(c) => more(got ++ c)
-          case None => F.pure(got)
-        }
-    more(Chunk.empty)
-
-  def reads: Stream[F, Byte] = Stream.repeatEval(read(GuardedSocket.ReadSize)).unNoneTerminate.unchunks
-
-  def write(bytes: Chunk[Byte]): F[Unit] =
+  override def write(bytes: Chunk[Byte]): F[Unit] =
     if guard.awaitingVerdict then
       F.flatMap(F.delay(guard.responded(GuardedSocket.switches(bytes), out)))(_ => socket.write(bytes))
     else socket.write(bytes)
 
-  def writes: Pipe[F, Byte, Nothing] = _.chunks.foreach(write)
-
-  def endOfInput: F[Unit] = socket.endOfInput
-  def endOfOutput: F[Unit] = socket.endOfOutput
-  @nowarn("cat=deprecation")
-  def isOpen: F[Boolean] = socket.isOpen
-  def address: GenSocketAddress = socket.address
-  def peerAddress: GenSocketAddress = socket.peerAddress
-  @nowarn("cat=deprecation")
-  def localAddress: F[SocketAddress[IpAddress]] = socket.localAddress
-  @nowarn("cat=deprecation")
-  def remoteAddress: F[SocketAddress[IpAddress]] = socket.remoteAddress
-  def supportedOptions: F[Set[java.net.SocketOption[?]]] = socket.supportedOptions
-  def getOption[A](key: java.net.SocketOption[A]): F[Option[A]] = socket.getOption(key)
-  def setOption[A](key: java.net.SocketOption[A], value: A): F[Unit] = socket.setOption(key, value)
-
 private[http4s] object GuardedSocket:
-  private val ReadSize = 8192
   private val CopyBelow = 4096
   private val Switching = "HTTP/1.1 101".getBytes(StandardCharsets.US_ASCII)
 

@@ -1,11 +1,11 @@
 package fs2.io.net.tls
 
-import com.comcast.ip4s.{GenSocketAddress, IpAddress, SocketAddress}
+import cats.effect.Async
+import com.comcast.ip4s.{IpAddress, SocketAddress}
 import fs2.io.net.{DatagramSocket, Socket}
-import fs2.{Chunk, Pipe, Stream}
+import rapier.http4s.internal.SocketProxy
 
 import javax.net.ssl.SSLSession
-import scala.annotation.nowarn
 
 /**
  * `context`, with each socket it secures for a server read and written through `guard` once decrypted: how Rapier
@@ -16,7 +16,8 @@ private[fs2] final class RapierGuardedTLSContext[F[_]](
     context: TLSContext[F],
     guard: (Socket[F], Socket[F]) => Socket[F],
     bounded: cats.arrow.FunctionK[F, F]
-) extends TLSContext.UnsealedTLSContext[F]:
+)(using Async[F])
+    extends TLSContext.UnsealedTLSContext[F]:
   def clientBuilder(socket: Socket[F]): TLSContext.SocketBuilder[F, TLSSocket] = context.clientBuilder(socket)
   def dtlsClientBuilder(
       socket: DatagramSocket[F],
@@ -42,35 +43,20 @@ object RapierGuardedTLSContext:
    * `context`, with every server socket it secures read and written through `guard` (given it and the socket beneath),
    * its calls that wait for the handshake within `bounded` (a timeout).
    */
-  def apply[F[_]](
+  def apply[F[_]: Async](
       context: TLSContext[F],
       guard: (Socket[F], Socket[F]) => Socket[F],
       bounded: cats.arrow.FunctionK[F, F]
   ): TLSContext[F] = new RapierGuardedTLSContext(context, guard, bounded)
 
   /** A TLS socket whose bytes go through `guarded` (the guard over `tls`), its session `tls`'s. */
-  private[tls] final class Guarded[F[_]](tls: TLSSocket[F], guarded: Socket[F], bounded: cats.arrow.FunctionK[F, F])
-      extends TLSSocket.UnsealedTLSSocket[F]:
+  private[tls] final class Guarded[F[_]: Async](
+      tls: TLSSocket[F],
+      guarded: Socket[F],
+      bounded: cats.arrow.FunctionK[F, F]
+  ) extends SocketProxy[F](guarded),
+        TLSSocket.UnsealedTLSSocket[F]:
     // Each waits for the handshake, which a client may never complete
     def session: F[SSLSession] = bounded(tls.session)
     def applicationProtocol: F[String] = bounded(tls.applicationProtocol)
     def beginHandshake: F[Unit] = tls.beginHandshake
-
-    def read(maxBytes: Int): F[Option[Chunk[Byte]]] = guarded.read(maxBytes)
-    def readN(numBytes: Int): F[Chunk[Byte]] = guarded.readN(numBytes)
-    def reads: Stream[F, Byte] = guarded.reads
-    def write(bytes: Chunk[Byte]): F[Unit] = guarded.write(bytes)
-    def writes: Pipe[F, Byte, Nothing] = guarded.writes
-    def endOfInput: F[Unit] = guarded.endOfInput
-    def endOfOutput: F[Unit] = guarded.endOfOutput
-    @nowarn("cat=deprecation")
-    def isOpen: F[Boolean] = guarded.isOpen
-    def address: GenSocketAddress = guarded.address
-    def peerAddress: GenSocketAddress = guarded.peerAddress
-    @nowarn("cat=deprecation")
-    def localAddress: F[SocketAddress[IpAddress]] = guarded.localAddress
-    @nowarn("cat=deprecation")
-    def remoteAddress: F[SocketAddress[IpAddress]] = guarded.remoteAddress
-    def supportedOptions: F[Set[java.net.SocketOption[?]]] = guarded.supportedOptions
-    def getOption[A](key: java.net.SocketOption[A]): F[Option[A]] = guarded.getOption(key)
-    def setOption[A](key: java.net.SocketOption[A], value: A): F[Unit] = guarded.setOption(key, value)
