@@ -110,7 +110,9 @@ lazy val netty = (project in file("backends/netty"))
       "io.netty" % "netty-handler" % Versions.netty,
       "io.netty" % "netty-transport-native-epoll" % Versions.netty classifier "linux-x86_64",
       "io.netty" % "netty-transport-native-epoll" % Versions.netty classifier "linux-aarch_64",
-      "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
+      "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test,
+      // The kit's TLS tests run on OpenSSL's provider here, on the JDK's in the other Netty flavours
+      "io.netty" % "netty-tcnative-boringssl-static" % Versions.tcnative % Test classifier "linux-x86_64"
     )
   )
 

@@ -3,6 +3,8 @@ object Versions {
   // The one Netty of the build (docs/adr/0003-one-netty-version.md): 4.2.18, the newest whose epoll native jars are on
   // Maven Central. Vert.x runs on it too.
   val netty = "4.2.18.Final"
+  // OpenSSL's provider for Netty's TLS (BoringSSL, linked statically), in the Netty backend's tests: users add it
+  val tcnative = "2.0.84.Final"
   val slf4j = "2.0.17"
   val munit = "1.3.0"
   val munitScalacheck = "1.3.0"
