@@ -172,6 +172,13 @@ def statusCode(code: StatusCode): EndpointOutput.FixedStatusCode = EndpointOutpu
 def extractFromRequest[T](f: RequestView => T): EndpointInput.ExtractFromRequest[T] =
   EndpointInput.ExtractFromRequest(r => DecodeResult.Value(f(r)))
 
+/**
+ * The certificates the client presented over TLS (mutual TLS: `Tls.withClientAuth`), its own first; empty without.
+ * The client's identity is the server's to check: the chain has been verified against the trusted authorities.
+ */
+def clientCertificates: EndpointInput.ExtractFromRequest[List[java.security.cert.X509Certificate]] =
+  extractFromRequest(_.peerCertificates)
+
 /** The request's method, for endpoints that accept several. */
 def requestMethod: EndpointInput.ExtractFromRequest[Method] = extractFromRequest(_.method)
 

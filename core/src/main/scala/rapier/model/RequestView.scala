@@ -33,3 +33,9 @@ trait RequestView:
 
   /** The address of the client connection, if the backend knows it. */
   def remoteAddress: Option[InetSocketAddress]
+
+  /**
+   * The certificates the client presented over TLS, its own first (see `Tls.withClientAuth`); empty when it presented
+   * none, or the connection is plain HTTP.
+   */
+  def peerCertificates: List[java.security.cert.X509Certificate] = Nil

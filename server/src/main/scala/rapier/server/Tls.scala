@@ -137,6 +137,11 @@ object Tls:
     managers.init(store)
     managers
 
+  /** The X.509 certificates a TLS session's peer presented, its own first; empty when it presented none. */
+  def peerCertificates(session: javax.net.ssl.SSLSession): List[X509Certificate] =
+    try session.getPeerCertificates.toList.collect { case c: X509Certificate => c }
+    catch case _: javax.net.ssl.SSLPeerUnverifiedException => Nil
+
   /** The certificates of a PEM file, in their order. */
   def certificates(file: Path): List[X509Certificate] =
     val bytes = read(file, "certificate chain")

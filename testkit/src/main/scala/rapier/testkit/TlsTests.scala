@@ -28,8 +28,14 @@ trait TlsTests extends ServerTestSupport:
   private val echo =
     endpoint.post.in("tls" / "echo").in(stringBody).out(stringBody).serverLogicSuccess(Future.successful)
 
+  private val whoami =
+    endpoint.get.in("tls" / "whoami").in(clientCertificates).out(stringBody).serverLogicSuccess[Future] {
+      certificates => Future.successful(certificates.map(_.getSubjectX500Principal.getName).mkString(" < "))
+    }
+
   private def withTls[T](tls: Tls, headDeadline: FiniteDuration = 10.seconds)(body: Int => T): T =
-    val running = server.start(List(hello, echo), TestServerConfig(tls = Some(tls), headerReadTimeout = headDeadline))
+    val config = TestServerConfig(tls = Some(tls), headerReadTimeout = headDeadline)
+    val running = server.start(List(hello, echo, whoami), config)
     try body(running.port)
     finally running.stop()
 
@@ -40,6 +46,7 @@ trait TlsTests extends ServerTestSupport:
         client.send(request.timeout(java.time.Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString())
       val got = send(HttpRequest.newBuilder(URI.create(s"https://localhost:$port/tls/hello")))
       assertEquals((got.statusCode, got.body), (200, "hello over TLS"))
+      assertEquals(send(HttpRequest.newBuilder(URI.create(s"https://localhost:$port/tls/whoami"))).body, "")
       val big = "x" * 300_000
       val echoed = send(
         HttpRequest.newBuilder(
@@ -90,7 +97,7 @@ trait TlsTests extends ServerTestSupport:
       finally silent.close()
     }
 
-  test("TLS: a client certificate, required, lets in a client with one and refuses one without"):
+  test("TLS: a client certificate, required, lets in a client with one, read by an input, and refuses one without"):
     val mutual = Keys.server.withClientAuth(Tls.ClientAuth.Required, Tls.Trust.pem(Keys.file("ca.crt")))
     withTls(mutual) { port =>
       val client = HttpClient.newBuilder().sslContext(Keys.clientContext(withCertificate = true)).build()
@@ -99,6 +106,11 @@ trait TlsTests extends ServerTestSupport:
         HttpResponse.BodyHandlers.ofString()
       )
       assertEquals((got.statusCode, got.body), (200, "hello over TLS"))
+      val who = client.send(
+        HttpRequest.newBuilder(URI.create(s"https://localhost:$port/tls/whoami")).build(),
+        HttpResponse.BodyHandlers.ofString()
+      )
+      assertEquals(who.body, "CN=Rapier test client", "the client's certificate, read by an input")
       val anonymous = Try {
         val socket = handshake(port, Keys.clientContext(withCertificate = false))
         try

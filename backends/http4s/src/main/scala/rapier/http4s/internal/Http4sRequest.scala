@@ -60,6 +60,9 @@ private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends
     case Some(address) => address.toInetSocketAddress
     case None => null
 
+  override def peerCertificates: List[java.security.cert.X509Certificate] =
+    request.attributes.lookup(org.http4s.server.ServerRequestKeys.SecureSession).flatten.fold(Nil)(_.X509Certificate)
+
   def bodyOrNull: Array[Byte] | Null = body
 
   override def bodySource: BodySource = if source != null then source.nn else super.bodySource

@@ -37,3 +37,8 @@ private[netty] final class NettyRequest(request: HttpRequest, channel: Channel) 
   def remoteAddressOrNull: InetSocketAddress | Null = channel.remoteAddress match
     case a: InetSocketAddress => a
     case _ => null
+
+  override def peerCertificates: List[java.security.cert.X509Certificate] =
+    channel.pipeline.get(classOf[io.netty.handler.ssl.SslHandler]) match
+      case null => Nil
+      case tls => rapier.server.Tls.peerCertificates(tls.engine.getSession)

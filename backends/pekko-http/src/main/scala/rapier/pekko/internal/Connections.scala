@@ -4,7 +4,7 @@ import org.apache.pekko.{Done, NotUsed}
 import org.apache.pekko.actor.ActorSystem
 import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.headers.Connection as ConnectionHeader
-import org.apache.pekko.http.scaladsl.model.{HttpRequest, HttpResponse}
+import org.apache.pekko.http.scaladsl.model.{AttributeKey, HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.settings.ServerSettings
 import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, Tcp}
 import org.apache.pekko.stream.scaladsl.{TLS, TLSPlacebo}
@@ -12,7 +12,7 @@ import org.apache.pekko.stream.TLSClosing
 import org.apache.pekko.stream.TLSProtocol.{SendBytes, SessionBytes, SslTlsInbound, SslTlsOutbound}
 import rapier.server.Tls
 
-import javax.net.ssl.{SSLContext, SSLEngine}
+import javax.net.ssl.{SSLContext, SSLEngine, SSLSession}
 import org.apache.pekko.stream.{KillSwitches, Materializer, UniqueKillSwitch}
 import org.apache.pekko.util.ByteString
 import rapier.server.spi.FramingGuard
@@ -55,7 +55,8 @@ private[pekko] final class Connections(
     val plain = http.atop(GuardStage(guard, headDeadline))
     // TLS below the guard, which reads the request's bytes as they were sent
     val guarded = tls match
-      case Some((context, settings)) => plain.atop(Connections.encrypted(context, settings, headDeadline))
+      case Some((context, settings)) =>
+        plain.atop(Connections.encrypted(context, settings, headDeadline, s => connection.session = s))
       case None => plain
     // pekko-http's own binding adds its idle timeout below the layer too
     val layer = settings.idleTimeout match
@@ -82,10 +83,12 @@ private[pekko] final class Connections(
     if stopping.get || connection.closing then Future.successful(closing(connection, busy()))
     else
       connection.inFlight.incrementAndGet()
-      handler(request).map { response =>
-        connection.inFlight.decrementAndGet()
-        if response.header[ConnectionHeader].exists(_.hasClose) then connection.closing = true
-        if stopping.get then closing(connection, response) else response
+      val session = connection.session
+      handler(if session == null then request else request.addAttribute(Connections.TlsSession, session)).map {
+        response =>
+          connection.inFlight.decrementAndGet()
+          if response.header[ConnectionHeader].exists(_.hasClose) then connection.closing = true
+          if stopping.get then closing(connection, response) else response
       }(using ExecutionContext.parasitic)
 
   private def closing(connection: Connections.Live, response: HttpResponse): HttpResponse =
@@ -109,14 +112,18 @@ private[pekko] final class Connections(
 private[pekko] object Connections:
   /**
    * A connection's bytes through TLS: the handshake, and the first bytes of the first request after it, due within the
-   * head's deadline; ALPN naming HTTP/1.1.
+   * head's deadline; ALPN naming HTTP/1.1. `established` hears of the session with each piece of bytes it carries.
    */
   def encrypted(
       context: SSLContext,
       tls: Tls,
-      headDeadline: Duration
+      headDeadline: Duration,
+      established: SSLSession => Unit
   ): BidiFlow[ByteString, ByteString, ByteString, ByteString, NotUsed] =
-    val received = Flow[SslTlsInbound].collect { case SessionBytes(_, bytes) => bytes }
+    val received = Flow[SslTlsInbound].collect { case SessionBytes(session, bytes) =>
+      established(session)
+      bytes
+    }
     val inbound = headDeadline match
       case d: FiniteDuration => received.initialTimeout(d)
       case _ => received
@@ -138,8 +145,13 @@ private[pekko] object Connections:
     engine
 
   /** A connection being served: how many of its requests are in progress, and how to close it. */
+  /** The TLS session a request arrived in, for its client's certificates. */
+  val TlsSession: AttributeKey[SSLSession] = AttributeKey[SSLSession]("rapier-tls-session")
+
   final class Live:
     val inFlight = AtomicInteger()
+    // Set by the connection's TLS stage as bytes arrive, before the request they carry is parsed
+    @volatile var session: SSLSession | Null = null
     @volatile var closing = false
     @volatile var kill: UniqueKillSwitch = null
     def idle: Boolean = inFlight.get == 0 && kill != null

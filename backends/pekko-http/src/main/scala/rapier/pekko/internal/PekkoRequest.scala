@@ -77,6 +77,9 @@ private[pekko] final class PekkoRequest(val request: HttpRequest) extends Server
     ).collect { case (n, v) if v != null => Header(n, v.nn) }
     own ++ framing
 
+  override def peerCertificates: List[java.security.cert.X509Certificate] =
+    request.attribute(Connections.TlsSession).fold(Nil)(rapier.server.Tls.peerCertificates)
+
   def remoteAddressOrNull: InetSocketAddress | Null = request.attribute(AttributeKeys.remoteAddress) match
     case Some(address) =>
       address.toIP match

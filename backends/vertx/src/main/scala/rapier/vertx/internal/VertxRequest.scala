@@ -78,5 +78,9 @@ private[vertx] final class VertxRequest(request: HttpServerRequest) extends Serv
     val a = request.remoteAddress
     if a == null || a.hostAddress == null then null else InetSocketAddress(a.hostAddress, a.port)
 
+  override def peerCertificates: List[java.security.cert.X509Certificate] =
+    val connection = request.connection
+    if connection == null || !connection.isSsl then Nil else rapier.server.Tls.peerCertificates(connection.sslSession)
+
 private[vertx] object VertxRequest:
   val NoBody = new Array[Byte](0)
