@@ -76,8 +76,7 @@ final case class Http4sServer[F[_]](
             val arrived = raw match
               case timed: HandshakeDeadline[?] => timed.disarm
               case _ => null
-            val guard = FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker)
-            GuardedSocket(decrypted, guard, deadline, arrived)
+            Http4sServer.guard[F](options, marker, arrived).apply(decrypted)
           ,
           new cats.arrow.FunctionK[F, F]:
             def apply[A](fa: F[A]): F[A] = F.timeout(fa, deadline)
@@ -94,10 +93,14 @@ final case class Http4sServer[F[_]](
 
 object Http4sServer:
   /** Each connection's framing guard, in front of Ember's parser, with the head deadline. */
-  private def guard[F[_]: Async](options: Http4sServerOptions, marker: RefusalMarker): Socket[F] => Socket[F] =
+  private def guard[F[_]: Async](
+      options: Http4sServerOptions,
+      marker: RefusalMarker,
+      arrived: (() => Unit) | Null = null
+  ): Socket[F] => Socket[F] =
     socket =>
       val guard = FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker)
-      GuardedSocket(socket, guard, finite(options.headerReadTimeout))
+      GuardedSocket(socket, guard, finite(options.headerReadTimeout), arrived)
 
   /** The settings' TLS versions and client certificates, ALPN naming HTTP/1.1. */
   private def parameters(tls: Tls): TLSParameters =

@@ -33,7 +33,8 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
       .setMaxChunkSize(NettyServerInterpreter.MaxChunk)
     // Built at start: a key that can't be read fails it, before any connection
     val tls = options.tls.map(NettyTls.context)
-    val handshakeMillis = rapier.timeoutNanos(options.headerReadTimeout) / 1_000_000L
+    // Rounded up: a deadline under a millisecond is not 0, which Netty reads as none
+    val handshakeMillis = (rapier.timeoutNanos(options.headerReadTimeout) + 999_999L) / 1_000_000L
     new ChannelInitializer[Channel]:
       override def initChannel(channel: Channel): Unit =
         if !connections.tryAdd(channel) then
@@ -44,7 +45,7 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
         tls.foreach { context =>
           val handler = context.newHandler(channel.alloc)
           // A client that never completes its handshake is closed when its head would have been due
-          handler.setHandshakeTimeoutMillis(if handshakeMillis > 0 then handshakeMillis else 0L)
+          handler.setHandshakeTimeoutMillis(handshakeMillis)
           pipeline.addLast("tls", handler)
         }
         val decoder = RequestDecoder(decoderConfig)

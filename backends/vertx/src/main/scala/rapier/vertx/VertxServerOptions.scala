@@ -31,7 +31,7 @@ final case class VertxServerOptions(
 
   /** The configuration of the HTTP/1.1 request decoder [[httpServerOptions]] gives Vert.x. */
   private[vertx] def http1Config: Http1ServerConfig =
-    val o = httpServerOptions
+    val o = plainOptions
     Http1ServerConfig()
       .setMaxInitialLineLength(o.getMaxInitialLineLength)
       .setMaxHeaderSize(o.getMaxHeaderSize)
@@ -44,6 +44,12 @@ final case class VertxServerOptions(
    * first bytes, so the connection limit and Rapier's strict decoder apply from the first request.
    */
   def httpServerOptions: HttpServerOptions =
+    val o = plainOptions
+    tls.foreach(VertxServerOptions.secure(o, _, headerReadTimeout))
+    o
+
+  // The options but TLS's, which loads the key material: what the decoder's configuration reads back
+  private def plainOptions: HttpServerOptions =
     val o = HttpServerOptions()
       .setHost(host)
       .setPort(port)
@@ -57,7 +63,6 @@ final case class VertxServerOptions(
       // No WebSocket extensions, as on Netty: a frame with a reserved bit set is a protocol error (1002)
       .setPerMessageWebSocketCompressionSupported(false)
       .setPerFrameWebSocketCompressionSupported(false)
-    tls.foreach(VertxServerOptions.secure(o, _, headerReadTimeout))
     if idleTimeout.isFinite then o.setIdleTimeout(idleTimeout.toMillis.toInt).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
     else o.setIdleTimeout(0)
 

@@ -82,7 +82,7 @@ object Observing:
     if !once.called then request.whenCancelled(cancelled)
     result
 
-  /** What a request cancelled before its answer failed with: one, stackless, as the guard's finalizer runs always. */
+  /** What a request cancelled before its answer failed with: one, stackless, its stack being no one's. */
   private object Cancelled extends java.util.concurrent.CancellationException("cancelled before its answer"):
     override def fillInStackTrace(): Throwable = this
 
