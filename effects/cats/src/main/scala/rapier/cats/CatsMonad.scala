@@ -44,15 +44,14 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): F[A] = F.async_(register)
 
   /**
-   * Cancelled included, where the fiber runs the region: `CatsRunner` runs an `IO` up to its first async boundary
-   * with `syncStep`, which drops the cancellation finalizer of a region it enters, and a fiber cancelled before it
-   * starts runs none; the runner's cancellation hooks (`ServerRequest.whenCancelled`) cover those.
+   * Cancelled included, once the fiber runs the region: a fiber cancelled before it starts runs none, which the
+   * runner's cancellation hooks (`ServerRequest.whenCancelled`) cover.
    */
   override def guarantee[A](fa: F[A])(finalizer: () => Unit): F[A] = F.guarantee(fa, F.delay(finalizer()))
 
   /**
    * The effect computed with `c` current, then run on its own pool wrapped by `c`, so that `c` is current on whichever
-   * thread runs each step. An `IO` first runs here, `c` attached, up to its first asynchronous boundary (`syncStep`, as
+   * thread runs each step. An `IO` first runs here, `c` attached, up to its first asynchronous boundary ([[SyncSteps]], as
    * the runner does): logic that answers at once costs no hop to another pool and back, and only what remains after a
    * boundary is shifted.
    */
@@ -63,7 +62,7 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
       IO.defer {
         val scope = c.attach()
         val step =
-          try computed.asInstanceOf[IO[A]].syncStep(CatsRunner.MaxSyncSteps).unsafeRunSync()
+          try SyncSteps.run(computed.asInstanceOf[IO[A]])
           finally scope.close()
         step match
           case Right(a) => IO.pure(a)

@@ -14,7 +14,7 @@ import scala.util.control.NonFatal
  * Runs endpoints whose logic is in `F[_]: Async` on a backend's event loop.
  *
  * For `IO`, what the interpreter answers is first run right there, on the connection's loop, up to its first
- * asynchronous boundary (`IO.syncStep`; an `IO.pure` is read as it is, see [[PureValue]]): logic that answers at once
+ * asynchronous boundary ([[SyncSteps]]; an `IO.pure` is read as it is, see [[PureValue]]): logic that answers at once
  * — `IO.pure`, `IO.delay`, decoding, encoding — costs no hop between threads, and a response goes out from the loop
  * that read its request. What remains after a boundary (`IO.blocking`, `IO.sleep`, an async call) runs on the runtime
  * of `dispatcher` and hops back; it is a fiber, cancelled if its client goes away. Code in `IO.delay` must therefore
@@ -38,7 +38,7 @@ final class CatsRunner[F[_]](dispatcher: Dispatcher[F])(using F: Async[F]) exten
         PureValue.of(result.asInstanceOf[AnyRef]) match
           case response: ServerResponse => response
           case _ =>
-            result.asInstanceOf[IO[ServerResponse]].syncStep(CatsRunner.MaxSyncSteps).unsafeRunSync() match
+            SyncSteps.run(result.asInstanceOf[IO[ServerResponse]]) match
               case Right(response) => response
               case Left(rest) => Pending(rest.asInstanceOf[F[ServerResponse]], request)
       else Pending(result, request)
@@ -46,8 +46,7 @@ final class CatsRunner[F[_]](dispatcher: Dispatcher[F])(using F: Async[F]) exten
 
   /**
    * The rest of a request's effect, run as a fiber on the dispatcher's runtime. Cancelled, the request's hooks run
-   * once the fiber has stopped: `syncStep` drops the cancellation finalizers of the regions it enters, and a fiber
-   * cancelled before it starts runs none.
+   * once the fiber has stopped: a fiber cancelled before it starts runs none of its finalizers.
    */
   private final class Pending(rest: F[ServerResponse], request: ServerRequest) extends Running:
     @volatile private var cancelFiber: (() => Future[Unit]) | Null = null
@@ -82,9 +81,3 @@ object CatsRunner:
         F.flatMap(F.start(release))(fiber => F.timeoutTo(F.void(fiber.join), shutdownTimeout, F.unit))
       }
       .map((dispatcher, _) => dispatcher)
-
-  /**
-   * How many steps of an `IO` run on the loop before the rest goes to the runtime anyway: a request's interpreter
-   * steps and logic take far fewer; a long synchronous loop in `IO` should not hold the connection's loop.
-   */
-  val MaxSyncSteps: Int = 1024

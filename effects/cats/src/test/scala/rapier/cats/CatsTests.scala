@@ -1,6 +1,6 @@
 package rapier.cats
 
-import cats.effect.IO
+import cats.effect.{IO, Resource}
 import fs2.{Chunk, Stream}
 import rapier.*
 import rapier.model.StatusCode
@@ -68,12 +68,19 @@ abstract class CatsTests extends EffectChecks:
       assertEquals(t.get("/timedOut").status, 500)
     }
 
-  test("a client that goes away cancels its request's fiber"):
+  test("a client that goes away cancels its request's fiber, and the finalizers and Resources around it run"):
+    // Past an async boundary, the logic runs as a fiber on the runtime: what can be cancelled. Each finalizer is in
+    // place before `started` is set, so that a cancellation just after it still runs it.
     val started = AtomicBoolean()
     val cancelled = AtomicBoolean()
-    // Past an async boundary, the logic runs as a fiber on the runtime: what can be cancelled
-    val hanging = text("hang")(IO.cede *> IO(started.set(true)) *> IO.never[String].onCancel(IO(cancelled.set(true))))
+    val hanging = text("hang")((IO.cede *> IO(started.set(true)) *> IO.never[String]).onCancel(IO(cancelled.set(true))))
     withIOServer(hanging)(checkClientGoneEndsLogic(_, "/hang", started, cancelled))
+    val used = AtomicBoolean()
+    val released = AtomicBoolean()
+    val holding = text("hold")(
+      Resource.make(IO.unit)(_ => IO(released.set(true))).use(_ => IO.cede *> IO(used.set(true)) *> IO.never[String])
+    )
+    withIOServer(holding)(checkClientGoneEndsLogic(_, "/hold", used, released))
 
   test("an upload's file is deleted when its client goes away and its fiber is cancelled"):
     val saved = java.util.concurrent.atomic.AtomicReference[java.nio.file.Path | Null]()
@@ -148,7 +155,7 @@ abstract class CatsTests extends EffectChecks:
     val started = AtomicBoolean()
     val cancelled = AtomicBoolean()
     val stuck = text("stuck")(
-      IO.cede *> IO(started.set(true)) *> IO.never[String].onCancel(IO.sleep(100.millis) *> IO(cancelled.set(true)))
+      (IO.cede *> IO(started.set(true)) *> IO.never[String]).onCancel(IO.sleep(100.millis) *> IO(cancelled.set(true)))
     )
     checkStopEndsStuckLogic(
       server.startIO(List(stuck), TestServerConfig(shutdownTimeout = Some(1.second))),

@@ -120,13 +120,22 @@ abstract class ZioTests extends EffectChecks:
       assertEquals(t.get("/timedOut").status, 500)
     }
 
-  test("a client that goes away interrupts its request's fiber"):
+  test("a client that goes away interrupts its request's fiber, and the finalizers and scopes around it run"):
+    // Each finalizer is in place before `started` is set, so that an interruption just after it still runs it
     val started = AtomicBoolean()
     val interrupted = AtomicBoolean()
     val hanging =
-      text("hang")(ZIO.yieldNow *> ZIO.succeed(started.set(true)) *>
-        ZIO.never.onInterrupt(ZIO.succeed(interrupted.set(true))))
+      text("hang")(
+        (ZIO.yieldNow *> ZIO.succeed(started.set(true)) *> ZIO.never).onInterrupt(ZIO.succeed(interrupted.set(true)))
+      )
     withZioServer(hanging)(checkClientGoneEndsLogic(_, "/hang", started, interrupted))
+    val used = AtomicBoolean()
+    val released = AtomicBoolean()
+    val holding = text("hold")(ZIO.scoped(
+      ZIO.acquireRelease(ZIO.unit)(_ => ZIO.succeed(released.set(true))) *> ZIO.yieldNow *>
+        ZIO.succeed(used.set(true)) *> ZIO.never
+    ))
+    withZioServer(holding)(checkClientGoneEndsLogic(_, "/hold", used, released))
 
   test("an upload's file is deleted when its client goes away and its fiber is interrupted"):
     val saved = java.util.concurrent.atomic.AtomicReference[java.nio.file.Path | Null]()
@@ -190,8 +199,8 @@ abstract class ZioTests extends EffectChecks:
     val started = AtomicBoolean()
     val interrupted = AtomicBoolean()
     val stuck = text("stuck")(
-      ZIO.succeed(started.set(true)) *>
-        ZIO.never.onInterrupt(ZIO.sleep(millis(100)) *> ZIO.succeed(interrupted.set(true)))
+      (ZIO.succeed(started.set(true)) *> ZIO.never).onInterrupt(ZIO.sleep(millis(100)) *>
+        ZIO.succeed(interrupted.set(true)))
     )
     checkStopEndsStuckLogic(
       server.startZio(List(stuck), TestServerConfig(shutdownTimeout = Some(1.second))),
