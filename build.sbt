@@ -444,7 +444,9 @@ lazy val perf = (project in file("perf-suite/rapier"))
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % Versions.jsoniter,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided,
       "io.opentelemetry" % "opentelemetry-sdk" % Versions.openTelemetry,
-      "org.slf4j" % "slf4j-nop" % Versions.slf4j
+      "org.slf4j" % "slf4j-nop" % Versions.slf4j,
+      // OpenSSL's provider for the TLS scenarios, taken by the Netty twin and Rapier's Netty server alike
+      "io.netty" % "netty-tcnative-boringssl-static" % Versions.tcnative classifier "linux-x86_64"
     )
   )
 

@@ -5,6 +5,7 @@ import cats.effect.{IO, Resource}
 import cats.syntax.semigroupk.*
 import com.comcast.ip4s.{Port, ipv4}
 import fs2.io.file.Path
+import fs2.io.net.tls.{TLSContext, TLSParameters}
 import org.http4s.dsl.io.*
 import org.http4s.ember.server.EmberServerBuilder
 import org.http4s.headers.`Content-Type`
@@ -15,7 +16,7 @@ import org.http4s.server.staticcontent.{FileService, fileService}
 import org.http4s.server.websocket.WebSocketBuilder2
 import org.http4s.websocket.WebSocketFrame
 import org.http4s.{HttpRoutes, MediaType, Request, Response, ServerSentEvent, StaticFile}
-import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks}
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks, TlsFiles}
 
 /**
  * The suite's endpoints written directly on http4s with its DSL, as an http4s user would, on Ember with its defaults:
@@ -54,7 +55,7 @@ object VanillaHttp4sServer:
       config: ServerConfig,
       webSockets: WebSocketBuilder2[IO] => HttpRoutes[IO] = _ => HttpRoutes.empty[IO]
   ): Resource[IO, Server] =
-    EmberServerBuilder
+    val ember = EmberServerBuilder
       .default[IO]
       .withHost(ipv4"0.0.0.0")
       .withPort(Port.fromInt(config.port).getOrElse(sys.error(s"not a port: ${config.port}")))
@@ -62,6 +63,14 @@ object VanillaHttp4sServer:
         val app = (routes <+> webSockets(builder)).orNotFound
         // http4s's own compression, its GZip middleware: gzip as Accept-Encoding asks, at the default level
         if config.compression then GZip(app) else app
+      }
+    // Ember's TLS, set as Rapier's Ember server sets it: fs2's context, TLS 1.3 and 1.2, ALPN offering HTTP/1.1
+    config.tls
+      .fold(ember) { files =>
+        ember.withTLS(
+          TLSContext.Builder.forAsync[IO].fromSSLContext(files.sslContext()),
+          TLSParameters(applicationProtocols = Some(List("http/1.1")), protocols = Some(TlsFiles.Protocols))
+        )
       }
       .build
 

@@ -4,10 +4,13 @@ import io.netty.bootstrap.ServerBootstrap
 import io.netty.buffer.Unpooled
 import io.netty.channel.*
 import io.netty.handler.codec.compression.StandardCompressionOptions
+import io.netty.handler.ssl.{
+  ApplicationProtocolConfig, ApplicationProtocolNames, OpenSsl, SslContextBuilder, SslProvider
+}
 import io.netty.handler.codec.http.*
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
-import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks}
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks, TlsFiles}
 
 import java.nio.charset.StandardCharsets
 
@@ -28,6 +31,22 @@ class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfSer
     val routes = Routes(config.routes)
     val threads = if directStyle then VirtualThreads.factory() else null
     groups = EventLoops.create(config.threads)
+    // Netty's TLS as Rapier sets it: OpenSSL's provider when tcnative loads, TLS 1.3 and 1.2, ALPN offering HTTP/1.1
+    val tls = config.tls.map { files =>
+      SslContextBuilder
+        .forServer(files.certificate.toFile, files.key.toFile)
+        .sslProvider(if OpenSsl.isAvailable then SslProvider.OPENSSL else SslProvider.JDK)
+        .protocols(TlsFiles.Protocols*)
+        .applicationProtocolConfig(
+          ApplicationProtocolConfig(
+            ApplicationProtocolConfig.Protocol.ALPN,
+            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+            ApplicationProtocolNames.HTTP_1_1
+          )
+        )
+        .build()
+    }
     channel = ServerBootstrap()
       .group(groups.boss, groups.workers)
       .channel(groups.serverChannel)
@@ -35,6 +54,7 @@ class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfSer
       .childOption(ChannelOption.TCP_NODELAY, java.lang.Boolean.TRUE)
       .childHandler(new ChannelInitializer[Channel]:
         override def initChannel(ch: Channel): Unit =
+          tls.foreach(context => ch.pipeline.addLast(context.newHandler(ch.alloc)))
           ch.pipeline.addLast(
             HttpServerCodec(
               HttpDecoderConfig().setMaxInitialLineLength(8192).setMaxHeaderSize(16384).setMaxChunkSize(65536)

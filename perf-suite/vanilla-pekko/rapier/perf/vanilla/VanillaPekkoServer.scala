@@ -1,7 +1,7 @@
 package rapier.perf.vanilla
 
 import org.apache.pekko.actor.ActorSystem
-import org.apache.pekko.http.scaladsl.Http
+import org.apache.pekko.http.scaladsl.{ConnectionContext, Http}
 import org.apache.pekko.http.scaladsl.model.{ContentTypes, HttpEntity, StatusCodes}
 import org.apache.pekko.http.scaladsl.server.Directives.*
 import org.apache.pekko.http.scaladsl.model.ws.{Message, TextMessage}
@@ -10,7 +10,7 @@ import org.apache.pekko.http.scaladsl.marshalling.sse.EventStreamMarshalling.*
 import org.apache.pekko.http.scaladsl.model.sse.ServerSentEvent
 import org.apache.pekko.stream.QueueOfferResult
 import org.apache.pekko.stream.scaladsl.{Flow, Source}
-import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks}
+import rapier.perf.common.{PerfApi, PerfServer, ServerConfig, Ticks, TlsFiles}
 
 import scala.concurrent.{Await, Promise}
 import scala.concurrent.duration.*
@@ -36,7 +36,21 @@ final class VanillaPekkoServer extends PerfServer:
       VanillaPekkoServer.events ~ pathPrefix("static")(getFromDirectory(PerfApi.staticDirectory.toString))
     // pekko-http's own compression, its encodeResponse directive: gzip or deflate as Accept-Encoding asks
     val route = if config.compression then encodeResponse(routes) else routes
-    val bound = Await.result(Http().newServerAt("0.0.0.0", config.port).bind(route), 30.seconds)
+    val at = Http().newServerAt("0.0.0.0", config.port)
+    // pekko-http's TLS, set as Rapier's pekko server sets it: a JDK engine, TLS 1.3 and 1.2, ALPN offering HTTP/1.1
+    val secured = config.tls.fold(at) { files =>
+      val context = files.sslContext()
+      at.enableHttps(ConnectionContext.httpsServer { () =>
+        val engine = context.createSSLEngine()
+        engine.setUseClientMode(false)
+        val parameters = engine.getSSLParameters
+        parameters.setProtocols(TlsFiles.Protocols.toArray)
+        parameters.setApplicationProtocols(Array("http/1.1"))
+        engine.setSSLParameters(parameters)
+        engine
+      })
+    }
+    val bound = Await.result(secured.bind(route), 30.seconds)
     binding = bound
     bound.localAddress.getPort
 

@@ -1,11 +1,12 @@
 package rapier.perf.vanilla
 
 import io.vertx.core.buffer.Buffer
-import io.vertx.core.http.{HttpMethod, HttpServerOptions, HttpServerRequest}
+import io.vertx.core.http.{HttpMethod, HttpServerOptions, HttpServerRequest, HttpVersion}
+import io.vertx.core.net.PemKeyCertOptions
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.handler.BodyHandler
 import io.vertx.ext.web.{Router, RoutingContext}
-import rapier.perf.common.{PerfApi, ServerConfig, Ticks}
+import rapier.perf.common.{PerfApi, ServerConfig, Ticks, TlsFiles}
 
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.atomic.AtomicInteger
@@ -22,6 +23,15 @@ final class VanillaVertxServer extends HttpServerPerfServer:
     // Vert.x's own compression: gzip or deflate at level 6, as Rapier's; of every size (this source compiles on Vert.x
     // 4 too, which has no threshold), which changes nothing on the 64 KB answer it is measured on
     if config.compression then options.setCompressionSupported(true)
+    // Vert.x's TLS as Rapier sets it: its default engine, TLS 1.3 and 1.2, ALPN offering HTTP/1.1
+    config.tls.foreach { files =>
+      options
+        .setSsl(true)
+        .setKeyCertOptions(PemKeyCertOptions().setCertPath(files.certificate.toString).setKeyPath(files.key.toString))
+        .setEnabledSecureTransportProtocols(java.util.LinkedHashSet(java.util.List.of(TlsFiles.Protocols*)))
+        .setUseAlpn(true)
+        .setAlpnVersions(java.util.List.of(HttpVersion.HTTP_1_1))
+    }
     val handler: Handler[HttpServerRequest] =
       if config.routes == 1 then VanillaVertxServer.PlainHandler() else VanillaVertxServer.router(vertx, config.routes)
     (options, handler)

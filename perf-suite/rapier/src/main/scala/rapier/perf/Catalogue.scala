@@ -27,7 +27,8 @@ enum Implementation(val packages: List[String], val excluded: List[String]):
  * compared with (none for vanilla servers themselves); `java` is the JDKs it runs on (21 or newer for virtual threads),
  * found by [[Jdks]] when the suite's own doesn't fit; `studies` the latency studies it serves (its `/ws/ts`, `/ws/echo`
  * and `/sse/ts`); `buffered`, that it serves the buffered routes only, not the streaming ones; `compression`, that it
- * is started with its compression on (and serves `GET /pathJson{n}`); `statics`, that it serves the static files.
+ * is started with its compression on (and serves `GET /pathJson{n}`); `statics`, that it serves the static files;
+ * `tls`, that it serves HTTPS only, with the suite's key ([[rapier.perf.common.TlsFiles]]).
  */
 final case class ServerSpec(
     name: String,
@@ -42,7 +43,8 @@ final case class ServerSpec(
     studies: Set[Study] = Set.empty,
     buffered: Boolean = false,
     compression: Boolean = false,
-    statics: Boolean = false
+    statics: Boolean = false,
+    tls: Boolean = false
 ):
   def isVanilla: Boolean = twin.isEmpty
 
@@ -106,6 +108,17 @@ object Catalogue:
     "pekko.Vanilla",
     "pekko.future.Rapier"
   )
+
+  /**
+   * A twin and Rapier on one backend, both serving HTTPS as that backend's TLS does it, each with the provider named in
+   * its description.
+   */
+  private def overTls(backend: String, rapier: String, twinClass: String, rapierClass: String, how: (String, String)) =
+    val twin = s"$backend.VanillaTls"
+    List(
+      ServerSpec(twin, Side.Rapier, twinClass, 1, false, Implementation.Vanilla, None, how._1, tls = true),
+      ServerSpec(rapier, Side.Rapier, rapierClass, 1, false, Implementation.Rapier, Some(twin), how._2, tls = true)
+    )
 
   /** A server with one route of each kind and the log off, observed (metrics or spans) on top of its library. */
   private def observed(name: String, side: Side, className: String, twin: String, what: String) =
@@ -267,6 +280,38 @@ object Catalogue:
         "pekko-http 1.3 routing DSL, 128 route numbers concatenated with ~, tried in turn"
       ) ++
       rapierOn("pekko.future.Rapier", rapierPekko, "pekko.Vanilla", "Rapier's pekko-http server with Future logic") ++
+      overTls(
+        "netty",
+        "netty.future.RapierTls",
+        vanilla,
+        rapier,
+        "hand-written Netty 4.2 handler behind Netty's SslHandler, OpenSSL's provider (tcnative) when it loads" ->
+          "Rapier on Netty 4.2 with its TLS (Tls.pem), OpenSSL's provider (tcnative) when it loads, request log off"
+      ) ++
+      overTls(
+        "vertx",
+        "vertx.future.RapierTls",
+        vanillaVertx,
+        rapierVertx,
+        "hand-written Vert.x 5 request handler with Vert.x's TLS (PEM key, its default JDK engine)" ->
+          "Rapier on Vert.x 5 with its TLS (Tls.pem, Vert.x's default JDK engine), request log off"
+      ) ++
+      overTls(
+        "http4s",
+        "http4s.cats.RapierTls",
+        vanillaHttp4s,
+        rapierHttp4s,
+        "http4s 0.23 DSL routes on Ember withTLS (fs2's TLSContext over the JDK's SSLEngine)" ->
+          "Rapier's Ember server with IO logic and its TLS (Tls.pem, fs2 over the JDK's SSLEngine), request log off"
+      ) ++
+      overTls(
+        "pekko",
+        "pekko.future.RapierTls",
+        vanillaPekko,
+        rapierPekko,
+        "pekko-http 1.3 routing DSL with enableHttps (the JDK's SSLEngine)" ->
+          "Rapier's pekko-http server with its TLS (Tls.pem, pekko's TLS stage over the JDK's SSLEngine), log off"
+      ) ++
       List(
         ServerSpec(
           "netty.VanillaGzip",

@@ -5,7 +5,7 @@ import rapier.perf.common.ProcessStats
 /** A server of the group, running where the load generators can reach it. */
 final case class Member(spec: ServerSpec, replica: Int, host: String, port: Int, server: Option[ServerProcess]):
   def label: String = s"${spec.name}${if replica == 2 then " (A/A)" else ""}"
-  def url(scenario: Scenario): String = s"http://$host:$port${scenario.path}"
+  def url(scenario: Scenario): String = s"${scenario.scheme}://$host:$port${scenario.path}"
 
 /**
  * CPU times and the server's own statistics around a slice of load. The server's CPU time is the scheduler's count,

@@ -25,6 +25,9 @@ import java.nio.charset.StandardCharsets
  *   whether it needs a server started with compression (see [[ServerSpec.compression]])
  * @param statics
  *   whether it needs a server's static files (see [[ServerSpec.statics]])
+ * @param tls
+ *   whether it is sent over HTTPS, to a server started with TLS (see [[ServerSpec.tls]]); a TLS server serves only
+ *   these, as a plain one serves none of them
  */
 final case class Scenario(
     name: String,
@@ -40,11 +43,15 @@ final case class Scenario(
     newConnections: Boolean = false,
     headers: List[(String, String)] = Nil,
     compressed: Boolean = false,
-    statics: Boolean = false
+    statics: Boolean = false,
+    tls: Boolean = false
 ):
   def servable(server: ServerSpec): Boolean =
     server.routes >= routes && (!streams || server.streams) && study.forall(server.studies.contains) &&
-      (!compressed || server.compression) && (!statics || server.statics)
+      (!compressed || server.compression) && (!statics || server.statics) && tls == server.tls
+
+  /** `https` for a TLS scenario, `http` otherwise. */
+  def scheme: String = if tls then "https" else "http"
 
   /** A load scenario: wrk and oha send requests, and throughput is compared. */
   def isLoad: Boolean = study.isEmpty
@@ -110,6 +117,40 @@ object Scenarios:
       1,
       "POST /pathBytes0 with 256 bytes",
       expectText(PerfApi.ok(256))
+    ),
+    Scenario(
+      "SimpleGetTls",
+      "GET",
+      "/path0/4",
+      None,
+      None,
+      1,
+      "GET /path0/4 over HTTPS (TLS 1.3), the connection kept",
+      expectText(PerfApi.ok(4)),
+      tls = true
+    ),
+    Scenario(
+      "SimpleGetTlsNewConnection",
+      "GET",
+      "/path0/4",
+      None,
+      None,
+      1,
+      "GET /path0/4 over HTTPS (TLS 1.3) with Connection: close: a handshake for every request",
+      expectText(PerfApi.ok(4)),
+      newConnections = true,
+      tls = true
+    ),
+    Scenario(
+      "PostBytesTls",
+      "POST",
+      "/pathBytes0",
+      Some(bytes(256)),
+      Some("application/octet-stream"),
+      1,
+      "POST /pathBytes0 with 256 bytes over HTTPS (TLS 1.3), the connection kept",
+      expectText(PerfApi.ok(256)),
+      tls = true
     ),
     Scenario(
       "PostString",

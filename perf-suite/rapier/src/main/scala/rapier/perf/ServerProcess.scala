@@ -2,7 +2,7 @@ package rapier.perf
 
 import com.github.plokhotnyuk.jsoniter_scala.core.{JsonValueCodec, readFromString}
 import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
-import rapier.perf.common.{ProcessStats, ServerMain}
+import rapier.perf.common.{ProcessStats, ServerMain, TlsFiles}
 
 import java.io.{BufferedReader, InputStreamReader}
 import java.net.URI
@@ -148,7 +148,9 @@ object ServerProcess:
         "--stop-on-eof",
         stopOnEof.toString,
         "--compression",
-        spec.compression.toString
+        spec.compression.toString,
+        "--tls",
+        spec.tls.toString
       )
     ServerCommand(args, tmpDir)
 
@@ -233,6 +235,12 @@ final case class ServerSamples(
 object Probe:
   private val client =
     HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build()
+  private lazy val tlsClient = HttpClient
+    .newBuilder()
+    .version(HttpClient.Version.HTTP_1_1)
+    .connectTimeout(Duration.ofSeconds(5))
+    .sslContext(TlsFiles.trusting)
+    .build()
 
   /** None when the answer is right; otherwise what is wrong with it. A study's server is checked by its client. */
   def check(host: String, port: Int, scenario: Scenario): Option[String] =
@@ -246,7 +254,10 @@ object Probe:
    */
   private def closes(host: String, port: Int, scenario: Scenario): Option[String] =
     Try {
-      Using.resource(java.net.Socket(host, port)) { socket =>
+      val open =
+        if scenario.tls then TlsFiles.trusting.getSocketFactory.createSocket(host, port)
+        else java.net.Socket(host, port)
+      Using.resource(open) { socket =>
         socket.setSoTimeout(5000)
         val request = s"${scenario.method} ${scenario.path} HTTP/1.1\r\nHost: $host\r\nConnection: close\r\n\r\n"
         socket.getOutputStream.write(request.getBytes(StandardCharsets.US_ASCII))
@@ -264,12 +275,15 @@ object Probe:
   private def request(host: String, port: Int, scenario: Scenario): Option[String] =
     Try {
       val builder =
-        HttpRequest.newBuilder(URI.create(s"http://$host:$port${scenario.path}")).timeout(Duration.ofSeconds(30))
+        HttpRequest.newBuilder(
+          URI.create(s"${scenario.scheme}://$host:$port${scenario.path}")
+        ).timeout(Duration.ofSeconds(30))
       scenario.contentType.foreach(builder.header("Content-Type", _))
       scenario.headers.foreach((name, value) => builder.header(name, value))
       val publisher = scenario.body.fold(HttpRequest.BodyPublishers.noBody())(HttpRequest.BodyPublishers.ofByteArray)
       val response =
-        client.send(builder.method(scenario.method, publisher).build(), HttpResponse.BodyHandlers.ofByteArray())
+        (if scenario.tls then tlsClient else client)
+          .send(builder.method(scenario.method, publisher).build(), HttpResponse.BodyHandlers.ofByteArray())
       if response.statusCode != 200 then Some(s"status ${response.statusCode} instead of 200")
       else scenario.check(response.body)
     }.fold(e => Some(s"no answer: $e"), identity)

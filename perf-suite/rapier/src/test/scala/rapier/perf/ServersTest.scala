@@ -26,7 +26,8 @@ class ServersTest extends munit.FunSuite:
       val server = ServerProcess.start(command).fold(why => fail(s"${spec.name} did not start: $why"), identity)
       try
         val scenarios = Scenarios.all.filter(_.servable(spec))
-        assert(scenarios.size >= 6, scenarios.map(_.name))
+        // A TLS server serves the TLS scenarios only, each checked over HTTPS against the suite's certificate
+        assert(scenarios.size >= (if spec.tls then 3 else 6), scenarios.map(_.name))
         for scenario <- scenarios do assertEquals(Probe.check("127.0.0.1", server.port, scenario), None, scenario.name)
         // /path127 of a library's Multi server is routed once among all its endpoints, never through 128 route sets
         // in turn. A vanilla twin routes as its users write it: http4s's composed routes and pekko-http's concatenated

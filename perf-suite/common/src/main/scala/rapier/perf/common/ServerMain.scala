@@ -4,7 +4,7 @@ package rapier.perf.common
  * The entry point of a server JVM:
  * {{{
  * java -cp ... rapier.perf.common.ServerMain <PerfServer class> --port P --routes R --log true|false --threads T
- *   [--compression true]
+ *   [--compression true] [--tls true]
  * }}}
  * Starts the server and its [[ControlServer]], then prints one line the runner waits for:
  * `RAPIER_PERF_READY port=<port> control=<port> pid=<pid> routeSets=<n>`. Stops on SIGTERM (or when its input closes).
@@ -23,7 +23,11 @@ object ServerMain:
       routes = int("--routes", 1),
       requestLog = flags.get("--log").contains("true"),
       threads = int("--threads", Runtime.getRuntime.availableProcessors),
-      compression = flags.get("--compression").contains("true")
+      compression = flags.get("--compression").contains("true"),
+      // Written where the runner gave the server its temporary directory
+      tls = Option.when(flags.get("--tls").contains("true"))(
+        TlsFiles.writeTo(java.nio.file.Path.of(System.getProperty("java.io.tmpdir")))
+      )
     )
     val server =
       try Class.forName(className).getDeclaredConstructor().newInstance().asInstanceOf[PerfServer]

@@ -1,7 +1,9 @@
 package rapier.perf.servers
 
 import rapier.perf.common.{PerfApi, ServerConfig}
-import rapier.server.BackendOptionsOf
+import rapier.server.{BackendOptionsOf, Tls}
+
+import scala.util.chaining.*
 
 /** What every Rapier server of the suite sets, on any backend: every address, the port, the body limit, the request log. */
 object SuiteOptions:
@@ -14,3 +16,4 @@ object SuiteOptions:
       .withMaxStreamedBodySize(Long.MaxValue)
       .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
       .modifyServerOptions(o => if config.compression then o.withCompression() else o)
+      .pipe(o => config.tls.fold(o)(files => o.withTls(Tls.pem(files.certificate, files.key))))
