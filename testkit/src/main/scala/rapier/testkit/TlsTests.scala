@@ -57,6 +57,8 @@ trait TlsTests extends ServerTestSupport:
       val socket = handshake(port, Keys.clientContext(withCertificate = false), alpn = List("h2", "http/1.1"))
       try assertEquals((socket.getSession.getProtocol, socket.getApplicationProtocol), ("TLSv1.3", "http/1.1"))
       finally socket.close()
+      // As a newcomer tries it: curl, the self-signed certificate accepted with -k
+      assertEquals(curl("-sk", s"https://localhost:$port/tls/hello"), (0, "hello over TLS"))
     }
 
   test("TLS: plain HTTP and TLS versions not allowed are refused"):
@@ -137,6 +139,12 @@ trait TlsTests extends ServerTestSupport:
     }
 
 object TlsTests:
+  /** curl's exit code and output, run with `arguments`, given 10 s at most. */
+  def curl(arguments: String*): (Int, String) =
+    val process = ProcessBuilder(("curl" +: "--max-time" +: "10" +: arguments)*).redirectErrorStream(true).start()
+    val output = String(process.getInputStream.readAllBytes(), StandardCharsets.UTF_8)
+    (process.waitFor(), output)
+
   /** A finished handshake with the server at `port`, as a client with `context`, offering `protocols` and `alpn`. */
   def handshake(
       port: Int,

@@ -7,7 +7,8 @@ import fs2.io.net.{Network, RapierGuardedNetwork, Socket}
 import fs2.io.net.tls.{RapierGuardedTLSContext, TLSParameters}
 import org.http4s.ember.server.EmberServerBuilder
 import rapier.cats.CatsRunner
-import rapier.http4s.internal.{GuardedSocket, HandshakeDeadline}
+import org.typelevel.log4cats.slf4j.Slf4jLogger
+import rapier.http4s.internal.{EmberLog, GuardedSocket, HandshakeDeadline}
 import rapier.server.spi.{FramingGuard, RefusalMarker}
 import rapier.server.{ServerBuilder, ServerEndpoint, Tls}
 
@@ -67,6 +68,7 @@ final case class Http4sServer[F[_]](
       .withShutdownTimeout(options.shutdownTimeout)
       .withMaxConnections(options.maxConnections)
       .withMaxWebSocketMessageSize(Http4sServer.frameLimit(interpreter.maxWebSocketMessageSize))
+      .withLogger(EmberLog(Slf4jLogger.getLoggerFromName[F](EmberLog.EmberLoggerName)))
     val served = tls match
       case None => ember
       case Some((settings, context)) =>
