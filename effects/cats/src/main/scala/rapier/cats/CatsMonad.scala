@@ -51,9 +51,9 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
 
   /**
    * The effect computed with `c` current, then run on its own pool wrapped by `c`, so that `c` is current on whichever
-   * thread runs each step. An `IO` first runs here, `c` attached, up to its first asynchronous boundary ([[SyncSteps]], as
-   * the runner does): logic that answers at once costs no hop to another pool and back, and only what remains after a
-   * boundary is shifted.
+   * thread runs each step. An `IO` first runs here, `c` attached, up to its first asynchronous boundary
+   * ([[SyncSteps]], as the runner does): logic that answers at once costs no hop to another pool and back, and only
+   * what remains after a boundary is shifted.
    */
   override def within[A](c: LogicContext)(fa: => F[A]): F[A] =
     val computed = super.within(c)(fa)
