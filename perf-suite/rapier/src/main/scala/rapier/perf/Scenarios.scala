@@ -85,19 +85,37 @@ object Scenarios:
 
   private lazy val file = PerfApi.fileContent
 
+  private val simpleGet =
+    Scenario("SimpleGet", "GET", "/path0/4", None, None, 1, "GET /path0/4", expectText(PerfApi.ok(4)))
+  private val simpleGetNewConnection = Scenario(
+    "SimpleGetNewConnection",
+    "GET",
+    "/path0/4",
+    None,
+    None,
+    1,
+    "GET /path0/4 with Connection: close, a new connection for every request",
+    expectText(PerfApi.ok(4)),
+    newConnections = true
+  )
+  private val postBytes = Scenario(
+    "PostBytes",
+    "POST",
+    "/pathBytes0",
+    Some(bytes(256)),
+    Some("application/octet-stream"),
+    1,
+    "POST /pathBytes0 with 256 bytes",
+    expectText(PerfApi.ok(256))
+  )
+
+  /** `plain` sent over HTTPS to a TLS server, named `name`. */
+  private def overTls(plain: Scenario, name: String): Scenario =
+    plain.copy(name = name, description = s"over HTTPS (TLS 1.3): ${plain.description}", tls = true)
+
   val all: List[Scenario] = List(
-    Scenario("SimpleGet", "GET", "/path0/4", None, None, 1, "GET /path0/4", expectText(PerfApi.ok(4))),
-    Scenario(
-      "SimpleGetNewConnection",
-      "GET",
-      "/path0/4",
-      None,
-      None,
-      1,
-      "GET /path0/4 with Connection: close, a new connection for every request",
-      expectText(PerfApi.ok(4)),
-      newConnections = true
-    ),
+    simpleGet,
+    simpleGetNewConnection,
     Scenario(
       "SimpleGetMultiRoute",
       "GET",
@@ -108,50 +126,11 @@ object Scenarios:
       "GET /path127/4 on a server with 128 routes",
       expectText(PerfApi.ok(4))
     ),
-    Scenario(
-      "PostBytes",
-      "POST",
-      "/pathBytes0",
-      Some(bytes(256)),
-      Some("application/octet-stream"),
-      1,
-      "POST /pathBytes0 with 256 bytes",
-      expectText(PerfApi.ok(256))
-    ),
-    Scenario(
-      "SimpleGetTls",
-      "GET",
-      "/path0/4",
-      None,
-      None,
-      1,
-      "GET /path0/4 over HTTPS (TLS 1.3), the connection kept",
-      expectText(PerfApi.ok(4)),
-      tls = true
-    ),
-    Scenario(
-      "SimpleGetTlsNewConnection",
-      "GET",
-      "/path0/4",
-      None,
-      None,
-      1,
-      "GET /path0/4 over HTTPS (TLS 1.3) with Connection: close: a handshake for every request",
-      expectText(PerfApi.ok(4)),
-      newConnections = true,
-      tls = true
-    ),
-    Scenario(
-      "PostBytesTls",
-      "POST",
-      "/pathBytes0",
-      Some(bytes(256)),
-      Some("application/octet-stream"),
-      1,
-      "POST /pathBytes0 with 256 bytes over HTTPS (TLS 1.3), the connection kept",
-      expectText(PerfApi.ok(256)),
-      tls = true
-    ),
+    postBytes,
+    overTls(simpleGet, "SimpleGetTls"),
+    // A handshake for every request: handshakes per second
+    overTls(simpleGetNewConnection, "SimpleGetTlsNewConnection"),
+    overTls(postBytes, "PostBytesTls"),
     Scenario(
       "PostString",
       "POST",
