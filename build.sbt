@@ -107,6 +107,7 @@ lazy val netty = (project in file("backends/netty"))
     name := "rapier-netty",
     libraryDependencies ++= Seq(
       "io.netty" % "netty-codec-http" % Versions.netty,
+      "io.netty" % "netty-codec-http2" % Versions.netty,
       "io.netty" % "netty-handler" % Versions.netty,
       "io.netty" % "netty-transport-native-epoll" % Versions.netty classifier "linux-x86_64",
       "io.netty" % "netty-transport-native-epoll" % Versions.netty classifier "linux-aarch_64",

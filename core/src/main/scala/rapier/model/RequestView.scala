@@ -39,3 +39,6 @@ trait RequestView:
    * none, or the connection is plain HTTP.
    */
   def peerCertificates: List[java.security.cert.X509Certificate] = Nil
+
+  /** Whether the request came over TLS: its URL's scheme is `https`. */
+  def secure: Boolean = false

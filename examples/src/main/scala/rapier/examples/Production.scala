@@ -4,7 +4,7 @@ import io.opentelemetry.api.OpenTelemetry
 import rapier.metrics.opentelemetry.OpenTelemetryMetrics
 import rapier.metrics.prometheus.PrometheusMetrics
 import rapier.netty.NettyServer
-import rapier.server.Tls
+import rapier.server.{Http2, Tls}
 import rapier.server.compression.Compression
 import rapier.server.cors.Cors
 import rapier.server.files.StaticFiles
@@ -70,3 +70,9 @@ object Production:
     // start:tls
     server.withTls(Tls.pem(certificateChain, privateKey)) // TLS 1.3 and 1.2; .withClientAuth(…) for mutual TLS
     // end:tls
+
+  /** HTTP/2 beside HTTP/1.1: h2 by ALPN over TLS, h2c on plain connections. */
+  def withHttp2(server: NettyServer): NettyServer =
+    // start:http2
+    server.withHttp2(Http2(maxConcurrentStreams = 100)) // h2 over TLS, h2c on plain connections; HTTP/1.1 still
+    // end:http2

@@ -181,14 +181,15 @@ class ExamplesTest extends munit.FunSuite:
       binding.stop()
       java.nio.file.Files.walk(app).sorted(java.util.Comparator.reverseOrder()).forEach(java.nio.file.Files.delete)
 
-  test("the books API over HTTPS: served with the certificate given, nothing in plain HTTP"):
+  private def production = Production.server(
+    BooksServer(),
+    rapier.metrics.prometheus.PrometheusMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry())
+  )
+
+  test("the books API over HTTPS and HTTP/2: served with the certificate given, to curl too, nothing in plain HTTP"):
     import rapier.testkit.TlsTests.Keys
-    val server = Production.withHttps(Keys.file("server-chain.crt"), Keys.file("server.key"))(
-      Production.server(
-        BooksServer(),
-        rapier.metrics.prometheus.PrometheusMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry())
-      )
-    )
+    val server =
+      Production.withHttp2(Production.withHttps(Keys.file("server-chain.crt"), Keys.file("server.key"))(production))
     val binding = server.withPort(0).start()
     try
       val client = java.net.http.HttpClient.newBuilder().sslContext(Keys.clientContext(withCertificate = false)).build()
@@ -196,9 +197,22 @@ class ExamplesTest extends munit.FunSuite:
         java.net.http.HttpRequest.newBuilder(java.net.URI.create(s"https://localhost:${binding.port}/books")).build(),
         java.net.http.HttpResponse.BodyHandlers.ofString()
       )
-      assertEquals(books.statusCode, 200)
+      assertEquals((books.statusCode, books.version), (200, java.net.http.HttpClient.Version.HTTP_2))
       assert(books.body.startsWith("["), books.body)
       assert(scala.util.Try(TestClient(binding.port).get("/books")).isFailure, "plain HTTP gets no answer")
+      // As a newcomer tries it: curl, the self-signed certificate accepted with -k
+      val (version, body) = Http2Tests.curlVersion("-sk", "--http2", s"https://localhost:${binding.port}/books")
+      assertEquals(version, "2")
+      assert(body.startsWith("["), body)
+    finally binding.stop()
+
+  test("the books API over h2c: curl --http2 upgrades to it, --http2-prior-knowledge speaks it at once"):
+    val binding = Production.withHttp2(production).withPort(0).start()
+    try
+      for flag <- List("--http2", "--http2-prior-knowledge") do
+        val (version, body) = Http2Tests.curlVersion("-s", flag, s"http://localhost:${binding.port}/books")
+        assertEquals(version, "2", flag)
+        assert(body.startsWith("["), s"$flag: $body")
     finally binding.stop()
 
   test("the books API traced: a span per request, named by its route, in the caller's trace"):

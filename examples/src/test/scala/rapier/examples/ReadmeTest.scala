@@ -66,6 +66,9 @@ class ReadmeTest extends munit.FunSuite:
   test("the README shows HTTPS as it is in the example"):
     assertEquals(firstScalaBlockUnder("## HTTPS"), region("Production.scala", "tls"))
 
+  test("the README shows HTTP/2 as it is in the example"):
+    assertEquals(firstScalaBlockUnder("## HTTP/2"), region("Production.scala", "http2"))
+
   test("the README shows static files as they are in the example"):
     assertEquals(firstScalaBlockUnder("## Static files and resources"), region("Production.scala", "static"))
 

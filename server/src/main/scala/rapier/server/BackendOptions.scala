@@ -41,6 +41,8 @@ import scala.concurrent.duration.*
  *   connections open at once; one more is closed as soon as it is accepted, until another closes
  * @param tls
  *   HTTPS: the server's certificate and key, TLS versions and client certificates (see [[Tls]]); None for plain HTTP
+ * @param http2
+ *   HTTP/2 beside HTTP/1.1, with its limits (see [[Http2]]); None for HTTP/1.1 only
  * @param serverOptions
  *   how the interpreter treats requests (interceptors, handlers)
  */
@@ -57,6 +59,7 @@ final case class BackendOptions(
     shutdownTimeout: FiniteDuration = FiniteDuration(10, SECONDS),
     maxConnections: Int = 10000,
     tls: Option[Tls] = None,
+    http2: Option[Http2] = None,
     serverOptions: ServerOptions = ServerOptions.default
 ):
   require(port >= 0 && port <= 65535, s"a port is between 0 and 65535, not $port")
@@ -73,6 +76,17 @@ final case class BackendOptions(
     rapier.isTimeout(bodyReadTimeout) && rapier.isTimeout(idleTimeout) && shutdownTimeout.length >= 0,
     "timeouts must be positive (Duration.Inf for none)"
   )
+
+  /**
+   * Fails the start of a server that speaks HTTP/1.1 only when these options ask for HTTP/2, saying what to do.
+   * @throws IllegalArgumentException
+   *   when `http2` is set
+   */
+  def requireHttp1Only(server: String): Unit =
+    require(
+      http2.isEmpty,
+      s"$server serves HTTP/1.1 only: leave BackendOptions.http2 unset (withoutHttp2), or serve HTTP/2 with NettyServer"
+    )
 
 object BackendOptions:
   val default: BackendOptions = BackendOptions()
@@ -105,6 +119,7 @@ trait BackendOptionsOf[Self]:
   final def shutdownTimeout: FiniteDuration = backend.shutdownTimeout
   final def maxConnections: Int = backend.maxConnections
   final def tls: Option[Tls] = backend.tls
+  final def http2: Option[Http2] = backend.http2
   final def serverOptions: ServerOptions = backend.serverOptions
 
   final def withHost(h: String): Self = modifyBackend(_.copy(host = h))
@@ -119,6 +134,8 @@ trait BackendOptionsOf[Self]:
   final def withShutdownTimeout(d: FiniteDuration): Self = modifyBackend(_.copy(shutdownTimeout = d))
   final def withMaxConnections(n: Int): Self = modifyBackend(_.copy(maxConnections = n))
   final def withTls(t: Tls): Self = modifyBackend(_.copy(tls = Some(t)))
+  final def withHttp2(h: Http2 = Http2()): Self = modifyBackend(_.copy(http2 = Some(h)))
+  final def withoutHttp2: Self = modifyBackend(_.copy(http2 = None))
   final def withServerOptions(o: ServerOptions): Self = modifyBackend(_.copy(serverOptions = o))
 
   /** Changes the interpreter's options: `_.withoutRequestLog`. */

@@ -48,6 +48,9 @@ trait ServerBuilder[F[_], O <: BackendOptionsOf[O], Self]:
   /** HTTPS with `tls`'s certificate and key (see [[Tls]]). */
   final def withTls(tls: Tls): Self = modifyOptions(_.withTls(tls))
 
+  /** HTTP/2 beside HTTP/1.1, with `http2`'s limits (see [[Http2]]); a server that speaks HTTP/1.1 only refuses it. */
+  final def withHttp2(http2: Http2 = Http2()): Self = modifyOptions(_.withHttp2(http2))
+
   /** Cross-origin requests from browsers allowed as `cors` says (see [[ServerOptions.withCors]]). */
   final def withCors(cors: rapier.server.cors.Cors): Self =
     modifyOptions(o => o.withServerOptions(o.serverOptions.withCors(cors)))

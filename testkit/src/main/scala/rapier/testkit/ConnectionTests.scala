@@ -167,9 +167,12 @@ trait ConnectionTests extends ServerTestSupport:
         for c <- List(first, second) do
           c.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
           assertEquals(c.readResponse().body, "hello")
-        val third = t.raw()
-        try assert(third.closedByServer(2000), "a third connection was kept open")
-        finally third.close()
+        // Closed at once: over TLS, before its handshake can end
+        scala.util.Try(t.raw()) match
+          case scala.util.Success(third) =>
+            try assert(third.closedByServer(2000), "a third connection was kept open")
+            finally third.close()
+          case scala.util.Failure(e) => assert(e.isInstanceOf[java.io.IOException] && protocol.tls != null, e)
         first.close()
         // The count drops when the server sees the close: retry briefly
         val served = (1 to 50).exists { _ =>

@@ -134,11 +134,11 @@ trait CorsTests extends ServerTestSupport:
       .out(stringBody)
       .out(header("X-Total", "7"))
       .serverLogicSuccess[Future](token => Future.successful(s"hello $token"))
-    // The page (origin http://127.0.0.1:P) asks two servers at http://localhost:Q with a header that needs a
+    // The page (origin http://127.0.0.1:P, https over TLS) asks two servers at http://localhost:Q with a header that needs a
     // preflight: the first allows the page's origin, the second only another.
     def page(allowed: Int, refused: Int) =
       val script =
-        s"""const call = port => fetch('http://localhost:' + port + '/cors/api', {method: 'PUT', headers: {'X-Token': 'abc'}})
+        s"""const call = port => fetch('${protocol.scheme}://localhost:' + port + '/cors/api', {method: 'PUT', headers: {'X-Token': 'abc'}})
            |  .then(r => r.text().then(t => 'read ' + t + ' total ' + r.headers.get('X-Total')))
            |  .catch(e => 'blocked');
            |Promise.all([call($allowed), call($refused)]).then(([a, b]) => {
@@ -152,11 +152,14 @@ trait CorsTests extends ServerTestSupport:
       .out(byteArrayBody)
       .serverLogicSuccess[Future](_ => Future.successful(pages.get("page").getBytes(StandardCharsets.UTF_8)))
     withServer(html) { pageServer =>
-      val origin = s"http://127.0.0.1:${pageServer.port}"
+      val origin = s"${protocol.scheme}://127.0.0.1:${pageServer.port}"
       withCors(Cors.allowing(origin).withExposedHeaders("X-Total"))(api) { allowing =>
         withCors(Cors.allowing("http://elsewhere.example"))(api) { refusing =>
           pages.put("page", page(allowing.port, refusing.port))
-          val dom = HeadlessChromium.run(s"$origin/cors/page", "--dump-dom", "--virtual-time-budget=20000")
+          // The kit's own authority is not the browser's: over TLS its certificates are let through
+          val trust = if protocol.tls == null then Nil else List("--ignore-certificate-errors")
+          val dom =
+            HeadlessChromium.run(s"$origin/cors/page", ("--dump-dom" :: "--virtual-time-budget=20000" :: trust)*)
           assert(dom.contains("allowed: read hello abc total 7; refused: blocked"), dom)
         }
       }

@@ -89,8 +89,8 @@ trait OpenTelemetryTests extends ServerTestSupport:
       assertEquals(string(span, "http.request.method"), "GET")
       assertEquals(string(span, "http.route"), "/o/books/{id}")
       assertEquals(string(span, "url.path"), "/o/books/7")
-      assertEquals(string(span, "url.scheme"), "http")
-      assertEquals(string(span, "network.protocol.version"), "1.1")
+      assertEquals(string(span, "url.scheme"), protocol.scheme)
+      assertEquals(string(span, "network.protocol.version"), protocol.version)
       assertEquals(string(span, "user_agent.original"), "kit/1")
       assert(string(span, "client.address") != null)
       assertEquals(long(span, "http.response.status_code"), Some(200L))
@@ -144,7 +144,7 @@ trait OpenTelemetryTests extends ServerTestSupport:
         def metric(name: String): MetricData =
           collected.find(_.getName == name).getOrElse(fail(s"no $name in ${collected.map(_.getName)}"))
         def attributes(method: String, route: String | Null, status: Long): Attributes =
-          val b = Attributes.builder().put("http.request.method", method).put("url.scheme", "http")
+          val b = Attributes.builder().put("http.request.method", method).put("url.scheme", protocol.scheme)
           if route != null then b.put("http.route", route.nn)
           b.put("http.response.status_code", status).build()
         eventually(

@@ -2,17 +2,28 @@ package rapier.testkit
 
 import java.io.{ByteArrayOutputStream, InputStream}
 import java.net.{InetSocketAddress, Socket, SocketTimeoutException}
+import javax.net.ssl.SSLSocket
 import java.nio.charset.StandardCharsets
 
 /**
- * HTTP/1.1 over a plain socket, for what a client library would hide or refuse to send: pipelining, malformed
- * requests, `Connection` handling, exact bytes.
+ * HTTP/1.1 over a plain socket (or over TLS, with a client context `tls`), for what a client library would hide or
+ * refuse to send: pipelining, malformed requests, `Connection` handling, exact bytes.
  */
-final class RawHttp(port: Int, timeoutMillis: Int = 10000) extends AutoCloseable:
-  private val socket = Socket()
-  socket.connect(InetSocketAddress("localhost", port), timeoutMillis)
-  socket.setSoTimeout(timeoutMillis)
-  socket.setTcpNoDelay(true)
+final class RawHttp(port: Int, timeoutMillis: Int = 10000, tls: javax.net.ssl.SSLContext | Null = null)
+    extends AutoCloseable:
+  private val socket =
+    val plain = Socket()
+    plain.connect(InetSocketAddress("localhost", port), timeoutMillis)
+    plain.setSoTimeout(timeoutMillis)
+    plain.setTcpNoDelay(true)
+    if tls == null then plain
+    else
+      val secure = tls.nn.getSocketFactory.createSocket(plain, "localhost", port, true).asInstanceOf[SSLSocket]
+      val parameters = secure.getSSLParameters
+      parameters.setApplicationProtocols(Array("http/1.1"))
+      secure.setSSLParameters(parameters)
+      secure.startHandshake()
+      secure
   private val in = java.io.BufferedInputStream(socket.getInputStream)
   private val out = socket.getOutputStream
 

@@ -18,6 +18,9 @@ abstract class ServerTestSupport extends munit.FunSuite:
   /** The backend under test. */
   def server: TestServer
 
+  /** The protocol the kit speaks to the servers it starts (see [[KitProtocol]]). */
+  def protocol: KitProtocol = KitProtocol.Http1
+
   /** Tests this backend can't pass, by name, with the reason. */
   def unsupported: Map[String, String] = Map.empty
 
@@ -38,7 +41,9 @@ abstract class ServerTestSupport extends munit.FunSuite:
   override def munitTests(): Seq[Test] =
     super.munitTests().map { t =>
       val skipped = cannotRun.map(reason => s"skipped: $reason")
-      skipped.orElse(unsupported.get(t.name).map(reason => s"unsupported on ${server.name}: $reason")) match
+      val cannot = unsupported.get(t.name).map(reason => s"unsupported on ${server.name}: $reason")
+      val clientCannot = protocol.clientCannot.get(t.name).map(reason => s"the kit's client can't: $reason")
+      skipped.orElse(cannot).orElse(clientCannot) match
         case Some(why) => t.withName(s"${t.name} ($why)").tag(munit.Ignore)
         case None => t
     }
@@ -49,8 +54,8 @@ abstract class ServerTestSupport extends munit.FunSuite:
 
   /** Runs `body` against a server with `endpoints` and `config`; the server stops afterwards, whatever happens. */
   def withServerConfig[T](config: TestServerConfig)(endpoints: ServerEndpoint[Future]*)(body: Target => T): T =
-    val running = server.start(endpoints.toList, config)
-    try body(Target(running))
+    val running = server.start(endpoints.toList, protocol.configure(config))
+    try body(Target(running, protocol))
     finally running.stop()
 
   /** Waits up to 10 s for `condition`, which another thread makes true (the server's, here); fails with `what`. */
@@ -92,9 +97,9 @@ abstract class ServerTestSupport extends munit.FunSuite:
     if leaks.nonEmpty then fail(s"Netty reported ${leaks.size} leak(s):\n${leaks.mkString("\n")}")
 
 /** A running server as a test sees it: a client for it, raw connections to it, and a way to stop it early. */
-final class Target(running: RunningServer):
+final class Target(running: RunningServer, protocol: KitProtocol = KitProtocol.Http1):
   val port: Int = running.port
-  private val client = TestClient(port)
+  private val client = TestClient(port, protocol)
 
   def get(path: String, headers: (String, String)*): TestResponse = client.get(path, headers*)
   def send(method: String, path: String, body: Array[Byte] | String | Null, headers: (String, String)*): TestResponse =
@@ -103,10 +108,13 @@ final class Target(running: RunningServer):
     client.post(path, body, headers*)
 
   /** A new raw connection. */
-  def raw(): RawHttp = RawHttp(port)
+  def raw(): RawHttp = RawHttp(port, tls = protocol.tls)
 
   /** Sends `request` on a new raw connection and reads one response. */
-  def rawExchange(request: String): TestResponse = RawHttp.exchange(port, request)
+  def rawExchange(request: String): TestResponse =
+    val c = raw()
+    try c.send(request).readResponse()
+    finally c.close()
 
   /** Bytes of request bodies the server holds now, by its own count. */
   def bodyBytesHeld: Long = running.bodyBytesHeld

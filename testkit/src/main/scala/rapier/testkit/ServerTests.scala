@@ -7,7 +7,18 @@ package rapier.testkit
  *   def server = NettyTestServer
  * }}}
  */
-abstract class ServerTests
+abstract class ServerTests extends KitTests, TlsTests, Http2Tests
+
+/**
+ * The kit but its protocol tests ([[TlsTests]], [[Http2Tests]]): what a backend runs again over another
+ * [[KitProtocol]].
+ * {{{
+ * class NettyHttp2ServerTests extends KitTests:
+ *   def server = NettyTestServer
+ *   override def protocol = KitProtocol.Http2OverTls
+ * }}}
+ */
+abstract class KitTests
     extends InputTests,
       BodyTests,
       OutputTests,
@@ -30,5 +41,4 @@ abstract class ServerTests
       CompressionTests,
       MetricsTests,
       StaticFilesTests,
-      OpenTelemetryTests,
-      TlsTests
+      OpenTelemetryTests

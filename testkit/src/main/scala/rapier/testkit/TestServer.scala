@@ -50,7 +50,8 @@ final case class TestServerConfig(
     idleTimeout: Duration = 30.seconds,
     maxConnections: Int = 10000,
     shutdownTimeout: Option[FiniteDuration] = None,
-    tls: Option[rapier.server.Tls] = None
+    tls: Option[rapier.server.Tls] = None,
+    http2: Option[rapier.server.Http2] = None
 ):
   /** The options every backend shares, as this test asks for them, on a free port. */
   def backend: BackendOptions = BackendOptions(
@@ -65,6 +66,7 @@ final case class TestServerConfig(
     shutdownTimeout = shutdownTimeout.getOrElse(TestServerConfig.QuickStop),
     maxConnections = maxConnections,
     tls = tls,
+    http2 = http2,
     serverOptions = serverOptions
   )
 

@@ -42,6 +42,7 @@ final case class Http4sServer[F[_]](
    *   if an endpoint can't be served, or the host or port is not one Ember can bind
    */
   def start(): Resource[F, Http4sServer.Binding] =
+    options.backend.requireHttp1Only("Http4sServer")
     val marker = RefusalMarker.random()
     val interpreter = Http4sServerInterpreter[F](endpoints, options, marker)
     // Loaded before anything starts: a key that can't be read fails here. Over TLS the guard reads decrypted bytes.

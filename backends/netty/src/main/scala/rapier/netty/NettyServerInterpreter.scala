@@ -1,8 +1,8 @@
 package rapier.netty
 
-import io.netty.channel.{Channel, ChannelInitializer}
+import io.netty.channel.{Channel, ChannelInitializer, ChannelPipeline}
 import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
-import rapier.netty.internal.{Connections, HttpHandler, NettyTls, RequestDecoder}
+import rapier.netty.internal.{Connections, Http2Connection, Http2Exchange, HttpHandler, NettyTls, RequestDecoder}
 import rapier.server.spi.{Admission, Runner}
 import rapier.server.{Monad, ServerEndpoint, ServerInterpreter}
 
@@ -32,9 +32,30 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
       .setMaxHeaderSize(options.maxHeaderSize)
       .setMaxChunkSize(NettyServerInterpreter.MaxChunk)
     // Built at start: a key that can't be read fails it, before any connection
-    val tls = options.tls.map(NettyTls.context)
+    val tls = options.tls.map(NettyTls.context(_, options.http2.isDefined))
     // Rounded up: a deadline under a millisecond is not 0, which Netty reads as none
     val handshakeMillis = (rapier.timeoutNanos(options.headerReadTimeout) + 999_999L) / 1_000_000L
+    val runner = summon[Runner[F]]
+    def http1(pipeline: ChannelPipeline, upgrade: Http2Connection | Null): Unit =
+      val decoder = RequestDecoder(decoderConfig)
+      pipeline.addLast("decoder", decoder)
+      pipeline.addLast("encoder", HttpResponseEncoder())
+      pipeline.addLast("rapier", HttpHandler(interpreter, runner, options, connections, decoder, upgrade))
+    val http2 = options.http2.map { settings =>
+      Http2Connection(
+        settings,
+        options.maxHeaderSize,
+        rapier.timeoutNanos(options.idleTimeout),
+        options.shutdownTimeout.toMillis,
+        pipeline => http1(pipeline, null),
+        channel =>
+          val exchange = Http2Exchange()
+          channel.pipeline.addLast("exchange", exchange)
+          channel.pipeline.addLast("rapier", HttpHandler(interpreter, runner, options, connections, exchange))
+      )
+    }
+    // The h2c upgrade is offered on plain connections only: TLS ones choose by ALPN
+    val h2c = http2.filter(_ => tls.isEmpty && options.http2.exists(_.cleartext)).orNull
     new ChannelInitializer[Channel]:
       override def initChannel(channel: Channel): Unit =
         if !connections.tryAdd(channel) then
@@ -42,16 +63,18 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
           channel.close()
           return
         val pipeline = channel.pipeline
-        tls.foreach { context =>
-          val handler = context.newHandler(channel.alloc)
-          // A client that never completes its handshake is closed when its head would have been due
-          handler.setHandshakeTimeoutMillis(handshakeMillis)
-          pipeline.addLast("tls", handler)
-        }
-        val decoder = RequestDecoder(decoderConfig)
-        pipeline.addLast("decoder", decoder)
-        pipeline.addLast("encoder", HttpResponseEncoder())
-        pipeline.addLast("rapier", HttpHandler(interpreter, summon[Runner[F]], options, connections, decoder))
+        tls match
+          case Some(context) =>
+            val handler = context.newHandler(channel.alloc)
+            // A client that never completes its handshake is closed when its head would have been due
+            handler.setHandshakeTimeoutMillis(handshakeMillis)
+            pipeline.addLast("tls", handler)
+            http2 match
+              case Some(connection) => pipeline.addLast("alpn", connection.negotiation())
+              case None => http1(pipeline, null)
+          case None =>
+            if h2c != null then pipeline.addLast("preface", h2c.nn.preface())
+            http1(pipeline, h2c)
 
 object NettyServerInterpreter:
   /**

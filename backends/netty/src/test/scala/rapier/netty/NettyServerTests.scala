@@ -9,6 +9,11 @@ import scala.concurrent.Future
 class NettyServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettyTestServer(NettyTransport.Auto)
 
+/** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
+class NettyHttp2ServerTests extends KitTests:
+  def server: TestServer = NettyTestServer(NettyTransport.Auto)
+  override def protocol: KitProtocol = KitProtocol.Http2OverTls
+
 /** The shared server test kit, on Netty with Java NIO, the transport used where epoll is not available. */
 class NettyNioServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettyTestServer(NettyTransport.Nio)

@@ -39,6 +39,7 @@ final case class PekkoServer(
   def withSystem(s: ActorSystem): PekkoServer = copy(system = Some(s))
 
   def start(): PekkoServer.Binding =
+    options.backend.requireHttp1Only("PekkoServer")
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val marker = RefusalMarker.random()
     val interpreter = PekkoServerInterpreter(endpoints, options, marker)

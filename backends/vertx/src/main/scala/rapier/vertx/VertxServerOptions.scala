@@ -44,6 +44,7 @@ final case class VertxServerOptions(
    * first bytes, so the connection limit and Rapier's strict decoder apply from the first request.
    */
   def httpServerOptions: HttpServerOptions =
+    backend.requireHttp1Only("VertxServer")
     val o = plainOptions
     tls.foreach(VertxServerOptions.secure(o, _, headerReadTimeout))
     o

@@ -11,6 +11,7 @@ class VertxServerTests extends ServerTests, WebSocketTests:
 
   override def unsupported: Map[String, String] = VertxServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
+  override def http2Unserved: Option[String] = VertxServerTests.http2Unserved
 
   // VertxServer's own idle timeout counts a request as in progress from its head to its response's end: a streamed
   // response's end and a file's must end it too, or the connection would never close.
@@ -38,6 +39,9 @@ class VertxServerTests extends ServerTests, WebSocketTests:
 
 /** What Vert.x can't do that the kit tests, and why: shared by every way Rapier runs on Vert.x. */
 object VertxServerTests:
+  // Vert.x sets up an h2c connection's pipeline only after its first bytes, where Rapier's strict decoder and its
+  // connection limit are put in on accept (see VertxServerOptions.httpServerOptions)
+  val http2Unserved: Option[String] = Some("VertxServer speaks HTTP/1.1 only; HTTP/2 is NettyServer's")
   private val headersFirst =
     "Vert.x hands a request over once its headers are parsed, and has no deadline for reading them: an HttpServer " +
       "set up by the application keeps Vert.x's decoder, not Rapier's, which VertxServer puts in its place"

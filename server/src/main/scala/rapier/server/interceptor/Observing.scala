@@ -36,6 +36,11 @@ object Observing:
     val start = RequestTarget.pathStart(uri)
     if start < 0 then uri else uri.substring(start, RequestTarget.pathEnd(uri, start))
 
+  /** The protocol's version as OpenTelemetry names it: `1.1`, `1.0`, `2` (not `2.0`). */
+  def protocolVersion(protocol: String): String =
+    val version = protocol.stripPrefix("HTTP/")
+    if version == "2.0" then "2" else version
+
   /** The request body's length as `Content-Length` declares it, or -1. */
   def declaredBodySize(request: ServerRequest): Long =
     request.headerOrNull(HeaderNames.ContentLength) match

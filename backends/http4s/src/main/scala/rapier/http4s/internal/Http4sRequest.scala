@@ -63,6 +63,8 @@ private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends
   override def peerCertificates: List[java.security.cert.X509Certificate] =
     request.attributes.lookup(org.http4s.server.ServerRequestKeys.SecureSession).flatten.fold(Nil)(_.X509Certificate)
 
+  override def secure: Boolean = request.isSecure.contains(true)
+
   def bodyOrNull: Array[Byte] | Null = body
 
   override def bodySource: BodySource = if source != null then source.nn else super.bodySource

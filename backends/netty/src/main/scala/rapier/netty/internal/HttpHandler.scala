@@ -3,6 +3,7 @@ package rapier.netty.internal
 import io.netty.buffer.ByteBuf
 import io.netty.channel.{ChannelFuture, ChannelFutureListener, ChannelHandlerContext, ChannelInboundHandlerAdapter}
 import io.netty.handler.codec.http.*
+import io.netty.handler.codec.http2.Http2StreamChannel
 import io.netty.util.ReferenceCountUtil
 import org.slf4j.LoggerFactory
 import rapier.netty.NettyServerOptions
@@ -32,7 +33,8 @@ private[netty] class HttpHandler[F[_]](
     runner: Runner[F],
     options: NettyServerOptions,
     connections: Connections,
-    decoder: RequestDecoder
+    decoder: RequestSource,
+    h2c: Http2Connection | Null = null
 ) extends ChannelInboundHandlerAdapter,
       RequestDecoder.Gate,
       EventLoop,
@@ -79,9 +81,15 @@ private[netty] class HttpHandler[F[_]](
     deadlines = ReadDeadlines(ctx, options, decoder, this)
     decoder.gate = this
     val timeout = rapier.timeoutNanos(options.idleTimeout)
-    if timeout > 0 then
+    // A stream's idleness is its connection's: an HTTP/2 connection has a watch of its own
+    if timeout > 0 && decoder.isInstanceOf[RequestDecoder] then
       idle = IdleWatch(ctx, timeout, () => inFlight == 0 && receiving == null, () => ctx.close())
       idle.start()
+
+  // Replaced by HTTP/2's handlers (an h2c upgrade, a client's preface): nothing more is done here.
+  override def handlerRemoved(ctx: ChannelHandlerContext): Unit =
+    closing = true
+    if idle != null then idle.stop()
 
   override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
     reading = true
@@ -132,7 +140,10 @@ private[netty] class HttpHandler[F[_]](
     else
       val length = decoder.declaredLength
       // The coding matters only without a declared length (the decoder has looked it up when there is one).
-      val chunked = length < 0 && HttpUtil.isTransferEncodingChunked(request)
+      val chunked = length < 0 && decoder.bodyWithoutLength(request)
+      if h2c != null && (length == 0L || length == -1L) && !chunked && inFlight == 0 &&
+        request.headers.contains(HttpHeaderNames.UPGRADE) && h2c.nn.upgrade(ctx, request)
+      then return
       val view = NettyRequest(request, ctx.channel)
       val chain = interpreter.routeOrNull(view)
       val http10 = request.protocolVersion == HttpVersion.HTTP_1_0
@@ -357,9 +368,14 @@ private[netty] class HttpHandler[F[_]](
 private[netty] object HttpHandler:
   private val log = LoggerFactory.getLogger(classOf[HttpHandler[?]])
 
-  /** Closes after a refusal without losing the answer (see [[Linger]]): what still arrives is read and discarded. */
+  /**
+   * Closes after a refusal without losing the answer (see [[Linger]]): what still arrives is read and discarded. An
+   * HTTP/2 stream is reset instead, its connection kept.
+   */
   private val lingerThenClose: ChannelFutureListener = future =>
-    val channel = future.channel
-    if !future.isSuccess || !Linger.thenClose(channel, () => channel.config.setAutoRead(true)) then channel.close()
+    future.channel match
+      case stream: Http2StreamChannel => Http2Exchange.stopReceiving(stream)
+      case channel =>
+        if !future.isSuccess || !Linger.thenClose(channel, () => channel.config.setAutoRead(true)) then channel.close()
 
   private def continueResponse = DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE)

@@ -38,7 +38,14 @@ private[netty] final class NettyRequest(request: HttpRequest, channel: Channel) 
     case a: InetSocketAddress => a
     case _ => null
 
-  override def peerCertificates: List[java.security.cert.X509Certificate] =
-    channel.pipeline.get(classOf[io.netty.handler.ssl.SslHandler]) match
-      case null => Nil
-      case tls => rapier.server.Tls.peerCertificates(tls.engine.getSession)
+  override def peerCertificates: List[java.security.cert.X509Certificate] = tls match
+    case null => Nil
+    case handler => rapier.server.Tls.peerCertificates(handler.nn.engine.getSession)
+
+  override def secure: Boolean = tls != null
+
+  // An HTTP/2 stream's TLS is its connection's
+  private def tls: io.netty.handler.ssl.SslHandler | Null =
+    val connection =
+      if channel.isInstanceOf[io.netty.handler.codec.http2.Http2StreamChannel] then channel.parent else channel
+    connection.pipeline.get(classOf[io.netty.handler.ssl.SslHandler])

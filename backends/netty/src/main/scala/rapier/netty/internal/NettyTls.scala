@@ -18,17 +18,24 @@ import rapier.server.Tls
 
 /**
  * A server's [[Tls]] settings as Netty's context: OpenSSL's provider (BoringSSL, from `netty-tcnative-boringssl-static`)
- * when it is on the class path and the keys are Rapier's to load, the JDK's otherwise. ALPN offers HTTP/1.1.
+ * when it is on the class path and the keys are Rapier's to load, the JDK's otherwise. ALPN offers HTTP/1.1, and
+ * HTTP/2 first when it is on.
  */
 private[netty] object NettyTls:
-  private val alpn = ApplicationProtocolConfig(
-    Protocol.ALPN,
-    SelectorFailureBehavior.NO_ADVERTISE,
-    SelectedListenerFailureBehavior.ACCEPT,
-    ApplicationProtocolNames.HTTP_1_1
-  )
+  private def alpn(http2: Boolean) =
+    val protocols =
+      if http2 then List(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1)
+      else List(ApplicationProtocolNames.HTTP_1_1)
+    ApplicationProtocolConfig(
+      Protocol.ALPN,
+      SelectorFailureBehavior.NO_ADVERTISE,
+      SelectedListenerFailureBehavior.ACCEPT,
+      protocols*
+    )
 
-  def context(tls: Tls): SslContext =
+  /** The context of `tls`; ALPN offers `h2` before HTTP/1.1 when the server speaks `http2`. */
+  def context(tls: Tls, http2: Boolean): SslContext =
+    val alpn = this.alpn(http2)
     val auth = tls.clientAuth match
       case Tls.ClientAuth.None => ClientAuth.NONE
       case Tls.ClientAuth.Optional => ClientAuth.OPTIONAL

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit
 private[netty] final class ReadDeadlines(
     ctx: ChannelHandlerContext,
     options: NettyServerOptions,
-    decoder: RequestDecoder,
+    decoder: RequestSource,
     connection: ReadDeadlines.Connection
 ):
   private val headerNanos = rapier.timeoutNanos(options.headerReadTimeout)

@@ -29,7 +29,8 @@ import rapier.server.spi.RequestSyntax.Invalid
  */
 private[netty] final class RequestDecoder(config: HttpDecoderConfig)
     extends HttpRequestDecoder(config)
-    with StrictRequestLine:
+    with StrictRequestLine
+    with RequestSource:
   // The head (request line and header section) being received.
   private val head = HeadScanner()
   // After a failure Netty discards what follows; so does this.
@@ -44,7 +45,6 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig)
   private var passing = 0L
   private val maxChunk = config.getMaxChunkSize
 
-  /** Whether the next head may be decoded; set by the handler once in the pipeline. */
   var gate: RequestDecoder.Gate = RequestDecoder.Open
   private var context: ChannelHandlerContext | Null = null
   private var resuming = false
@@ -72,11 +72,10 @@ private[netty] final class RequestDecoder(config: HttpDecoderConfig)
    */
   def headPendingSince: Long = headSince
 
-  /**
-   * The body length the request just decoded declares, as Netty's decoder reads it (Content-Length, normalized; none
-   * with chunked): -1 when it declares none, -2 when its value can't be read.
-   */
+  /** As Netty's decoder reads it: Content-Length, normalized; none with chunked. */
   def declaredLength: Long = declared
+
+  def bodyWithoutLength(request: HttpRequest): Boolean = HttpUtil.isTransferEncodingChunked(request)
 
   /** Skips whatever arrives from now on, undecoded: the connection is closing after a refusal. */
   def discardInput(): Unit =
@@ -160,5 +159,5 @@ private[netty] object RequestDecoder:
   trait Gate:
     def full: Boolean
 
-  private object Open extends Gate:
+  object Open extends Gate:
     def full: Boolean = false

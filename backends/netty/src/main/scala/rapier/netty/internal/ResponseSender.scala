@@ -1,7 +1,8 @@
 package rapier.netty.internal
 
 import io.netty.channel.{ChannelFuture, ChannelHandlerContext}
-import io.netty.handler.codec.http.{HttpVersion, LastHttpContent}
+import io.netty.handler.codec.http.{HttpChunkedInput, HttpVersion, LastHttpContent}
+import io.netty.handler.stream.{ChunkedNioFile, ChunkedWriteHandler}
 import org.slf4j.LoggerFactory
 import rapier.model.StatusCode
 import rapier.netty.NettyServerOptions
@@ -25,13 +26,17 @@ private[netty] final class ResponseSender(
     connections: Connections,
     connection: ResponseSender.Connection
 ):
-  import ResponseSender.{Ready, log}
+  import ResponseSender.{FileChunk, Ready, log}
 
   // `writer` writes the streamed response in turn, if any.
   private var writer: ResponseWriter | Null = null
   private var nextSequence = 0
   private var nextToWrite = 0
   private var waiting: java.util.HashMap[Integer, Ready] | Null = null
+  // Whether a file can go to the socket as it is: not when TLS encrypts it or HTTP/2 frames it
+  private val zeroCopy =
+    ctx.pipeline.get(classOf[io.netty.handler.ssl.SslHandler]) == null &&
+      !ctx.channel.isInstanceOf[io.netty.handler.codec.http2.Http2StreamChannel]
 
   /** The next request's place in the order of responses. */
   def take(): Int =
@@ -124,7 +129,10 @@ private[netty] final class ResponseSender(
           ctx.write(NettyResponses.headOf(r, length, persistent, version))
           sent(ctx.write(LastHttpContent.EMPTY_LAST_CONTENT), persistent, body)
 
-  /** A file's region, zero-copy: Netty hands it to the socket from the file (`sendfile`), never through the heap. */
+  /**
+   * A file's region, zero-copy where the bytes go to the socket as they are: Netty hands it over from the file
+   * (`sendfile`), never through the heap.
+   */
   private def sendFile(
       r: ServerResponse,
       file: ResponseStream.File,
@@ -138,8 +146,15 @@ private[netty] final class ResponseSender(
     channel match
       case open: java.nio.channels.FileChannel =>
         ctx.write(NettyResponses.headOf(r, file.length, keepAlive, version))
-        ctx.write(io.netty.channel.DefaultFileRegion(open, file.offset, file.length))
-        sent(ctx.write(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive, body)
+        if zeroCopy then
+          ctx.write(io.netty.channel.DefaultFileRegion(open, file.offset, file.length))
+          sent(ctx.write(LastHttpContent.EMPTY_LAST_CONTENT), keepAlive, body)
+        else
+          // Through TLS or HTTP/2's frames, read into buffers: as fast as the connection takes them
+          if ctx.pipeline.get(classOf[ChunkedWriteHandler]) == null then
+            ctx.pipeline.addBefore(ctx.name, "chunks", ChunkedWriteHandler())
+          val chunks = ChunkedNioFile(open, file.offset, file.length, FileChunk)
+          sent(ctx.write(HttpChunkedInput(chunks)), keepAlive, body)
       case e: Throwable =>
         log.error(s"The file of a response could not be opened: ${file.path}", e)
         val problem = Problem(StatusCode.InternalServerError, "The server failed to produce this response's body.")
@@ -169,6 +184,9 @@ private[netty] final class ResponseSender(
 
 private[netty] object ResponseSender:
   private val log = LoggerFactory.getLogger(classOf[ResponseSender])
+
+  /** The size of the pieces a file is read in when it can't be sent zero-copy. */
+  private val FileChunk = 64 * 1024
 
   /** What a connection does as its responses leave. */
   trait Connection:

@@ -80,6 +80,8 @@ private[pekko] final class PekkoRequest(val request: HttpRequest) extends Server
   override def peerCertificates: List[java.security.cert.X509Certificate] =
     request.attribute(Connections.TlsSession).fold(Nil)(rapier.server.Tls.peerCertificates)
 
+  override def secure: Boolean = request.attribute(Connections.TlsSession).isDefined
+
   def remoteAddressOrNull: InetSocketAddress | Null = request.attribute(AttributeKeys.remoteAddress) match
     case Some(address) =>
       address.toIP match

@@ -12,6 +12,7 @@ class VertxCatsServerTests extends ServerTests, WebSocketTests:
 
   override def unsupported: Map[String, String] = VertxServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
+  override def http2Unserved: Option[String] = VertxServerTests.http2Unserved
 
 /** What `IO` logic and fs2 bodies must do on Vert.x. */
 class VertxCatsTests extends CatsTests:

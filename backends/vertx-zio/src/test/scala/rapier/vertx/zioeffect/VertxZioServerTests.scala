@@ -12,6 +12,7 @@ class VertxZioServerTests extends ServerTests, WebSocketTests:
 
   override def unsupported: Map[String, String] = VertxServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
+  override def http2Unserved: Option[String] = VertxServerTests.http2Unserved
 
 /** What ZIO logic and `ZStream` bodies must do on Vert.x. */
 class VertxZioTests extends ZioTests:

@@ -82,5 +82,9 @@ private[vertx] final class VertxRequest(request: HttpServerRequest) extends Serv
     val connection = request.connection
     if connection == null || !connection.isSsl then Nil else rapier.server.Tls.peerCertificates(connection.sslSession)
 
+  override def secure: Boolean =
+    val connection = request.connection
+    connection != null && connection.isSsl
+
 private[vertx] object VertxRequest:
   val NoBody = new Array[Byte](0)

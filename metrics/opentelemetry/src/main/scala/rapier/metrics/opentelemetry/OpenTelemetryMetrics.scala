@@ -50,8 +50,10 @@ final class OpenTelemetryMetrics(meter: Meter):
   /** Records every request of every route. */
   val interceptor: Interceptor = new Interceptor:
     def apply[F[_]](route: Route, next: Handler[F])(using m: Monad[F]): Handler[F] =
-      val attributes = RouteAttributes(Observing.template(route))
+      val plain = RouteAttributes(Observing.template(route), "http")
+      val secure = RouteAttributes(Observing.template(route), "https")
       request =>
+        val attributes = if request.secure then secure else plain
         val method = Observing.methodIndex(request.method)
         val activeAttributes = attributes.active(method)
         active.add(1, activeAttributes)
@@ -80,13 +82,13 @@ object OpenTelemetryMetrics:
   private val Methods = Observing.methods
 
   /** The attribute sets of one route, made on first use and kept: one per method, and per method and status. */
-  private final class RouteAttributes(template: String | Null):
+  private final class RouteAttributes(template: String | Null, scheme: String):
     private val byMethod = Methods.map { m =>
-      val b = Attributes.builder().put(Method, m).put(Scheme, "http")
+      val b = Attributes.builder().put(Method, m).put(Scheme, scheme)
       if template != null then b.put(Route, template.nn)
       b.build()
     }
-    private val actives = Methods.map(m => Attributes.of(Method, m, Scheme, "http"))
+    private val actives = Methods.map(m => Attributes.of(Method, m, Scheme, scheme))
     // Statuses 100 to 599 of each method, filled as they are met; races only make the same set twice.
     private val byStatus = AtomicReferenceArray[Attributes](Methods.length * 500)
 

@@ -49,8 +49,8 @@ final class OpenTelemetryTracing(openTelemetry: OpenTelemetry):
           .setSpanKind(SpanKind.SERVER)
           .setAttribute(Method, method)
           .setAttribute(Path, Observing.path(request))
-          .setAttribute(Scheme, "http")
-          .setAttribute(ProtocolVersion, request.protocol.stripPrefix("HTTP/"))
+          .setAttribute(Scheme, if request.secure then "https" else "http")
+          .setAttribute(ProtocolVersion, Observing.protocolVersion(request.protocol))
         if method == "_OTHER" then builder.setAttribute(MethodOriginal, request.method.name)
         if template != null then builder.setAttribute(RouteKey, template.nn)
         request.remoteAddressOrNull match

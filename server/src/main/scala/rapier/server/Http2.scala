@@ -1,0 +1,37 @@
+package rapier.server
+
+/**
+ * HTTP/2 on a server Rapier starts (`BackendOptions.http2`): `h2` offered by ALPN on a TLS connection and, unless
+ * `cleartext` is off, `h2c` on a plain one, by prior knowledge or by an `Upgrade` from HTTP/1.1. HTTP/1.1 is served
+ * beside it on the same port. The limits bound what one connection can make the server hold: streams at once, the
+ * window each stream's body may fill before its reader takes it, and the floods of frames known to exhaust servers
+ * (resets, CONTINUATION, empty DATA, queued SETTINGS and PING acknowledgements).
+ *
+ * {{{
+ * NettyServerOptions.default.withHttp2(Http2())
+ * }}}
+ *
+ * @param maxConcurrentStreams
+ *   streams a client may have open at once (`SETTINGS_MAX_CONCURRENT_STREAMS`); one more is refused
+ *   (`REFUSED_STREAM`)
+ * @param initialWindowSize
+ *   bytes of a request body the server takes on a stream before its reader has read them
+ *   (`SETTINGS_INITIAL_WINDOW_SIZE`): a streamed body's back-pressure
+ * @param cleartext
+ *   whether plain (non-TLS) connections may speak HTTP/2 (`h2c`)
+ * @param maxResetsPerWindow
+ *   streams a client may reset in `resetWindowSeconds` before the connection is closed (`ENHANCE_YOUR_CALM`): the
+ *   rapid-reset attack (CVE-2023-44487) makes the server start work and cancels it at once, many times over
+ * @param resetWindowSeconds
+ *   the window `maxResetsPerWindow` is counted in
+ */
+final case class Http2(
+    maxConcurrentStreams: Int = 100,
+    initialWindowSize: Int = 65535,
+    cleartext: Boolean = true,
+    maxResetsPerWindow: Int = 200,
+    resetWindowSeconds: Int = 30
+):
+  require(maxConcurrentStreams > 0, "maxConcurrentStreams must be positive")
+  require(initialWindowSize > 0, "initialWindowSize must be positive (at most 2^31 - 1, RFC 9113 §6.5.2)")
+  require(maxResetsPerWindow > 0 && resetWindowSeconds > 0, "the reset limit and its window must be positive")

@@ -1,0 +1,363 @@
+"""HTTP/2 over raw frames, for what a client library won't send: the kit's conformance and flood cases.
+
+Usage: probe.py CASE PORT [ARG...]. Prints one JSON object: what the server answered, or did to the connection.
+Needs the `h2` package (pip install h2).
+"""
+import json
+import socket
+import sys
+import time
+
+import h2.config
+import h2.connection
+import h2.events
+import h2.settings
+from hyperframe.frame import ContinuationFrame, DataFrame, HeadersFrame, PingFrame, SettingsFrame, RstStreamFrame
+
+TIMEOUT = 10
+
+
+def connect(port, validate=True, settings=None):
+    sock = socket.create_connection(("localhost", port), timeout=TIMEOUT)
+    config = h2.config.H2Configuration(
+        client_side=True,
+        header_encoding="utf-8",
+        validate_outbound_headers=validate,
+        normalize_outbound_headers=validate,
+        validate_inbound_headers=False,
+    )
+    conn = h2.connection.H2Connection(config=config)
+    conn.initiate_connection()
+    if settings:
+        conn.update_settings(settings)
+    sock.sendall(conn.data_to_send())
+    return sock, conn
+
+
+def base(port, path="/h2/hello", method="GET", extra=()):
+    return [(":method", method), (":scheme", "http"), (":authority", f"localhost:{port}"), (":path", path)] + list(extra)
+
+
+def read_events(sock, conn, until, seconds=TIMEOUT):
+    """Reads until `until(events so far)` holds, the connection ends, or time runs out; returns events and why."""
+    events = []
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        sock.settimeout(max(0.05, deadline - time.time()))
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            return events, "timeout"
+        except (ConnectionResetError, BrokenPipeError):
+            return events, "reset"
+        if not data:
+            return events, "closed"
+        try:
+            events += conn.receive_data(data)
+        except Exception as e:  # a frame the client library refuses: reported, not raised
+            return events, f"client-error:{type(e).__name__}"
+        out = conn.data_to_send()
+        if out:
+            try:
+                sock.sendall(out)
+            except OSError:
+                return events, "reset"
+        if until(events):
+            return events, "done"
+    return events, "timeout"
+
+
+def outcome(events, stream_id, why):
+    """The response on `stream_id`: its status, body and headers; or its reset's code; or the connection's end."""
+    result = {"why": why}
+    body = b""
+    for e in events:
+        if isinstance(e, h2.events.ResponseReceived) and e.stream_id == stream_id:
+            headers = {k: v for k, v in e.headers}
+            result["status"] = int(headers[":status"])
+            result["headers"] = {k: v for k, v in headers.items() if not k.startswith(":")}
+        elif isinstance(e, h2.events.DataReceived) and e.stream_id == stream_id:
+            body += e.data
+        elif isinstance(e, h2.events.StreamReset) and e.stream_id == stream_id:
+            result["reset"] = int(e.error_code)
+        elif isinstance(e, h2.events.ConnectionTerminated):
+            result["goaway"] = int(e.error_code)
+    if body:
+        result["body"] = body.decode("utf-8", "replace")
+    return result
+
+
+def stream_done(stream_id):
+    def until(events):
+        return any(
+            (isinstance(e, (h2.events.StreamEnded, h2.events.StreamReset)) and e.stream_id == stream_id)
+            or isinstance(e, h2.events.ConnectionTerminated)
+            for e in events
+        )
+
+    return until
+
+
+def request(port, headers, body=None, validate=False):
+    """One request with exactly `headers` (validation off: malformed ones go out as they are)."""
+    sock, conn = connect(port, validate=validate)
+    sid = conn.get_next_available_stream_id()
+    conn.send_headers(sid, headers, end_stream=body is None)
+    if body is not None:
+        conn.send_data(sid, body.encode(), end_stream=True)
+    sock.sendall(conn.data_to_send())
+    events, why = read_events(sock, conn, stream_done(sid))
+    sock.close()
+    return outcome(events, sid, why)
+
+
+def serve_check(port):
+    """Whether a new connection is served now: the server still answers other clients."""
+    try:
+        r = request(port, base(port), validate=True)
+        return r.get("status") == 200
+    except OSError:
+        return False
+
+
+def case_get(port, path, *pairs):
+    extra = [tuple(p.split("=", 1)) for p in pairs]
+    return request(port, base(port, path=path) + extra, validate=True)
+
+
+def case_malformed(port, kind):
+    """Requests RFC 9113 calls malformed, or that break HTTP's own rules."""
+    h = base(port)
+    if kind == "no-scheme":
+        headers = [x for x in h if x[0] != ":scheme"]
+    elif kind == "no-path":
+        headers = [x for x in h if x[0] != ":path"]
+    elif kind == "unknown-pseudo":
+        headers = h + [(":color", "blue")]
+    elif kind == "pseudo-after-regular":
+        headers = [x for x in h if x[0] != ":path"] + [("accept", "*/*"), (":path", "/h2/hello")]
+    elif kind == "connection-header":
+        headers = h + [("connection", "keep-alive")]
+    elif kind == "te-gzip":
+        headers = h + [("te", "gzip")]
+    elif kind == "uppercase-name":
+        headers = h + [("Accept", "*/*")]
+    elif kind == "duplicate-path":
+        headers = h + [(":path", "/h2/other")]
+    elif kind == "path-with-space":
+        headers = base(port, path="/h2/he llo")
+    elif kind == "path-not-absolute":
+        headers = base(port, path="h2/hello")
+    elif kind == "method-not-token":
+        headers = base(port, method="GE(T")
+    elif kind == "value-with-control":
+        headers = h + [("x-note", "a\x01b")]
+    elif kind == "host-differs":
+        headers = h + [("host", "elsewhere.example")]
+    elif kind == "bad-authority":
+        headers = [x for x in h if x[0] != ":authority"] + [(":authority", "local host")]
+    else:
+        raise SystemExit(f"unknown malformed kind {kind}")
+    return request(port, headers)
+
+
+def case_length_mismatch(port, declared, sent):
+    """A POST declaring `declared` bytes and sending `sent`."""
+    return request(port, base(port, path="/h2/echo", method="POST") + [("content-length", declared)], body="x" * int(sent))
+
+
+def case_early_answer(port, declared, sent):
+    """A POST declaring `declared` bytes and sending only `sent` of them, its stream left open: the answer, if any comes
+    before the body would end, and how the server ends the stream."""
+    sock, conn = connect(port)
+    sid = conn.get_next_available_stream_id()
+    conn.send_headers(sid, base(port, path="/h2/early", method="POST") + [("content-length", declared)])
+    left = int(sent)
+    while left > 0:
+        n = min(left, 16384)
+        conn.send_data(sid, b"x" * n)
+        left -= n
+    sock.sendall(conn.data_to_send())
+    events, why = read_events(sock, conn, lambda ev: any(
+        isinstance(e, (h2.events.StreamReset, h2.events.ConnectionTerminated)) for e in ev))
+    sock.close()
+    return outcome(events, sid, why)
+
+
+def case_big_headers(port, size):
+    return request(port, base(port) + [("x-big", "y" * int(size))], validate=True)
+
+
+def case_rapid_reset(port, count):
+    """Opens and at once resets `count` streams (CVE-2023-44487), then reports how the connection ended."""
+    sock, conn = connect(port)
+    out = bytearray()
+    for i in range(int(count)):
+        sid = 1 + 2 * i
+        conn.send_headers(sid, base(port, path="/h2/slow"), end_stream=True)
+        conn.reset_stream(sid, error_code=8)  # CANCEL
+        out += conn.data_to_send()
+    try:
+        sock.sendall(bytes(out))
+    except OSError:
+        pass
+    events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev))
+    sock.close()
+    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    return {"why": why, "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
+
+
+def flood(port, frames, total):
+    """Sends `total` frames from `frames()` without reading what comes back; reports when the server cut it off."""
+    sock, conn = connect(port)
+    sent = 0
+    cut = None
+    chunk = 1000
+    try:
+        while sent < total:
+            sock.sendall(b"".join(frames() for _ in range(chunk)))
+            sent += chunk
+    except (socket.timeout, OSError) as e:
+        cut = type(e).__name__
+    # What the server says last: a GOAWAY among what it wrote, or the connection's end
+    events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev), 5)
+    sock.close()
+    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    return {"sent": sent, "cut": cut, "why": why, "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
+
+
+def case_settings_flood(port, total):
+    frame = SettingsFrame(0, settings={SettingsFrame.MAX_CONCURRENT_STREAMS: 100}).serialize()
+    return flood(port, lambda: frame, int(total))
+
+
+def case_ping_flood(port, total):
+    frame = PingFrame(0, opaque_data=b"12345678").serialize()
+    return flood(port, lambda: frame, int(total))
+
+
+def case_continuation_flood(port, total):
+    """A HEADERS frame without END_HEADERS, then CONTINUATION frames without end."""
+    sock, conn = connect(port)
+    first = HeadersFrame(1)
+    first.data = conn.encoder.encode(base(port))
+    frames = [first.serialize()]
+    cont = ContinuationFrame(1)
+    cont.data = b""
+    piece = cont.serialize()
+    sent = 0
+    cut = None
+    try:
+        sock.sendall(frames[0])
+        while sent < int(total):
+            sock.sendall(piece * 1000)
+            sent += 1000
+    except OSError as e:
+        cut = type(e).__name__
+    events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev), 5)
+    sock.close()
+    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    return {"sent": sent, "cut": cut, "why": why, "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
+
+
+def case_empty_data(port, total):
+    """A POST whose body is empty DATA frames without end."""
+    sock, conn = connect(port)
+    sid = 1
+    conn.send_headers(sid, base(port, path="/h2/echo", method="POST"), end_stream=False)
+    sock.sendall(conn.data_to_send())
+    empty = DataFrame(sid)
+    empty.data = b""
+    piece = empty.serialize()
+    sent = 0
+    cut = None
+    try:
+        while sent < int(total):
+            sock.sendall(piece * 100)
+            sent += 100
+    except OSError as e:
+        cut = type(e).__name__
+    events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev), 5)
+    sock.close()
+    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    return {"sent": sent, "cut": cut, "why": why, "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
+
+
+def case_streams(port, count):
+    """Opens `count` streams whose bodies never come; reports how many the server refused (REFUSED_STREAM)."""
+    sock, conn = connect(port, validate=False)
+    out = bytearray()
+    ids = []
+    for i in range(int(count)):
+        sid = 1 + 2 * i
+        ids.append(sid)
+        block = conn.encoder.encode(base(port, path="/h2/echo", method="POST"))
+        frame = HeadersFrame(sid)
+        frame.data = block
+        frame.flags.add("END_HEADERS")
+        out += frame.serialize()
+    sock.sendall(bytes(out))
+    # The library never saw these streams: the frames that come back are read raw
+    refused = 0
+    deadline = time.time() + 5
+    buf = b""
+    while time.time() < deadline:
+        sock.settimeout(max(0.05, deadline - time.time()))
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            break
+        if not data:
+            break
+        buf += data
+    i = 0
+    goaway = None
+    while i + 9 <= len(buf):
+        length = int.from_bytes(buf[i:i + 3], "big")
+        ftype = buf[i + 3]
+        payload = buf[i + 9:i + 9 + length]
+        if ftype == 0x3 and int.from_bytes(payload[:4], "big") == 7:
+            refused += 1
+        if ftype == 0x7:
+            goaway = int.from_bytes(payload[4:8], "big")
+        i += 9 + length
+    sock.close()
+    return {"refused": refused, "goaway": goaway, "served_after": serve_check(port)}
+
+
+def case_zero_window(port, count, path):
+    """Announces a window of 0 and asks `count` responses it never opens the window for, reading on (PINGs and all)
+    until the server ends the connection; reports how long that took."""
+    sock, conn = connect(port, settings={h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 0})
+    for i in range(int(count)):
+        conn.send_headers(conn.get_next_available_stream_id(), base(port, path=path), end_stream=True)
+    sock.sendall(conn.data_to_send())
+    start = time.time()
+    events, why = read_events(sock, conn, lambda ev: False, 30)
+    sock.close()
+    heads = sum(1 for e in events if isinstance(e, h2.events.ResponseReceived))
+    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    return {"heads": heads, "why": why, "seconds": round(time.time() - start, 1),
+            "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
+
+
+CASES = {
+    "get": case_get,
+    "malformed": case_malformed,
+    "length-mismatch": case_length_mismatch,
+    "big-headers": case_big_headers,
+    "early-answer": case_early_answer,
+    "rapid-reset": case_rapid_reset,
+    "settings-flood": case_settings_flood,
+    "ping-flood": case_ping_flood,
+    "continuation-flood": case_continuation_flood,
+    "empty-data": case_empty_data,
+    "streams": case_streams,
+    "zero-window": case_zero_window,
+}
+
+if __name__ == "__main__":
+    name, port, *args = sys.argv[1:]
+    result = CASES[name](int(port), *args)
+    if result is not None:
+        print(json.dumps(result), flush=True)

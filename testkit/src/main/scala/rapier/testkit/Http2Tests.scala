@@ -1,0 +1,272 @@
+package rapier.testkit
+
+import rapier.*
+import rapier.server.*
+
+import java.net.URI
+import java.net.http.{HttpClient, HttpRequest, HttpResponse}
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Path}
+import java.time.Duration as JDuration
+import scala.concurrent.duration.*
+import scala.concurrent.{ExecutionContext, Future, Promise}
+
+/**
+ * HTTP/2 on the servers Rapier starts (`BackendOptions.http2`): `h2` by ALPN over TLS, `h2c` by prior knowledge and by
+ * `Upgrade` on plain connections, HTTP/1.1 beside both; RFC 9113's rules on requests; and the floods known to exhaust
+ * HTTP/2 servers, each leaving the server answering other clients. The raw-frame cases are written with the `h2`
+ * package (PyPI), run by `python3` from the kit's `rapier-h2/probe.py`.
+ */
+trait Http2Tests extends ServerTestSupport:
+  import Http2Tests.*
+
+  /**
+   * Why this backend's server speaks HTTP/1.1 only, if it does: it then refuses `http2` at start, saying so, and the
+   * other HTTP/2 tests are skipped with the reason.
+   */
+  def http2Unserved: Option[String] = None
+
+  private def http2Test(name: String)(body: => Unit): Unit =
+    test(name) {
+      assume(http2Unserved.isEmpty, s"unsupported on ${server.name}: ${http2Unserved.getOrElse("")}")
+      body
+    }
+
+  private val hello = endpoint.get.in("h2" / "hello").out(stringBody).serverLogicSuccess[Future] { _ =>
+    Future.successful("hello over HTTP/2")
+  }
+  private val echo =
+    endpoint.post.in("h2" / "echo").in(stringBody).out(stringBody).serverLogicSuccess(Future.successful)
+  private val slow = endpoint.get.in("h2" / "slow").out(stringBody).serverLogicSuccess[Future] { _ =>
+    val done = Promise[String]()
+    Http2Tests.timer.schedule(() => done.success("late"), 200, java.util.concurrent.TimeUnit.MILLISECONDS)
+    done.future
+  }
+  private val big = endpoint.get.in("h2" / "big").out(byteArrayBody).serverLogicSuccess[Future] { _ =>
+    Future.successful(Array.fill[Byte](256 * 1024)('b'))
+  }
+  // Answers once the body's first chunk is read, the rest never
+  private val early = endpoint.post.in("h2" / "early").in(chunksBody).out(stringBody).serverLogicSuccess { chunks =>
+    val first = Promise[String]()
+    chunks.foreach(_ => first.trySuccess("early"))
+    first.future
+  }
+  private val endpoints = List(hello, echo, slow, big, early)
+
+  private def withHttp2[T](
+      tls: Boolean,
+      http2: Option[Http2] = Some(Http2()),
+      idle: FiniteDuration = 30.seconds
+  )(body: Int => T): T =
+    val config = TestServerConfig(
+      tls = if tls then Some(TlsTests.Keys.server) else None,
+      http2 = http2,
+      idleTimeout = idle
+    )
+    val running = server.start(endpoints, config)
+    try body(running.port)
+    finally running.stop()
+
+  private def client(tls: Boolean, version: HttpClient.Version): HttpClient =
+    val builder = HttpClient.newBuilder().version(version).connectTimeout(JDuration.ofSeconds(10))
+    if tls then builder.sslContext(TlsTests.Keys.clientContext(withCertificate = false))
+    builder.build()
+
+  private def send(client: HttpClient, uri: String, body: String | Null = null): HttpResponse[String] =
+    val request = HttpRequest.newBuilder(URI.create(uri)).timeout(JDuration.ofSeconds(10))
+    if body != null then request.POST(HttpRequest.BodyPublishers.ofString(body))
+    client.send(request.build(), HttpResponse.BodyHandlers.ofString())
+
+  test("HTTP/2: a server that speaks HTTP/1.1 only refuses it at start, saying so"):
+    val config = TestServerConfig(http2 = Some(Http2()))
+    http2Unserved match
+      case Some(_) =>
+        val refused = intercept[IllegalArgumentException](server.start(endpoints, config).stop())
+        assert(refused.getMessage.contains("HTTP/1.1 only"), refused.getMessage)
+      case None => server.start(endpoints, config).stop()
+
+  http2Test("HTTP/2: h2 by ALPN over TLS, for the JDK's client and curl --http2; HTTP/1.1 still served beside it"):
+    withHttp2(tls = true) { port =>
+      val h2 = client(tls = true, HttpClient.Version.HTTP_2)
+      val got = send(h2, s"https://localhost:$port/h2/hello")
+      assertEquals((got.version, got.statusCode, got.body), (HttpClient.Version.HTTP_2, 200, "hello over HTTP/2"))
+      val large = "x" * 300_000
+      val echoed = send(h2, s"https://localhost:$port/h2/echo", large)
+      assertEquals(
+        (echoed.version, echoed.statusCode, echoed.body.length),
+        (HttpClient.Version.HTTP_2, 200, large.length)
+      )
+      val socket = TlsTests.handshake(port, TlsTests.Keys.clientContext(false), alpn = List("h2", "http/1.1"))
+      try assertEquals(socket.getApplicationProtocol, "h2")
+      finally socket.close()
+      val http11 = send(client(tls = true, HttpClient.Version.HTTP_1_1), s"https://localhost:$port/h2/hello")
+      assertEquals((http11.version, http11.body), (HttpClient.Version.HTTP_1_1, "hello over HTTP/2"))
+      assertEquals(curlVersion("-sk", "--http2", s"https://localhost:$port/h2/hello"), ("2", "hello over HTTP/2"))
+    }
+
+  http2Test("HTTP/2: h2c on a plain connection, by prior knowledge and by Upgrade; HTTP/1.1 still served beside it"):
+    withHttp2(tls = false) { port =>
+      val url = s"http://localhost:$port/h2/hello"
+      assertEquals(curlVersion("-s", "--http2-prior-knowledge", url), ("2", "hello over HTTP/2"))
+      assertEquals(curlVersion("-s", "--http2", url), ("2", "hello over HTTP/2"))
+      // The JDK's client upgrades its first request, then speaks HTTP/2 on the connection
+      val h2 = client(tls = false, HttpClient.Version.HTTP_2)
+      val first = send(h2, url)
+      assertEquals((first.version, first.body), (HttpClient.Version.HTTP_2, "hello over HTTP/2"))
+      val echoed = send(h2, s"http://localhost:$port/h2/echo", "y" * 100_000)
+      assertEquals((echoed.version, echoed.body.length), (HttpClient.Version.HTTP_2, 100_000))
+      assertEquals(curlVersion("-s", "--http1.1", url), ("1.1", "hello over HTTP/2"))
+    }
+
+  test("HTTP/2: off unless asked for; a server without it speaks HTTP/1.1 to an Upgrade and refuses the preface"):
+    withHttp2(tls = false, http2 = None) { port =>
+      val url = s"http://localhost:$port/h2/hello"
+      assertEquals(curlVersion("-s", "--http2", url), ("1.1", "hello over HTTP/2"))
+      val (_, output) = TlsTests.curl("-s", "--http2-prior-knowledge", url)
+      assert(!output.contains("hello over HTTP/2"), output)
+    }
+    withHttp2(tls = true, http2 = None) { port =>
+      val socket = TlsTests.handshake(port, TlsTests.Keys.clientContext(false), alpn = List("h2", "http/1.1"))
+      try assertEquals(socket.getApplicationProtocol, "http/1.1")
+      finally socket.close()
+    }
+
+  http2Test(
+    "HTTP/2: requests RFC 9113 calls malformed are reset; those breaking HTTP's own rules get HTTP/1.1's problems"
+  ):
+    withHttp2(tls = false) { port =>
+      for kind <- List(
+          "no-scheme",
+          "no-path",
+          "unknown-pseudo",
+          "pseudo-after-regular",
+          "duplicate-path",
+          "connection-header",
+          "te-gzip",
+          "uppercase-name",
+          "value-with-control"
+        )
+      do
+        val r = probe("malformed", port, kind)
+        assert(r.int("reset").contains(ProtocolError) || r.int("goaway").contains(ProtocolError), s"$kind: $r")
+      for (kind, problem) <- List(
+          "path-with-space" -> RequestSyntaxMessages.targetChars,
+          "path-not-absolute" -> RequestSyntaxMessages.targetForm,
+          "method-not-token" -> RequestSyntaxMessages.method,
+          "bad-authority" -> RequestSyntaxMessages.host,
+          "host-differs" -> "The Host header differs from the :authority"
+        )
+      do
+        val r = probe("malformed", port, kind)
+        assertEquals(r.int("status"), Some(400), s"$kind: $r")
+        assert(r.raw.contains(problem), s"$kind: $r")
+      // content-length against the DATA received (RFC 9113 §8.1.1)
+      for (declared, sent) <- List(10 -> 20, 10 -> 5) do
+        val r = probe("length-mismatch", port, declared.toString, sent.toString)
+        assert(
+          r.int("reset").contains(ProtocolError) || r.int("goaway").contains(ProtocolError),
+          s"$declared/$sent: $r"
+        )
+      // Answered before its body ended: the stream reset with NO_ERROR after the response, as RFC 9113 §8.1 asks
+      val answered = probe("early-answer", port, "1000000", "30000")
+      assertEquals(
+        (answered.int("status"), answered.string("body"), answered.int("reset")),
+        (Some(200), Some("early"), Some(0))
+      )
+      val matching = probe("length-mismatch", port, "10", "10")
+      assertEquals((matching.int("status"), matching.string("body")), (Some(200), Some("x" * 10)))
+      // Past the header limit (8 KiB here) a 431; far past it, the connection ends (RFC 9113 §10.5.1)
+      val tooLarge = probe("big-headers", port, "9000")
+      assertEquals(tooLarge.int("status"), Some(431), tooLarge.raw)
+      val farTooLarge = probe("big-headers", port, "40000")
+      assert(farTooLarge.int("goaway").isDefined || farTooLarge.int("status").contains(431), farTooLarge.raw)
+    }
+
+  http2Test("HTTP/2: floods (rapid reset, CONTINUATION, SETTINGS, PING, empty DATA) end their connection, no other"):
+    withHttp2(tls = false) { port =>
+      val reset = probe("rapid-reset", port, "2000")
+      assertEquals(reset.int("goaway"), Some(EnhanceYourCalm), reset.raw)
+      assert(reset.bool("served_after"), reset.raw)
+      for (name, count) <- List("continuation-flood" -> 200_000, "empty-data" -> 10_000) do
+        val r = probe(name, port, count.toString)
+        assert(r.int("goaway").isDefined || r.string("cut").isDefined, s"$name: $r")
+        assert(r.int("sent").exists(_ < count) || r.int("goaway").isDefined, s"$name: $r")
+        assert(r.bool("served_after"), s"$name: $r")
+      for (name, count) <- List("settings-flood" -> 3_000_000, "ping-flood" -> 2_000_000) do
+        val r = probe(name, port, count.toString)
+        assert(r.string("cut").isDefined || r.int("goaway").isDefined, s"$name: the server never cut it off: $r")
+        assert(r.bool("served_after"), s"$name: $r")
+    }
+
+  http2Test(
+    "HTTP/2: streams past the limit are refused; a window never opened ends the connection at the idle timeout"
+  ):
+    withHttp2(tls = false, http2 = Some(Http2(maxConcurrentStreams = 20)), idle = 2.seconds) { port =>
+      val streams = probe("streams", port, "50")
+      assertEquals(streams.int("refused"), Some(30), streams.raw)
+      assert(streams.bool("served_after"), streams.raw)
+      val stalled = probe("zero-window", port, "20", "/h2/big")
+      assertEquals(stalled.int("heads"), Some(20), stalled.raw)
+      assert(stalled.raw.contains("\"why\": \"closed\"") || stalled.int("goaway").isDefined, stalled.raw)
+      assert(stalled.double("seconds").exists(_ < 15), stalled.raw)
+      assert(stalled.bool("served_after"), stalled.raw)
+    }
+
+object Http2Tests:
+  private val ProtocolError = 1
+  private val EnhanceYourCalm = 11
+
+  private lazy val timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor { r =>
+    val t = Thread(r, "rapier-h2-tests")
+    t.setDaemon(true)
+    t
+  }
+
+  /** The messages of HTTP/1.1's refusals a malformed HTTP/2 request gets too. */
+  private object RequestSyntaxMessages:
+    import rapier.server.spi.RequestSyntax
+    val targetChars: String = RequestSyntax.InvalidTargetChars.message
+    val targetForm: String = RequestSyntax.InvalidTargetForm.message
+    val method: String = RequestSyntax.InvalidMethod.message
+    val host: String = RequestSyntax.InvalidHost.message
+
+  /** curl's view of a request: the HTTP version it spoke, and the body. */
+  def curlVersion(arguments: String*): (String, String) =
+    val (_, output) = TlsTests.curl((arguments :+ "-w" :+ "\n%{http_version}")*)
+    val end = output.lastIndexOf('\n')
+    (output.substring(end + 1).trim, output.substring(0, math.max(end, 0)))
+
+  private lazy val script: Path =
+    val file = Files.createTempFile("rapier-h2-probe", ".py")
+    file.toFile.deleteOnExit()
+    val in = getClass.getResourceAsStream("/rapier-h2/probe.py")
+    try Files.write(file, in.readAllBytes())
+    finally in.close()
+    file
+
+  /** Runs a case of the raw-frame probe against the server at `port`; its one line of JSON, as a [[Probed]]. */
+  def probe(name: String, port: Int, arguments: String*): Probed =
+    val command = List("python3", script.toString, name, port.toString) ++ arguments
+    val process = ProcessBuilder(command*).redirectErrorStream(true).start()
+    process.getOutputStream.close()
+    val output =
+      Future(String(process.getInputStream.readAllBytes(), StandardCharsets.UTF_8))(using ExecutionContext.global)
+    if !process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) then
+      process.destroyForcibly()
+      throw AssertionError(s"probe $name ran past 60 s")
+    val text = scala.concurrent.Await.result(output, 5.seconds).trim
+    val line = text.linesIterator.toList.lastOption.getOrElse("")
+    if !line.startsWith("{") then throw AssertionError(s"probe $name failed (is python3's h2 installed?):\n$text")
+    Probed(line)
+
+  /** A probe's result: one flat JSON object, read field by field. */
+  final case class Probed(raw: String):
+    private def field(name: String): Option[String] =
+      val pattern = ("\"" + java.util.regex.Pattern.quote(name) + "\": (\"(?:[^\"\\\\]|\\\\.)*\"|[^,}]+)").r
+      pattern.findFirstMatchIn(raw).map(_.group(1).trim).filter(_ != "null")
+    def int(name: String): Option[Int] = field(name).flatMap(_.toIntOption)
+    def double(name: String): Option[Double] = field(name).flatMap(_.toDoubleOption)
+    def bool(name: String): Boolean = field(name).contains("true")
+    def string(name: String): Option[String] =
+      field(name).filter(_.startsWith("\"")).map(s => s.substring(1, s.length - 1).replace("\\\"", "\""))
+    override def toString: String = raw
