@@ -55,11 +55,11 @@ class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfSer
       .childHandler(new ChannelInitializer[Channel]:
         override def initChannel(ch: Channel): Unit =
           tls.foreach(context => ch.pipeline.addLast(context.newHandler(ch.alloc)))
-          ch.pipeline.addLast(
-            HttpServerCodec(
-              HttpDecoderConfig().setMaxInitialLineLength(8192).setMaxHeaderSize(16384).setMaxChunkSize(65536)
-            )
+          val codec = HttpServerCodec(
+            HttpDecoderConfig().setMaxInitialLineLength(8192).setMaxHeaderSize(16384).setMaxChunkSize(65536)
           )
+          if config.http2 then H2c.install(ch, codec, () => VanillaHandler(routes, threads))
+          else ch.pipeline.addLast(codec)
           // Netty's own compression, set as Rapier's is: gzip or deflate at level 6, from 1 KiB
           if config.compression then
             ch.pipeline.addLast(
@@ -69,7 +69,7 @@ class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfSer
                 StandardCompressionOptions.deflate(6, 15, 8)
               )
             )
-          ch.pipeline.addLast(VanillaHandler(routes, threads)))
+          if !config.http2 then ch.pipeline.addLast(VanillaHandler(routes, threads)))
       .bind("0.0.0.0", config.port)
       .sync()
       .channel()
@@ -399,3 +399,32 @@ private final class VanillaEvents extends ChannelInboundHandlerAdapter, Runnable
     ctx.executor.execute { () =>
       ctx.writeAndFlush(DefaultHttpContent(Unpooled.copiedBuffer(event, StandardCharsets.US_ASCII)))
     }
+
+/**
+ * h2c as Netty's documentation sets it up: its cleartext upgrade handler takes a client's preface (prior knowledge) or
+ * an `Upgrade: h2c` to its frame codec and a channel per stream, where its stream codec turns the frames into the
+ * HTTP/1.1 messages the same handler serves; any other connection stays HTTP/1.1.
+ */
+private object H2c:
+  import io.netty.handler.codec.http2.*
+
+  def install(ch: Channel, codec: HttpServerCodec, handler: () => ChannelHandler): Unit =
+    val settings = Http2Settings.defaultSettings().maxConcurrentStreams(100L)
+    val streams = new ChannelInitializer[Channel]:
+      override def initChannel(stream: Channel): Unit =
+        stream.pipeline.addLast(Http2StreamFrameToHttpObjectCodec(true))
+        stream.pipeline.addLast(handler())
+    def frames() = Http2FrameCodecBuilder.forServer().initialSettings(settings).build()
+    val upgrades: HttpServerUpgradeHandler.UpgradeCodecFactory = protocol =>
+      if io.netty.util.AsciiString.contentEquals(protocol, Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME) then
+        Http2ServerUpgradeCodec(frames(), Http2MultiplexHandler(streams))
+      else null
+    // In the initializer's place, before the HTTP/1.1 handler
+    val h2 = new ChannelInitializer[Channel]:
+      override def initChannel(c: Channel): Unit =
+        val here = c.pipeline.context(this).name
+        c.pipeline.addAfter(here, "h2", frames()).addAfter("h2", "h2-streams", Http2MultiplexHandler(streams))
+    ch.pipeline.addLast(
+      CleartextHttp2ServerUpgradeHandler(codec, HttpServerUpgradeHandler(codec, upgrades), h2)
+    )
+    ch.pipeline.addLast(handler())

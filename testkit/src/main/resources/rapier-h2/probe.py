@@ -12,7 +12,7 @@ import h2.config
 import h2.connection
 import h2.events
 import h2.settings
-from hyperframe.frame import ContinuationFrame, DataFrame, HeadersFrame, PingFrame, SettingsFrame, RstStreamFrame
+from hyperframe.frame import ContinuationFrame, DataFrame, HeadersFrame, PingFrame, SettingsFrame
 
 TIMEOUT = 10
 
@@ -111,6 +111,15 @@ def request(port, headers, body=None, validate=False):
     return outcome(events, sid, why)
 
 
+def connection_end(sock, conn, seconds=5):
+    """Reads until the server's GOAWAY or the connection's end; closes it. The GOAWAY's code (or None), and why."""
+    events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev),
+                              seconds)
+    sock.close()
+    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    return (goaway[0] if goaway else None), why
+
+
 def serve_check(port):
     """Whether a new connection is served now: the server still answers other clients."""
     try:
@@ -201,10 +210,8 @@ def case_rapid_reset(port, count):
         sock.sendall(bytes(out))
     except OSError:
         pass
-    events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev))
-    sock.close()
-    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
-    return {"why": why, "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
+    goaway, why = connection_end(sock, conn, TIMEOUT)
+    return {"why": why, "goaway": goaway, "served_after": serve_check(port)}
 
 
 def flood(port, frames, total):
@@ -220,10 +227,8 @@ def flood(port, frames, total):
     except (socket.timeout, OSError) as e:
         cut = type(e).__name__
     # What the server says last: a GOAWAY among what it wrote, or the connection's end
-    events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev), 5)
-    sock.close()
-    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
-    return {"sent": sent, "cut": cut, "why": why, "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
+    goaway, why = connection_end(sock, conn)
+    return {"sent": sent, "cut": cut, "why": why, "goaway": goaway, "served_after": serve_check(port)}
 
 
 def case_settings_flood(port, total):
@@ -254,10 +259,8 @@ def case_continuation_flood(port, total):
             sent += 1000
     except OSError as e:
         cut = type(e).__name__
-    events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev), 5)
-    sock.close()
-    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
-    return {"sent": sent, "cut": cut, "why": why, "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
+    goaway, why = connection_end(sock, conn)
+    return {"sent": sent, "cut": cut, "why": why, "goaway": goaway, "served_after": serve_check(port)}
 
 
 def case_empty_data(port, total):
@@ -277,10 +280,8 @@ def case_empty_data(port, total):
             sent += 100
     except OSError as e:
         cut = type(e).__name__
-    events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev), 5)
-    sock.close()
-    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
-    return {"sent": sent, "cut": cut, "why": why, "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
+    goaway, why = connection_end(sock, conn)
+    return {"sent": sent, "cut": cut, "why": why, "goaway": goaway, "served_after": serve_check(port)}
 
 
 def case_streams(port, count):

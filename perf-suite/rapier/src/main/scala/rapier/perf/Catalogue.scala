@@ -28,7 +28,8 @@ enum Implementation(val packages: List[String], val excluded: List[String]):
  * found by [[Jdks]] when the suite's own doesn't fit; `studies` the latency studies it serves (its `/ws/ts`, `/ws/echo`
  * and `/sse/ts`); `buffered`, that it serves the buffered routes only, not the streaming ones; `compression`, that it
  * is started with its compression on (and serves `GET /pathJson{n}`); `statics`, that it serves the static files;
- * `tls`, that it serves HTTPS only, with the suite's key ([[rapier.perf.common.TlsFiles]]).
+ * `tls`, that it serves HTTPS only, with the suite's key ([[rapier.perf.common.TlsFiles]]); `http2`, that it serves
+ * h2c beside HTTP/1.1.
  */
 final case class ServerSpec(
     name: String,
@@ -44,7 +45,8 @@ final case class ServerSpec(
     buffered: Boolean = false,
     compression: Boolean = false,
     statics: Boolean = false,
-    tls: Boolean = false
+    tls: Boolean = false,
+    http2: Boolean = false
 ):
   def isVanilla: Boolean = twin.isEmpty
 
@@ -280,6 +282,30 @@ object Catalogue:
         "pekko-http 1.3 routing DSL, 128 route numbers concatenated with ~, tried in turn"
       ) ++
       rapierOn("pekko.future.Rapier", rapierPekko, "pekko.Vanilla", "Rapier's pekko-http server with Future logic") ++
+      List(
+        ServerSpec(
+          "netty.VanillaH2",
+          Side.Rapier,
+          vanilla,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "hand-written Netty 4.2 handler behind Netty's h2c upgrade handler and HTTP/2-to-HTTP/1.1 stream codec",
+          http2 = true
+        ),
+        ServerSpec(
+          "netty.future.RapierH2",
+          Side.Rapier,
+          rapier,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("netty.VanillaH2"),
+          "Rapier on Netty 4.2 with HTTP/2 on (h2c), request log off",
+          http2 = true
+        )
+      ) ++
       overTls(
         "netty",
         "netty.future.RapierTls",

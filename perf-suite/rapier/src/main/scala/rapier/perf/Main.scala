@@ -115,6 +115,9 @@ object Main:
     if loads && Wrk.version.isEmpty then
       System.err.println("perf: wrk is not installed (on Debian or Ubuntu: apt-get install wrk)")
       return 2
+    if o.scenarios != List("*") && Scenarios.select(o.scenarios).exists(_.http2) && H2load.version.isEmpty then
+      System.err.println("perf: the HTTP/2 scenarios need h2load (on Debian or Ubuntu: apt-get install nghttp2-client)")
+      return 2
     if o.rateGiven && o.rate != FixedRate.Off && Oha.executable.isEmpty then
       System.err.println("perf: --rate needs oha, the open-model load generator: cargo install oha --version 1.16.0")
       return 2

@@ -71,7 +71,7 @@ final class Measurement(
     val profiles = live.map { m =>
       m -> Option.when(options.profile && m.server.isDefined)(
         profiling.profile(m, start, scenario, users, mark, rate.map(r => () => ohaRun(m, scenario, users, r)))(() =>
-          wrk(m.url(scenario), users, sliceSeconds, script.lua)
+          closedRun(m.url(scenario), scenario, users, sliceSeconds, script.lua)
         )
       )
     }.toMap
@@ -101,7 +101,7 @@ final class Measurement(
 
   private def closedSlice(m: Member, scenario: Scenario, users: Int, lua: Path): Measurement.Closed =
     val window = Window(m.server, loadCpus)
-    val result = wrk(m.url(scenario), users, sliceSeconds, lua)
+    val result = closedRun(m.url(scenario), scenario, users, sliceSeconds, lua)
     Measurement.Closed(result, window.close())
 
   private def openSlice(m: Member, scenario: Scenario, users: Int, rate: Double): Measurement.Open =
@@ -227,15 +227,23 @@ final class Measurement(
     while members.exists(warming) do
       for m <- members if warming(m) do
         val before = m.server.flatMap(_.stats())
-        series(m) = series(m) :+ wrk(m.url(scenario), users, 1, lua).map(_.throughput).getOrElse(0.0)
+        series(m) = series(m) :+ closedRun(m.url(scenario), scenario, users, 1, lua).map(_.throughput).getOrElse(0.0)
         for b <- before; a <- m.server.flatMap(_.stats()) do
           compiling(m) = compiling(m) :+ (a.compileMillis - b.compileMillis).toDouble
     members.map { m =>
       m -> WarmUp.Run(series(m).size, WarmUp.steadyAfter(series(m), compiling(m)), series(m), compiling(m))
     }.toMap
 
-  private def wrk(url: String, users: Int, seconds: Int, lua: Path): Either[String, WrkResult] =
-    Measurement.exec(Wrk.command(url, users, seconds, lua, loadCpus)).flatMap(Wrk.parse)
+  // wrk, or h2load for an HTTP/2 scenario
+  private def closedRun(
+      url: String,
+      scenario: Scenario,
+      users: Int,
+      seconds: Int,
+      lua: Path
+  ): Either[String, WrkResult] =
+    if scenario.http2 then H2load.run(url, users, seconds, scenario, scripts(scenario.name).body, loadCpus)
+    else Measurement.exec(Wrk.command(url, users, seconds, lua, loadCpus)).flatMap(Wrk.parse)
 
 object Measurement:
   /** A scenario's wrk script, and the body file oha sends. */
@@ -274,5 +282,5 @@ object Measurement:
       process.waitFor()
       output
     }.toEither.left.map(e =>
-      s"${command.find(c => c == "wrk" || c.endsWith("oha")).getOrElse("the load generator")} did not run: $e"
+      s"${command.find(c => c == "wrk" || c == "h2load" || c.endsWith("oha")).getOrElse("the load generator")} did not run: $e"
     )

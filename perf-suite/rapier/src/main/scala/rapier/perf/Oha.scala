@@ -75,6 +75,7 @@ object Oha:
       (if scenario.newConnections then List("--disable-keepalive") else Nil) ++
       // The suite's own self-signed certificate: trusted by the probe, not worth a CA file here
       (if scenario.tls then List("--insecure") else Nil) ++
+      (if scenario.http2 then List("--http2", "-p", H2load.Streams.toString) else Nil) ++
       bodyFile.toList.flatMap(f => List("-D", f.toString)) ++
       List(url)
 

@@ -28,6 +28,9 @@ import java.nio.charset.StandardCharsets
  * @param tls
  *   whether it is sent over HTTPS, to a server started with TLS (see [[ServerSpec.tls]]); a TLS server serves only
  *   these, as a plain one serves none of them
+ * @param http2
+ *   whether it is sent over HTTP/2 (h2c, prior knowledge) by h2load, each user a connection of [[H2load.Streams]]
+ *   streams, to a server started with HTTP/2 (see [[ServerSpec.http2]]), which serves only these
  */
 final case class Scenario(
     name: String,
@@ -44,11 +47,15 @@ final case class Scenario(
     headers: List[(String, String)] = Nil,
     compressed: Boolean = false,
     statics: Boolean = false,
-    tls: Boolean = false
+    tls: Boolean = false,
+    http2: Boolean = false
 ):
   def servable(server: ServerSpec): Boolean =
-    server.routes >= routes && (!streams || server.streams) && study.forall(server.studies.contains) &&
-      (!compressed || server.compression) && (!statics || server.statics) && tls == server.tls
+    server.routes >= routes &&
+      (!streams || server.streams) && study.forall(server.studies.contains) &&
+      (!compressed || server.compression) &&
+      (!statics || server.statics) && tls == server.tls &&
+      http2 == server.http2
 
   /** `https` for a TLS scenario, `http` otherwise. */
   def scheme: String = if tls then "https" else "http"
@@ -109,6 +116,10 @@ object Scenarios:
     expectText(PerfApi.ok(256))
   )
 
+  /** `plain` sent over HTTP/2 (h2c) to a server that speaks it, named `name`. */
+  private def overH2(plain: Scenario, name: String): Scenario =
+    plain.copy(name = name, description = s"over HTTP/2 (h2c): ${plain.description}", http2 = true)
+
   /** `plain` sent over HTTPS to a TLS server, named `name`. */
   private def overTls(plain: Scenario, name: String): Scenario =
     plain.copy(name = name, description = s"over HTTPS (TLS 1.3): ${plain.description}", tls = true)
@@ -131,6 +142,8 @@ object Scenarios:
     // A handshake for every request: handshakes per second
     overTls(simpleGetNewConnection, "SimpleGetTlsNewConnection"),
     overTls(postBytes, "PostBytesTls"),
+    overH2(simpleGet, "SimpleGetH2"),
+    overH2(postBytes, "PostBytesH2"),
     Scenario(
       "PostString",
       "POST",

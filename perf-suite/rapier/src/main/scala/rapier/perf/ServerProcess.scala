@@ -150,7 +150,9 @@ object ServerProcess:
         "--compression",
         spec.compression.toString,
         "--tls",
-        spec.tls.toString
+        spec.tls.toString,
+        "--http2",
+        spec.http2.toString
       )
     ServerCommand(args, tmpDir)
 
@@ -245,8 +247,34 @@ object Probe:
   /** None when the answer is right; otherwise what is wrong with it. A study's server is checked by its client. */
   def check(host: String, port: Int, scenario: Scenario): Option[String] =
     scenario.study.fold(
-      request(host, port, scenario).orElse(if scenario.newConnections then closes(host, port, scenario) else None)
+      request(host, port, scenario)
+        .orElse(if scenario.newConnections then closes(host, port, scenario) else None)
+        .orElse(if scenario.http2 then overHttp2(host, port, scenario) else None)
     )(StudyMeasurement.probe(_, host, port))
+
+  /**
+   * Whether the server answers the scenario over h2c by prior knowledge, as h2load will send it: its answer's content
+   * was checked over HTTP/1.1, which it serves on the same port.
+   */
+  private def overHttp2(host: String, port: Int, scenario: Scenario): Option[String] =
+    val body = scenario.body.map { bytes =>
+      val file = java.nio.file.Files.createTempFile("rapier-probe", ".body")
+      java.nio.file.Files.write(file, bytes)
+    }
+    try
+      val url = s"http://$host:$port${scenario.path}"
+      val command = List("h2load", "-n", "2", "-c", "1", "-m", "1") ++
+        scenario.contentType.toList.flatMap(ct => List("-H", s"content-type: $ct")) ++
+        body.toList.flatMap(f => List("-d", f.toString)) ++ List(url)
+      Measurement.exec(command) match
+        case Left(why) => Some(why)
+        case Right(out) =>
+          if out.contains("2 succeeded") && out.contains("status codes: 2 2xx") then None
+          else
+            Some(
+              s"h2load was not answered 200 twice over h2c: ${out.linesIterator.filter(_.contains("requests:")).mkString}"
+            )
+    finally body.foreach(java.nio.file.Files.deleteIfExists)
 
   /**
    * Whether the server answers a request with `Connection: close` saying so, and closes the connection: the load

@@ -27,7 +27,8 @@ class ServersTest extends munit.FunSuite:
       try
         val scenarios = Scenarios.all.filter(_.servable(spec))
         // A TLS server serves the TLS scenarios only, each checked over HTTPS against the suite's certificate
-        assert(scenarios.size >= (if spec.tls then 3 else 6), scenarios.map(_.name))
+        // An HTTP/2 server the HTTP/2 ones, checked over h2c too
+        assert(scenarios.size >= (if spec.http2 then 2 else if spec.tls then 3 else 6), scenarios.map(_.name))
         for scenario <- scenarios do assertEquals(Probe.check("127.0.0.1", server.port, scenario), None, scenario.name)
         // /path127 of a library's Multi server is routed once among all its endpoints, never through 128 route sets
         // in turn. A vanilla twin routes as its users write it: http4s's composed routes and pekko-http's concatenated

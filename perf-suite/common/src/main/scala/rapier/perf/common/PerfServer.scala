@@ -31,6 +31,8 @@ trait PerfServer:
  *   answers gzip- or deflate-encoded as `Accept-Encoding` asks, from 1 KiB, as the server's own compression does it
  * @param tls
  *   serves HTTPS only, with this key, TLS 1.3 and 1.2, ALPN offering HTTP/1.1, as the server's own TLS does it
+ * @param http2
+ *   serves HTTP/2 beside HTTP/1.1 on plain connections (h2c: prior knowledge and Upgrade), as the server's own does it
  */
 final case class ServerConfig(
     port: Int,
@@ -38,5 +40,6 @@ final case class ServerConfig(
     requestLog: Boolean,
     threads: Int,
     compression: Boolean = false,
-    tls: Option[TlsFiles] = None
+    tls: Option[TlsFiles] = None,
+    http2: Boolean = false
 )

@@ -4,7 +4,7 @@ package rapier.perf.common
  * The entry point of a server JVM:
  * {{{
  * java -cp ... rapier.perf.common.ServerMain <PerfServer class> --port P --routes R --log true|false --threads T
- *   [--compression true] [--tls true]
+ *   [--compression true] [--tls true] [--http2 true]
  * }}}
  * Starts the server and its [[ControlServer]], then prints one line the runner waits for:
  * `RAPIER_PERF_READY port=<port> control=<port> pid=<pid> routeSets=<n>`. Stops on SIGTERM (or when its input closes).
@@ -27,7 +27,8 @@ object ServerMain:
       // Written where the runner gave the server its temporary directory
       tls = Option.when(flags.get("--tls").contains("true"))(
         TlsFiles.writeTo(java.nio.file.Path.of(System.getProperty("java.io.tmpdir")))
-      )
+      ),
+      http2 = flags.get("--http2").contains("true")
     )
     val server =
       try Class.forName(className).getDeclaredConstructor().newInstance().asInstanceOf[PerfServer]

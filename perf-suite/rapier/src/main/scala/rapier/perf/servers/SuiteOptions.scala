@@ -1,7 +1,7 @@
 package rapier.perf.servers
 
 import rapier.perf.common.{PerfApi, ServerConfig}
-import rapier.server.{BackendOptionsOf, Tls}
+import rapier.server.{BackendOptionsOf, Http2, Tls}
 
 import scala.util.chaining.*
 
@@ -17,3 +17,4 @@ object SuiteOptions:
       .modifyServerOptions(o => if config.requestLog then o else o.withoutRequestLog)
       .modifyServerOptions(o => if config.compression then o.withCompression() else o)
       .pipe(o => config.tls.fold(o)(files => o.withTls(Tls.pem(files.certificate, files.key))))
+      .pipe(o => if config.http2 then o.withHttp2(Http2()) else o)
