@@ -103,7 +103,6 @@ private[netty] final class Http2Connection(
       switching.headers.set(HttpHeaderNames.UPGRADE, Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME)
       ctx.writeAndFlush(switching)
       val pipeline = ctx.pipeline
-      // The codec goes in before the decoder leaves: what the decoder holds (the client's preface, maybe) is its.
       val frames = install(pipeline, "decoder")
       frames.onHttpServerUpgrade(clientSettings)
       val first = DefaultFullHttpRequest(
@@ -120,13 +119,20 @@ private[netty] final class Http2Connection(
       )
       InboundHttpToHttp2Adapter(frames.connection, frames.decoder.frameListener)
         .channelRead(pipeline.context(frames), first)
-      pipeline.remove("encoder")
-      pipeline.remove(ctx.handler)
-      pipeline.remove("decoder")
+      Http2Connection.leaveHttp1(pipeline)
       true
 
 private[netty] object Http2Connection:
   private val PrefaceBytes = Http2CodecUtil.connectionPrefaceBuf()
+
+  /**
+   * Takes the HTTP/1.1 handlers out, HTTP/2's being in place: the decoder last, as what it holds (the client's preface,
+   * maybe) then goes on to the codec.
+   */
+  private def leaveHttp1(pipeline: ChannelPipeline): Unit =
+    pipeline.remove("encoder")
+    pipeline.remove("rapier")
+    pipeline.remove("decoder")
 
   /** Waits for as many first bytes as tell HTTP/2's preface from anything else, then leaves. */
   private final class Preface(connection: Http2Connection) extends ByteToMessageDecoder:
@@ -135,10 +141,8 @@ private[netty] object Http2Connection:
       if !ByteBufUtil.equals(in, in.readerIndex, PrefaceBytes, 0, n) then ctx.pipeline.remove(this)
       else if n == PrefaceBytes.readableBytes then
         val pipeline = ctx.pipeline
-        pipeline.remove("decoder")
-        pipeline.remove("encoder")
-        pipeline.remove("rapier")
         connection.install(pipeline, ctx.name)
+        leaveHttp1(pipeline)
         pipeline.remove(this) // what it holds, the preface first, goes to the codec
 
   /** The client's settings of an `Upgrade: h2c` request this server takes, or null. */

@@ -71,13 +71,20 @@ private[netty] class HttpHandler[F[_]](
 
   private var deadlines: ReadDeadlines = null
 
+  // The TLS of this connection (an HTTP/2 stream's is its connection's), looked up once: requests ask for it
+  private var tls: io.netty.handler.ssl.SslHandler | Null = null
+
   // Closes the connection once idle for the idle timeout; null without one.
   private var idle: IdleWatch = null
 
   override def handlerAdded(ctx: ChannelHandlerContext): Unit =
     this.ctx = ctx
     body = BodyBuffer(connections.bodies, options.maxBodySize)
-    responses = ResponseSender(ctx, this, options, connections, this)
+    val connection = if ctx.channel.isInstanceOf[Http2StreamChannel] then ctx.channel.parent else ctx.channel
+    tls = connection.pipeline.get(classOf[io.netty.handler.ssl.SslHandler])
+    // A file goes to the socket as it is unless TLS encrypts it or HTTP/2 frames it
+    val zeroCopy = tls == null && decoder.isInstanceOf[RequestDecoder]
+    responses = ResponseSender(ctx, this, options, connections, this, zeroCopy)
     deadlines = ReadDeadlines(ctx, options, decoder, this)
     decoder.gate = this
     val timeout = rapier.timeoutNanos(options.idleTimeout)
@@ -144,7 +151,7 @@ private[netty] class HttpHandler[F[_]](
       if h2c != null && (length == 0L || length == -1L) && !chunked && inFlight == 0 &&
         request.headers.contains(HttpHeaderNames.UPGRADE) && h2c.nn.upgrade(ctx, request)
       then return
-      val view = NettyRequest(request, ctx.channel)
+      val view = NettyRequest(request, ctx.channel, tls)
       val chain = interpreter.routeOrNull(view)
       val http10 = request.protocolVersion == HttpVersion.HTTP_1_0
       val expect = request.headers.get(HttpHeaderNames.EXPECT)

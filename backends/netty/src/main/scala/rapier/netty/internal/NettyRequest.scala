@@ -11,9 +11,13 @@ import scala.jdk.CollectionConverters.*
 /**
  * A Netty request as the interpreter sees it: a view over Netty's own objects, converting nothing until asked. Its
  * body is read in full by the time the interpreter sees the request (`body`), or streamed from the connection as the
- * endpoint reads it (`source`).
+ * endpoint reads it (`source`). `tls` is its connection's TLS, if any.
  */
-private[netty] final class NettyRequest(request: HttpRequest, channel: Channel) extends ServerRequest:
+private[netty] final class NettyRequest(
+    request: HttpRequest,
+    channel: Channel,
+    tls: io.netty.handler.ssl.SslHandler | Null
+) extends ServerRequest:
   var body: Array[Byte] | Null = null
   var source: BodySource | Null = null
 
@@ -38,14 +42,7 @@ private[netty] final class NettyRequest(request: HttpRequest, channel: Channel) 
     case a: InetSocketAddress => a
     case _ => null
 
-  override def peerCertificates: List[java.security.cert.X509Certificate] = tls match
-    case null => Nil
-    case handler => rapier.server.Tls.peerCertificates(handler.nn.engine.getSession)
+  override def peerCertificates: List[java.security.cert.X509Certificate] =
+    if tls == null then Nil else rapier.server.Tls.peerCertificates(tls.nn.engine.getSession)
 
   override def secure: Boolean = tls != null
-
-  // An HTTP/2 stream's TLS is its connection's
-  private def tls: io.netty.handler.ssl.SslHandler | Null =
-    val connection =
-      if channel.isInstanceOf[io.netty.handler.codec.http2.Http2StreamChannel] then channel.parent else channel
-    connection.pipeline.get(classOf[io.netty.handler.ssl.SslHandler])

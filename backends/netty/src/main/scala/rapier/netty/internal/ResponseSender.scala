@@ -24,7 +24,8 @@ private[netty] final class ResponseSender(
     loop: EventLoop,
     options: NettyServerOptions,
     connections: Connections,
-    connection: ResponseSender.Connection
+    connection: ResponseSender.Connection,
+    zeroCopy: Boolean
 ):
   import ResponseSender.{FileChunk, Ready, log}
 
@@ -33,10 +34,6 @@ private[netty] final class ResponseSender(
   private var nextSequence = 0
   private var nextToWrite = 0
   private var waiting: java.util.HashMap[Integer, Ready] | Null = null
-  // Whether a file can go to the socket as it is: not when TLS encrypts it or HTTP/2 frames it
-  private val zeroCopy =
-    ctx.pipeline.get(classOf[io.netty.handler.ssl.SslHandler]) == null &&
-      !ctx.channel.isInstanceOf[io.netty.handler.codec.http2.Http2StreamChannel]
 
   /** The next request's place in the order of responses. */
   def take(): Int =
