@@ -86,6 +86,7 @@ object KitProtocol:
     "a multipart body is held to maxStreamedBodySize as a whole",
     "a body folded or read with foreach arrives whole and in order, chunk by chunk, without a copy; it is read once",
     "a streamed body's other inputs are decoded first: one that fails is a 400, the body not read",
+    "past maxStreamedBodySize a streamed body is a 413, declared or found out mid-body; bytes keep maxBodySize",
     "logic that throws while it reads a streamed body is a 500; nothing is held, the server serves on",
     "compression: a decompression bomb (1 GiB decoded) is a 413 at the decoded limit, the heap never near it"
   ).map(_ -> earlyAnswer).toMap
