@@ -91,13 +91,17 @@ lazy val jsonJsoniter = (project in file("json/jsoniter"))
   )
 
 // Server backends, under backends/. nettyHttp is what the backends built on Netty's HTTP codec share (Netty's and
-// Vert.x's): the strict reading of a request head that Netty's decoder leaves out, and how a refused one is marked.
+// Vert.x's): the strict reading of a request head that Netty's decoder leaves out, how a refused one is marked, and
+// the idle watch of an HTTP/2 connection.
 lazy val nettyHttp = (project in file("backends/netty-http"))
   .dependsOn(server)
   .settings(testSettings)
   .settings(
     name := "rapier-netty-http",
-    libraryDependencies += "io.netty" % "netty-codec-http" % Versions.netty
+    libraryDependencies ++= Seq(
+      "io.netty" % "netty-codec-http" % Versions.netty,
+      "io.netty" % "netty-codec-http2" % Versions.netty
+    )
   )
 
 lazy val netty = (project in file("backends/netty"))

@@ -1,10 +1,11 @@
 """HTTP/2 over raw frames, for what a client library won't send: the kit's conformance and flood cases.
 
 Usage: probe.py CASE PORT [ARG...]. Prints one JSON object: what the server answered, or did to the connection.
-Needs the `h2` package (pip install h2).
+PORT `tls:N` speaks h2 over TLS (ALPN, the certificate not checked), a bare N h2c. Needs the `h2` package (pip install h2).
 """
 import json
 import socket
+import ssl
 import sys
 import time
 
@@ -15,10 +16,19 @@ import h2.settings
 from hyperframe.frame import ContinuationFrame, DataFrame, HeadersFrame, PingFrame, SettingsFrame
 
 TIMEOUT = 10
+TLS = False
 
 
 def connect(port, validate=True, settings=None):
     sock = socket.create_connection(("localhost", port), timeout=TIMEOUT)
+    if TLS:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        context.set_alpn_protocols(["h2"])
+        sock = context.wrap_socket(sock, server_hostname="localhost")
+        if sock.selected_alpn_protocol() != "h2":
+            raise SystemExit(f"the server did not choose h2 by ALPN: {sock.selected_alpn_protocol()}")
     config = h2.config.H2Configuration(
         client_side=True,
         header_encoding="utf-8",
@@ -35,7 +45,7 @@ def connect(port, validate=True, settings=None):
 
 
 def base(port, path="/h2/hello", method="GET", extra=()):
-    return [(":method", method), (":scheme", "http"), (":authority", f"localhost:{port}"), (":path", path)] + list(extra)
+    return [(":method", method), (":scheme", "https" if TLS else "http"), (":authority", f"localhost:{port}"), (":path", path)] + list(extra)
 
 
 def read_events(sock, conn, until, seconds=TIMEOUT):
@@ -48,7 +58,7 @@ def read_events(sock, conn, until, seconds=TIMEOUT):
             data = sock.recv(65536)
         except socket.timeout:
             return events, "timeout"
-        except (ConnectionResetError, BrokenPipeError):
+        except (ConnectionResetError, BrokenPipeError, ssl.SSLError):
             return events, "reset"
         if not data:
             return events, "closed"
@@ -359,6 +369,9 @@ CASES = {
 
 if __name__ == "__main__":
     name, port, *args = sys.argv[1:]
+    if port.startswith("tls:"):
+        TLS = True
+        port = port[4:]
     result = CASES[name](int(port), *args)
     if result is not None:
         print(json.dumps(result), flush=True)

@@ -206,6 +206,22 @@ class ExamplesTest extends munit.FunSuite:
       assert(body.startsWith("["), body)
     finally binding.stop()
 
+  test("the books API on Vert.x over HTTPS and HTTP/2: h2 by ALPN for curl, HTTP/1.1 beside it"):
+    import rapier.testkit.TlsTests.Keys
+    val binding = rapier.vertx
+      .VertxServer()
+      .addEndpoints(BooksServer().endpoints)
+      .withTls(rapier.server.Tls.pem(Keys.file("server-chain.crt"), Keys.file("server.key")))
+      .withHttp2(rapier.server.Http2(maxConcurrentStreams = 100))
+      .withPort(0)
+      .start()
+    try
+      for (flag, expected) <- List("--http2" -> "2", "--http1.1" -> "1.1") do
+        val (version, body) = Http2Tests.curlVersion("-sk", flag, s"https://localhost:${binding.port}/books")
+        assertEquals(version, expected, flag)
+        assert(body.startsWith("["), s"$flag: $body")
+    finally binding.stop()
+
   test("the books API over h2c: curl --http2 upgrades to it, --http2-prior-knowledge speaks it at once"):
     val binding = Production.withHttp2(production).withPort(0).start()
     try

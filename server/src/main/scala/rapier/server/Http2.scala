@@ -18,7 +18,8 @@ package rapier.server
  *   bytes of a request body the server takes on a stream before its reader has read them
  *   (`SETTINGS_INITIAL_WINDOW_SIZE`): a streamed body's back-pressure
  * @param cleartext
- *   whether plain (non-TLS) connections may speak HTTP/2 (`h2c`)
+ *   whether plain (non-TLS) connections may speak HTTP/2 (`h2c`); a server that serves HTTP/2 over TLS only (Vert.x)
+ *   refuses to start on a plain port with it on
  * @param maxResetsPerWindow
  *   streams a client may reset in `resetWindowSeconds` before the connection is closed (`ENHANCE_YOUR_CALM`): the
  *   rapid-reset attack (CVE-2023-44487) makes the server start work and cancels it at once, many times over

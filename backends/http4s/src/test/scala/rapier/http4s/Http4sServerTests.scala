@@ -15,7 +15,8 @@ class Http4sServerTests extends ServerTests, WebSocketTests:
   override def unsupportedMalformedRequests: Map[String, String] = Http4sServerTests.unsupportedMalformedRequests
   override def unsupportedLegalRequests: Map[String, String] = Http4sServerTests.unsupportedLegalRequests
   // Rapier's guard in front of Ember reads HTTP/1.1 heads; HTTP/2 frames would need a guard of their own
-  override def http2Unserved: Option[String] = Some("Http4sServer speaks HTTP/1.1 only; HTTP/2 is NettyServer's")
+  override def http2Unserved: Option[String] =
+    Some("Http4sServer speaks HTTP/1.1 only; HTTP/2 is NettyServer's and VertxServer's")
 
 /** What `IO` logic and fs2 bodies must do on Ember. */
 class Http4sCatsTests extends CatsTests:

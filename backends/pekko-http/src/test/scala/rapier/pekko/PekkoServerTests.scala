@@ -74,7 +74,8 @@ class PekkoServerTests extends ServerTests, WebSocketTests:
   override def unsupportedMalformedRequests: Map[String, String] = PekkoServerTests.unsupportedMalformedRequests
   override def unsupportedLegalRequests: Map[String, String] = PekkoServerTests.unsupportedLegalRequests
   // Rapier binds pekko-http's HTTP/1.1 layer on a TCP stream of its own; pekko's HTTP/2 comes with its own binding
-  override def http2Unserved: Option[String] = Some("PekkoServer speaks HTTP/1.1 only; HTTP/2 is NettyServer's")
+  override def http2Unserved: Option[String] =
+    Some("PekkoServer speaks HTTP/1.1 only; HTTP/2 is NettyServer's and VertxServer's")
 
 /** What pekko-http decides before Rapier sees a request, or after Rapier has answered it, which the kit tests otherwise, and why. */
 object PekkoServerTests:

@@ -65,6 +65,10 @@ object VertxServer:
     val v = vertx.getOrElse(Vertx.vertx(VertxOptions().setEventLoopPoolSize(Runtime.getRuntime.availableProcessors)))
     try
       val httpOptions = options.httpServerOptions.setIdleTimeout(0)
+      // An h2 connection reaches the connection handler, and Rapier's watches, only with its client's first SETTINGS:
+      // until then Vert.x's idle timeout holds it to the head's deadline (Connections takes it out)
+      if options.http2.isDefined && options.tls.isDefined && options.headerReadTimeout.isFinite then
+        httpOptions.setIdleTimeout(options.headerReadTimeout.toMillis.toInt).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
       val wsLimit = handler.maxWebSocketMessageSize
       // Vert.x's limits are the server's: each WebSocket's own, if lower, is its channel's to keep (1009)
       if wsLimit > 0 then httpOptions.setMaxWebSocketFrameSize(wsLimit).setMaxWebSocketMessageSize(wsLimit)

@@ -1,8 +1,9 @@
 package rapier.vertx
 
 import io.vertx.core.http.{ClientAuth, Http1ServerConfig, HttpServerOptions, HttpVersion}
+import io.vertx.core.http.Http2Settings as VertxHttp2Settings
 import io.vertx.core.net.{KeyCertOptions, TrustOptions}
-import rapier.server.{BackendOptions, BackendOptionsOf, Tls}
+import rapier.server.{BackendOptions, BackendOptionsOf, Http2, Tls}
 
 import scala.jdk.CollectionConverters.*
 
@@ -39,14 +40,22 @@ final case class VertxServerOptions(
       .setDecoderInitialBufferSize(o.getDecoderInitialBufferSize)
 
   /**
-   * Vert.x's options for an HTTP/1.1 server with these limits, without WebSocket compression. h2c (HTTP/2 without
-   * TLS) is off: Rapier serves HTTP/1.1, and without it Vert.x sets a connection up on accept rather than after its
-   * first bytes, so the connection limit and Rapier's strict decoder apply from the first request.
+   * Vert.x's options for a server with these limits, without WebSocket compression: HTTP/1.1, and HTTP/2 by ALPN over
+   * TLS when `http2` is set. h2c (HTTP/2 without TLS) stays off: with it, Vert.x would set a plain connection up only
+   * after decoding its first request with its own HTTP/1.1 decoder, where Rapier's strict one must read every request
+   * and the connection limit apply from the first bytes. A plain server asked for h2c is refused here, saying so.
    */
   def httpServerOptions: HttpServerOptions =
-    backend.requireHttp1Only("VertxServer")
+    http2.foreach { h =>
+      require(
+        tls.isDefined || !h.cleartext,
+        "VertxServer serves HTTP/2 over TLS only (h2 by ALPN): Vert.x tells h2c from HTTP/1.1 only after decoding a " +
+          "connection's first request with its own decoder, before Rapier's strict one takes over. Give it TLS " +
+          "(withTls), or Http2(cleartext = false) for HTTP/1.1 only on this plain port"
+      )
+    }
     val o = plainOptions
-    tls.foreach(VertxServerOptions.secure(o, _, headerReadTimeout))
+    tls.foreach(VertxServerOptions.secure(o, _, headerReadTimeout, http2))
     o
 
   // The options but TLS's, which loads the key material: what the decoder's configuration reads back
@@ -71,10 +80,10 @@ object VertxServerOptions:
   val default: VertxServerOptions = VertxServerOptions()
 
   /**
-   * HTTPS on `o` from Rapier's settings: the key material loaded once, here, at start; ALPN offering HTTP/1.1; the
-   * handshake due within the head's deadline.
+   * HTTPS on `o` from Rapier's settings: the key material loaded once, here, at start; ALPN offering `h2` first when
+   * `http2` is set, HTTP/1.1 always; the handshake due within the head's deadline.
    */
-  private def secure(o: HttpServerOptions, tls: Tls, headDeadline: Duration): Unit =
+  private def secure(o: HttpServerOptions, tls: Tls, headDeadline: Duration, http2: Option[Http2]): Unit =
     val keys = tls.keyManagers() match
       case null =>
         throw IllegalArgumentException(
@@ -85,7 +94,11 @@ object VertxServerOptions:
       .setKeyCertOptions(KeyCertOptions.wrap(keys))
       .setEnabledSecureTransportProtocols(java.util.LinkedHashSet(tls.protocols.asJava))
       .setUseAlpn(true)
-      .setAlpnVersions(java.util.List.of(HttpVersion.HTTP_1_1))
+      // The versions served over TLS are those offered: HTTP/1.0 is one
+      .setAlpnVersions(
+        if http2.isDefined then java.util.List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1, HttpVersion.HTTP_1_0)
+        else java.util.List.of(HttpVersion.HTTP_1_1, HttpVersion.HTTP_1_0)
+      )
       .setClientAuth(tls.clientAuth match
         case Tls.ClientAuth.None => ClientAuth.NONE
         case Tls.ClientAuth.Optional => ClientAuth.REQUEST
@@ -93,6 +106,27 @@ object VertxServerOptions:
     tls.trustManagers().foreach(t => o.setTrustOptions(TrustOptions.wrap(t)))
     if headDeadline.isFinite then
       o.setSslHandshakeTimeout(headDeadline.toMillis).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
+    http2.foreach(limit(o, _))
+
+  /**
+   * Rapier's HTTP/2 limits as Vert.x's (Netty's codec under it): streams at once, a stream's window, the header list
+   * as large as an HTTP/1.1 head may be, resets per window, and 16 small CONTINUATION frames as on Rapier's Netty
+   * server. The connection's window is HTTP/2's first one, 65,535 bytes, as on Netty, where Vert.x would open 16 MiB:
+   * what a connection's paused streams can make the server hold. Netty's own defaults hold against the other floods:
+   * two empty DATA frames in a row, 10,000 control frames queued for a client that doesn't read.
+   */
+  private def limit(o: HttpServerOptions, h: Http2): Unit =
+    o.setInitialSettings(
+      VertxHttp2Settings()
+        .setMaxConcurrentStreams(h.maxConcurrentStreams.toLong)
+        .setInitialWindowSize(h.initialWindowSize)
+        .setMaxHeaderListSize(o.getMaxHeaderSize.toLong)
+        .setPushEnabled(false)
+    ).setHttp2RstFloodMaxRstFramePerWindow(h.maxResetsPerWindow)
+      .setHttp2RstFloodWindowDuration(h.resetWindowSeconds)
+      .setHttp2RstFloodWindowDurationTimeUnit(TimeUnit.SECONDS)
+      .setHttp2MaxSmallContinuationFrames(16)
+      .setHttp2ConnectionWindowSize(65535)
 
   /**
    * The largest piece of a body Vert.x's decoder hands on at once: 64 KiB, what one of its reads takes at most, where

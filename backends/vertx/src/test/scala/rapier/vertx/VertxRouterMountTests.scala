@@ -21,7 +21,9 @@ class VertxRouterMountTests extends ServerTests, WebSocketTests:
   private def serverOwned = "the application's HttpServer, not the mount, owns connections and shutdown"
   private def routerFirst = "vertx-web's Router answers it before any route runs: 404 for a target that is not a path"
 
-  override def http2Unserved: Option[String] = VertxServerTests.http2Unserved
+  override def h2cUnserved: Option[String] = VertxServerTests.h2cUnserved
+  override def http2RefusedOtherwise: Map[String, String] =
+    VertxServerTests.http2RefusedOtherwise + ("path-not-absolute" -> routerFirst)
   override def unsupported: Map[String, String] = VertxServerTests.unsupportedMounted ++ Map(
     "stopping lets requests in progress finish, closing their connections afterwards" -> serverOwned,
     "stopping under load: every request accepted gets its whole response, later ones 503 or a refusal" -> serverOwned,

@@ -11,7 +11,8 @@ class VertxServerTests extends ServerTests, WebSocketTests:
 
   override def unsupported: Map[String, String] = VertxServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
-  override def http2Unserved: Option[String] = VertxServerTests.http2Unserved
+  override def h2cUnserved: Option[String] = VertxServerTests.h2cUnserved
+  override def http2RefusedOtherwise: Map[String, String] = VertxServerTests.http2RefusedOtherwise
 
   // VertxServer's own idle timeout counts a request as in progress from its head to its response's end: a streamed
   // response's end and a file's must end it too, or the connection would never close.
@@ -37,11 +38,24 @@ class VertxServerTests extends ServerTests, WebSocketTests:
       }
     finally java.nio.file.Files.deleteIfExists(file)
 
+/** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
+class VertxHttp2ServerTests extends KitTests:
+  def server: TestServer = VertxTestServer
+  override def protocol: KitProtocol = KitProtocol.Http2OverTls
+
 /** What Vert.x can't do that the kit tests, and why: shared by every way Rapier runs on Vert.x. */
 object VertxServerTests:
-  // Vert.x sets up an h2c connection's pipeline only after its first bytes, where Rapier's strict decoder and its
-  // connection limit are put in on accept (see VertxServerOptions.httpServerOptions)
-  val http2Unserved: Option[String] = Some("VertxServer speaks HTTP/1.1 only; HTTP/2 is NettyServer's")
+  val h2cUnserved: Option[String] = Some(
+    "Vert.x tells h2c from HTTP/1.1 only after decoding a connection's first request with its own decoder, where " +
+      "Rapier's strict one must read every request: VertxServer serves HTTP/2 over TLS only"
+  )
+  val http2RefusedOtherwise: Map[String, String] = Map(
+    "bad-authority" -> "Vert.x resets a stream whose :authority it can't parse before any handler sees the request",
+    "host-differs" -> "Vert.x resets a stream whose Host differs from its :authority before any handler sees it",
+    "method-not-token" ->
+      ("Vert.x makes a method of a HEADERS frame with Netty's, which throws on one that is not a " +
+        "token: the connection ends with it")
+  )
   private val headersFirst =
     "Vert.x hands a request over once its headers are parsed, and has no deadline for reading them: an HttpServer " +
       "set up by the application keeps Vert.x's decoder, not Rapier's, which VertxServer puts in its place"

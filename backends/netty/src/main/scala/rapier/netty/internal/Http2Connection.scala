@@ -1,13 +1,12 @@
 package rapier.netty.internal
 
 import io.netty.buffer.{ByteBuf, ByteBufUtil, Unpooled}
-import io.netty.channel.{Channel, ChannelDuplexHandler, ChannelHandler, ChannelHandlerContext, ChannelInitializer}
-import io.netty.channel.{ChannelPipeline, ChannelPromise}
+import io.netty.channel.{Channel, ChannelHandler, ChannelHandlerContext, ChannelInitializer, ChannelPipeline}
 import io.netty.handler.codec.ByteToMessageDecoder
 import io.netty.handler.codec.http.*
 import io.netty.handler.codec.http2.*
 import io.netty.handler.ssl.{ApplicationProtocolNames, ApplicationProtocolNegotiationHandler}
-import rapier.nettyhttp.IdleWatch
+import rapier.nettyhttp.Http2Idle
 import rapier.server.Http2
 
 import java.nio.charset.StandardCharsets
@@ -64,7 +63,7 @@ private[netty] final class Http2Connection(
   /** Makes `pipeline` an HTTP/2 connection's, its handlers after `after` (at its end when null). */
   def install(pipeline: ChannelPipeline, after: String | Null): Http2FrameCodec =
     val frames = codec()
-    val watch = Http2Idle(frames, idleNanos)
+    val watch = new Http2Idle(frames, idleNanos)
     if after == null then pipeline.addLast("h2-idle", watch).addLast("h2", frames)
     else pipeline.addAfter(after, "h2-idle", watch).addAfter("h2-idle", "h2", frames)
     pipeline.addAfter("h2", "h2-streams", Http2MultiplexHandler(streams))
@@ -175,72 +174,6 @@ private[netty] object Http2Connection:
         i += 6
       settings
     catch case _: IllegalArgumentException => null
-
-/**
- * Ends an HTTP/2 connection that has nothing to do or can't go on: with no stream open and no frame read or written
- * for the idle timeout (the [[IdleWatch]] of HTTP/1.1, counting frames rather than requests), or with responses held
- * for a window its client never opens, for as long (whatever else it sends meanwhile: a client that pings can't keep
- * its stalled streams' responses in the server's memory).
- */
-private final class Http2Idle(frames: Http2FrameCodec, timeoutNanos: Long) extends ChannelDuplexHandler, Runnable:
-  private var watch: IdleWatch | Null = null
-  private var ctx: ChannelHandlerContext = null
-  private var stall: io.netty.util.concurrent.ScheduledFuture[?] | Null = null
-  // The windows of the connection and its streams at the last check that found a stream held for want of window
-  private var lastWindows = -1L
-  private var stalledChecks = 0
-
-  override def handlerAdded(ctx: ChannelHandlerContext): Unit =
-    this.ctx = ctx
-    if timeoutNanos > 0 then
-      watch = IdleWatch(ctx, timeoutNanos, () => frames.connection.numActiveStreams == 0, () => ctx.channel.close())
-      watch.nn.start()
-      schedule()
-
-  override def handlerRemoved(ctx: ChannelHandlerContext): Unit =
-    if watch != null then watch.nn.stop()
-    if stall != null then stall.nn.cancel(false)
-
-  private def schedule(): Unit =
-    stall = ctx.executor.schedule(this, timeoutNanos / 2, java.util.concurrent.TimeUnit.NANOSECONDS)
-
-  def run(): Unit =
-    if ctx.channel.isActive then
-      val windows = heldWindows()
-      if windows >= 0 && windows == lastWindows then stalledChecks += 1 else stalledChecks = 0
-      lastWindows = windows
-      if stalledChecks >= 2 then
-        Http2Idle.log.debug("Closing an HTTP/2 connection whose client has opened no window for the idle timeout")
-        // Closed from here, past the codec, which would wait for the held streams to end first
-        val closeNow: io.netty.channel.ChannelFutureListener = _ => ctx.close()
-        ctx.channel.writeAndFlush(DefaultHttp2GoAwayFrame(Http2Error.NO_ERROR)).addListener(closeNow)
-      else schedule()
-
-  // The sum of the windows, when a stream's response waits for window; -1 when none does
-  private def heldWindows(): Long =
-    val connection = frames.connection
-    val flow = connection.remote.flowController
-    val connectionWindow = flow.windowSize(connection.connectionStream)
-    var held = false
-    var sum = connectionWindow.toLong
-    connection.forEachActiveStream { stream =>
-      val window = flow.windowSize(stream)
-      sum += window
-      if flow.hasFlowControlled(stream) && (window <= 0 || connectionWindow <= 0) then held = true
-      true
-    }
-    if held then sum else -1L
-
-  override def channelRead(ctx: ChannelHandlerContext, msg: Any): Unit =
-    if watch != null then watch.nn.touch()
-    ctx.fireChannelRead(msg)
-
-  override def write(ctx: ChannelHandlerContext, msg: Any, promise: ChannelPromise): Unit =
-    if watch != null then watch.nn.touch()
-    ctx.write(msg, promise)
-
-private object Http2Idle:
-  private val log = org.slf4j.LoggerFactory.getLogger(classOf[Http2Idle])
 
 /** The end of an HTTP/2 connection's pipeline: the codec has answered a client's error already (GOAWAY, reset). */
 private final class Http2Errors extends io.netty.channel.ChannelInboundHandlerAdapter:

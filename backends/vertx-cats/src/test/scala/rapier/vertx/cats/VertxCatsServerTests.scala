@@ -12,7 +12,8 @@ class VertxCatsServerTests extends ServerTests, WebSocketTests:
 
   override def unsupported: Map[String, String] = VertxServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
-  override def http2Unserved: Option[String] = VertxServerTests.http2Unserved
+  override def h2cUnserved: Option[String] = VertxServerTests.h2cUnserved
+  override def http2RefusedOtherwise: Map[String, String] = VertxServerTests.http2RefusedOtherwise
 
 /** What `IO` logic and fs2 bodies must do on Vert.x. */
 class VertxCatsTests extends CatsTests:

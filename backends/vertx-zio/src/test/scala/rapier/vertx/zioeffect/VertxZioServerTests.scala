@@ -12,7 +12,8 @@ class VertxZioServerTests extends ServerTests, WebSocketTests:
 
   override def unsupported: Map[String, String] = VertxServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
-  override def http2Unserved: Option[String] = VertxServerTests.http2Unserved
+  override def h2cUnserved: Option[String] = VertxServerTests.h2cUnserved
+  override def http2RefusedOtherwise: Map[String, String] = VertxServerTests.http2RefusedOtherwise
 
 /** What ZIO logic and `ZStream` bodies must do on Vert.x. */
 class VertxZioTests extends ZioTests:

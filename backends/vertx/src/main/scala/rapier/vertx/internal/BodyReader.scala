@@ -62,6 +62,11 @@ private[vertx] abstract class BodyReader(
 
   def handle(event: AnyRef): Unit = event match
     case chunk: Buffer => onChunk(chunk)
+    // Over HTTP/2, a failing stream, which Netty's codec resets with its own code once Vert.x has told the request
+    case _: Throwable if Responder.http2(request) =>
+      if !done then
+        finish()
+        drop()
     // Vert.x reports a broken chunked framing here, then closes.
     case _: Throwable => if !done then refuse(Refusals.InvalidBodyFraming)
     case _ =>

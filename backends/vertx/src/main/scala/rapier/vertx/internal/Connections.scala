@@ -1,12 +1,14 @@
 package rapier.vertx.internal
 
 import io.netty.channel.{Channel, ChannelFutureListener}
+import io.netty.handler.codec.http2.Http2ConnectionHandler
 import io.vertx.core.Handler
 import io.vertx.core.http.{Http1ServerConfig, HttpConnection}
 import io.vertx.core.http.impl.http1.VertxHttpRequestDecoder
 import io.netty.util.{AttributeKey, ReferenceCountUtil}
 import io.vertx.core.net.impl.{ConnectionBase, VertxConnection}
 
+import rapier.nettyhttp.Http2Idle
 import rapier.server.spi.{Admission, BodyBudget}
 
 import java.util.concurrent.ConcurrentHashMap
@@ -38,8 +40,9 @@ private[vertx] final class Connections(
 
   /**
    * Counts a new connection in, or closes it when `max` are open already. Vert.x reports a connection as it sets up its
-   * HTTP/1.1 pipeline, on accept: h2c is off (see `VertxServerOptions.httpServerOptions`), so there is no waiting for
-   * the first bytes to tell HTTP/1.1 from HTTP/2.
+   * HTTP/1.1 pipeline, on accept or after the TLS handshake: h2c is off (see `VertxServerOptions.httpServerOptions`),
+   * so there is no waiting for the first bytes to tell HTTP/1.1 from HTTP/2. An HTTP/2 connection (h2 by ALPN) is
+   * reported once its client's first SETTINGS frame is read.
    */
   def handle(connection: HttpConnection): Unit =
     if open.incrementAndGet() > max then
@@ -48,6 +51,7 @@ private[vertx] final class Connections(
     else
       connection.closeHandler(_ => open.decrementAndGet())
       Connections.releaseParkedOnClose(connection)
+      Connections.dropSetupDeadline(connection)
       if decoder != null then strict(connection)
       if idleTimeoutNanos > 0 then watchIdle(connection)
 
@@ -61,12 +65,17 @@ private[vertx] final class Connections(
       if channel != null && channel.nn.attr(Connections.Watched).setIfAbsent(java.lang.Boolean.TRUE) == null then
         Connections.releaseParkedOnClose(connection)
 
-  /** Puts Rapier's idle timeout ([[IdleClose]]) in the connection's pipeline, before Vert.x's connection handler. */
+  /**
+   * Puts Rapier's idle timeout in the connection's pipeline, before Vert.x's connection handler: [[IdleClose]] on an
+   * HTTP/1.1 connection, [[Http2Idle]] (streams and windows) on an HTTP/2 one, whose handler is Netty's.
+   */
   private def watchIdle(connection: HttpConnection): Unit =
     val channel = Connections.channel(connection)
     if channel != null then
       val pipeline = channel.nn.pipeline
-      val watch = IdleClose(idleTimeoutNanos)
+      val watch = pipeline.get(IdleClose.Before) match
+        case http2: Http2ConnectionHandler => new Http2Idle(http2, idleTimeoutNanos, queuesAbove = true)
+        case _ => IdleClose(idleTimeoutNanos)
       if pipeline.get(IdleClose.Before) != null then pipeline.addBefore(IdleClose.Before, IdleClose.Name, watch)
       else pipeline.addLast(IdleClose.Name, watch)
 
@@ -154,6 +163,17 @@ private[vertx] object Connections:
             case _ => ()
         }
       ch.nn.closeFuture.addListener(release)
+
+  /**
+   * Takes out the idle timeout of Vert.x's that held a connection to a deadline until it was set up (see
+   * `VertxServer.bind`): Rapier's own watches take over from here.
+   */
+  private def dropSetupDeadline(connection: HttpConnection): Unit =
+    val ch = channel(connection)
+    if ch != null && ch.nn.pipeline.get(SetupDeadline) != null then ch.nn.pipeline.remove(SetupDeadline)
+
+  /** The name of Vert.x's idle timeout in a connection's pipeline. */
+  private val SetupDeadline = "idle"
 
   /** Closes at once, not after the requests Vert.x may still hold for it. */
   def close(connection: HttpConnection): Unit =

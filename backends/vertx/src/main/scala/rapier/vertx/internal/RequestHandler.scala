@@ -5,7 +5,7 @@ import io.vertx.core.http.{HttpServerRequest, HttpVersion}
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
-import rapier.model.StatusCode
+import rapier.model.{HeaderNames, StatusCode}
 import rapier.nettyhttp.InvalidRequest
 import rapier.server.spi.{Admission, Refusals, RequestSyntax, Runner, Running}
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
@@ -41,13 +41,31 @@ private[vertx] final class RequestHandler[F[_]](
   /** The largest WebSocket message an endpoint takes: Vert.x's frame and message limits must let it through. */
   def maxWebSocketMessageSize: Int = interpreter.maxWebSocketMessageSize
 
-  /** A request of the server's own: every one is served, by an endpoint or with a rejection (404, 405). */
-  def handle(request: HttpServerRequest): Unit =
+  /**
+   * A request of the server's own: every one is served, by an endpoint or with a rejection (404, 405). One that comes
+   * while its connection can't take more output waits a turn of the event loop (see [[writableLater]]).
+   */
+  def handle(request: HttpServerRequest): Unit = handle(request, waited = false)
+
+  private def handle(request: HttpServerRequest, waited: Boolean): Unit =
     connections.serving(request.connection)
     if connections.isRefused(request.connection) then Connections.close(request.connection)
-    else
+    else if waited || !writableLater(request) then
       val view = VertxRequest(request)
       serve(request, view, interpreter.routeOrNull(view), null)
+
+  /**
+   * Whether `request` waits a turn of its event loop, handed back to it: its connection's channel takes no more
+   * output. Vert.x hands a pipelined request over once the response before it is written to the channel, and holds
+   * writes while it knows the channel unwritable; but through TLS's handler it learns so only in a later turn of the
+   * event loop, and meanwhile every pipelined request would be answered into memory. After that turn Vert.x knows.
+   */
+  private def writableLater(request: HttpServerRequest): Boolean =
+    val channel = Connections.channel(request.connection)
+    if channel == null || channel.nn.isWritable then false
+    else
+      channel.nn.eventLoop.execute(() => handle(request, waited = true))
+      true
 
   /**
    * A request a router handed over: served when an endpoint takes its method and path, passed on to the router's next
@@ -168,9 +186,32 @@ private[vertx] object RequestHandler:
     else
       val target = RequestSyntax.target(request.uri, request.method.name)
       if target != null then target
+      else if request.version == HttpVersion.HTTP_2 then http2Problem(request, view)
       else
         view.readHead()
         val codings =
           if view.transferEncoding then request.headers.getAll("Transfer-Encoding")
           else java.util.Collections.emptyList[String]()
         RequestSyntax.head(view.hosts, view.host, request.version == HttpVersion.HTTP_1_1, codings)
+
+  /**
+   * An HTTP/2 request's fields against HTTP's own rules, as an HTTP/1.1 head's are: Netty's codec has checked their
+   * names and HTTP/2's own rules, Vert.x the `:authority` and a Host beside it (it resets a stream where they differ).
+   * No Host is needed where the `:authority` names the origin (RFC 9113 §8.3.1): it is then the request's Host, as
+   * an HTTP/1.1 request carries it.
+   */
+  private def http2Problem(request: HttpServerRequest, view: VertxRequest): RequestSyntax.Invalid | Null =
+    var problem: RequestSyntax.Invalid | Null = null
+    val fields = request.headers.iterator
+    while problem == null && fields.hasNext do
+      val field = fields.next()
+      problem = RequestSyntax.field(field.getKey, field.getValue)
+    if problem != null then problem
+    else
+      view.readHead()
+      val authority = request.authority
+      if view.hosts == 0 && authority != null then
+        view.hosts = 1
+        view.host = authority.toString
+        request.headers.set(HeaderNames.Host, view.host)
+      RequestSyntax.head(view.hosts, view.host, http11 = false, java.util.Collections.emptyList[String]())

@@ -3,7 +3,7 @@ package rapier.vertx.internal
 import io.netty.buffer.Unpooled
 import io.netty.util.AsciiString
 import io.vertx.core.Vertx
-import io.vertx.core.http.{HttpMethod, HttpServerRequest, HttpServerResponse}
+import io.vertx.core.http.{HttpMethod, HttpServerRequest, HttpServerResponse, HttpVersion}
 import io.vertx.core.internal.buffer.BufferInternal
 import org.slf4j.LoggerFactory
 import rapier.model.{HeaderNames, StatusCode}
@@ -24,9 +24,13 @@ private[vertx] final class Responder(
 ):
   import Responder.log
 
-  /** Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. */
+  /**
+   * Answers a request that can't be served, then closes the connection: what follows on it can't be trusted. Over
+   * HTTP/2 only the request's stream ends, as streams are framed apart: reset once the answer is sent, if its client
+   * is still sending (RFC 9113 §8.1).
+   */
   def refuse(request: HttpServerRequest, reason: RequestSyntax.Invalid): Unit =
-    connections.refuse(request.connection)
+    if !Responder.http2(request) then connections.refuse(request.connection)
     write(request, options.serverOptions.problemRenderer(reason.problem), close = true)
 
   /**
@@ -44,7 +48,9 @@ private[vertx] final class Responder(
     if r.webSocket != null then upgradeTo(request, r)
     else if !response.ended && !response.closed then
       if upgrading(request) then request.resume()
-      val closing = close || connections.draining || (body != null && !body.nn.keepsConnection)
+      // HTTP/2 has no `Connection: close`: a stream ends alone, the connection with a GOAWAY of Vert.x's
+      val closing =
+        (close || connections.draining || (body != null && !body.nn.keepsConnection)) && !Responder.http2(request)
       val streamed = r.stream
       val bodyless = request.method == HttpMethod.HEAD || !ResponseRules.hasContentLength(r.status)
       val length: Long =
@@ -109,7 +115,10 @@ private[vertx] final class Responder(
       headers.set(Responder.ContentLength, length.toString)
     else headers.remove(Responder.ContentLength)
 
-  /** The response is sent: a streamed request body is let go, and a closing connection lingers, then closes. */
+  /**
+   * The response is sent: a streamed request body is let go, and a closing connection lingers, then closes; over
+   * HTTP/2, a stream whose client is still sending is reset with NO_ERROR instead.
+   */
   private def finish(
       request: HttpServerRequest,
       ended: io.vertx.core.Future[Void],
@@ -117,10 +126,15 @@ private[vertx] final class Responder(
       body: VertxBody | Null
   ): Unit =
     val unread = body != null && !body.nn.keepsConnection
+    val http2 = Responder.http2(request)
     if body != null then
-      if unread then connections.refuse(request.connection)
+      if unread && !http2 then connections.refuse(request.connection)
       body.nn.discard()
-    if refused || unread then ended.onComplete(_ => linger(request))
+    if refused || unread then ended.onComplete(_ => if http2 then stopReceiving(request) else linger(request))
+
+  // RST_STREAM with NO_ERROR asks the client to stop sending without failing the response it has (RFC 9113 §8.1)
+  private def stopReceiving(request: HttpServerRequest): Unit =
+    if !request.isEnded then request.response.reset(0L)
 
   /** A body's source failed before anything was sent: the response becomes a 500. */
   private def failedBeforeHead(
@@ -146,6 +160,8 @@ private[vertx] final class Responder(
 
 private[vertx] object Responder:
   private val log = LoggerFactory.getLogger(classOf[Responder])
+
+  def http2(request: HttpServerRequest): Boolean = request.version == HttpVersion.HTTP_2
 
   // The headers Rapier sets itself, in the case it writes them, as bytes (see `AsciiCache`)
   private val ContentLength = AsciiString.cached("Content-Length")

@@ -58,6 +58,8 @@ private[vertx] final class VertxBody(
   def handle(event: AnyRef): Unit = event match
     case chunk: Buffer => arrived(chunk)
     case _: HttpClosedException => failed(RequestBodyException(Refusals.BodyCutShort))
+    // Over HTTP/2 the stream is failing: Netty's codec resets it, with its own code, once Vert.x has told the request
+    case _: Throwable if Responder.http2(request) => failed(RequestBodyException(Refusals.BodyCutShort))
     // Vert.x reports a broken chunked framing here, then closes the connection: the refusal, which replaces whatever
     // the logic answers, is sent now rather than once the logic is done, which may be after the close.
     case _: Throwable =>
