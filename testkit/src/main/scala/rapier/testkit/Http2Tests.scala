@@ -233,7 +233,7 @@ trait Http2Tests extends ServerTestSupport:
       val tooLarge = frames("big-headers", port, "9000")
       assertEquals(tooLarge.int("status"), Some(431), tooLarge.raw)
       val farTooLarge = frames("big-headers", port, "40000")
-      assert(farTooLarge.int("goaway").isDefined || farTooLarge.int("status").contains(431), farTooLarge.raw)
+      assert(farTooLarge.ended || farTooLarge.int("status").contains(431), farTooLarge.raw)
     }
 
   http2Test("HTTP/2: floods (rapid reset, CONTINUATION, SETTINGS, PING, empty DATA) end their connection, no other"):
@@ -243,12 +243,11 @@ trait Http2Tests extends ServerTestSupport:
       assert(reset.bool("served_after"), reset.raw)
       for (name, count) <- List("continuation-flood" -> 200_000, "empty-data" -> 10_000) do
         val r = frames(name, port, count.toString)
-        assert(r.int("goaway").isDefined || r.string("cut").isDefined, s"$name: $r")
-        assert(r.int("sent").exists(_ < count) || r.int("goaway").isDefined, s"$name: $r")
+        assert(r.ended, s"$name: $r")
         assert(r.bool("served_after"), s"$name: $r")
       for (name, count) <- List("settings-flood" -> 3_000_000, "ping-flood" -> 2_000_000) do
         val r = frames(name, port, count.toString)
-        assert(r.string("cut").isDefined || r.int("goaway").isDefined, s"$name: the server never cut it off: $r")
+        assert(r.ended, s"$name: the server never cut it off: $r")
         assert(r.bool("served_after"), s"$name: $r")
     }
 
@@ -327,3 +326,10 @@ object Http2Tests:
     def string(name: String): Option[String] =
       field(name).filter(_.startsWith("\"")).map(s => s.substring(1, s.length - 1).replace("\\\"", "\""))
     override def toString: String = raw
+
+    /**
+     * The server ended the connection: a GOAWAY, the client's sending cut off, or the connection reset under it (a
+     * server closing with the client's frames still unread resets it, and the client's kernel drops what it had not
+     * read, a GOAWAY with it). A server that kept the connection shows none: the probe's read times out.
+     */
+    def ended: Boolean = int("goaway").isDefined || string("cut").isDefined || string("why").contains("reset")
