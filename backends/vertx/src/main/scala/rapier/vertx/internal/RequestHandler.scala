@@ -5,7 +5,7 @@ import io.vertx.core.http.{HttpServerRequest, HttpVersion}
 import io.vertx.core.{Handler, Vertx}
 import io.vertx.ext.web.RoutingContext
 import org.slf4j.LoggerFactory
-import rapier.model.{HeaderNames, StatusCode}
+import rapier.model.StatusCode
 import rapier.nettyhttp.InvalidRequest
 import rapier.server.spi.{Admission, Refusals, RequestSyntax, Runner, Running}
 import rapier.server.{EndpointChain, Problem, ServerInterpreter, ServerResponse}
@@ -59,10 +59,11 @@ private[vertx] final class RequestHandler[F[_]](
    * output. Vert.x hands a pipelined request over once the response before it is written to the channel, and holds
    * writes while it knows the channel unwritable; but through TLS's handler it learns so only in a later turn of the
    * event loop, and meanwhile every pipelined request would be answered into memory. After that turn Vert.x knows.
+   * HTTP/2's streams are held by their windows instead, their number by the stream limit.
    */
   private def writableLater(request: HttpServerRequest): Boolean =
     val channel = Connections.channel(request.connection)
-    if channel == null || channel.nn.isWritable then false
+    if channel == null || channel.nn.isWritable || request.version == HttpVersion.HTTP_2 then false
     else
       channel.nn.eventLoop.execute(() => handle(request, waited = true))
       true
@@ -195,23 +196,11 @@ private[vertx] object RequestHandler:
         RequestSyntax.head(view.hosts, view.host, request.version == HttpVersion.HTTP_1_1, codings)
 
   /**
-   * An HTTP/2 request's fields against HTTP's own rules, as an HTTP/1.1 head's are: Netty's codec has checked their
-   * names and HTTP/2's own rules, Vert.x the `:authority` and a Host beside it (it resets a stream where they differ).
-   * No Host is needed where the `:authority` names the origin (RFC 9113 §8.3.1): it is then the request's Host, as
-   * an HTTP/1.1 request carries it.
+   * An HTTP/2 request's Host against HTTP's rules, as an HTTP/1.1 head's. The fields themselves need no second look:
+   * Netty's codec refuses a name that is not a lowercase token and a value with a control character, Vert.x an
+   * `:authority` it can't parse or a Host beside it that differs (the kit's raw-frame cases see each reset). No Host is
+   * needed where the `:authority` names the origin (RFC 9113 §8.3.1): it stands for Host then ([[VertxRequest]]).
    */
   private def http2Problem(request: HttpServerRequest, view: VertxRequest): RequestSyntax.Invalid | Null =
-    var problem: RequestSyntax.Invalid | Null = null
-    val fields = request.headers.iterator
-    while problem == null && fields.hasNext do
-      val field = fields.next()
-      problem = RequestSyntax.field(field.getKey, field.getValue)
-    if problem != null then problem
-    else
-      view.readHead()
-      val authority = request.authority
-      if view.hosts == 0 && authority != null then
-        view.hosts = 1
-        view.host = authority.toString
-        request.headers.set(HeaderNames.Host, view.host)
-      RequestSyntax.head(view.hosts, view.host, http11 = false, java.util.Collections.emptyList[String]())
+    view.readHead()
+    RequestSyntax.head(view.hosts, view.host, http11 = false, java.util.Collections.emptyList[String]())

@@ -66,13 +66,27 @@ private[vertx] final class VertxRequest(request: HttpServerRequest) extends Serv
     case HttpVersion.HTTP_2 => "HTTP/2"
     case _ => "HTTP/1.1"
 
-  def headerOrNull(name: String): String | Null = request.getHeader(name)
+  def headerOrNull(name: String): String | Null =
+    val value = request.getHeader(name)
+    if value == null && name.equalsIgnoreCase("Host") then authorityOrNull else value
+
+  // An HTTP/2 request's `:authority`, which stands for its Host when it has none (RFC 9113 §8.3.1)
+  private def authorityOrNull: String | Null =
+    if request.version != HttpVersion.HTTP_2 then null
+    else
+      val authority = request.authority
+      if authority == null then null else authority.toString
 
   def headerValues(name: String): List[String] =
     val all = request.headers.getAll(name)
-    if all.isEmpty then Nil else all.asScala.toList
+    if !all.isEmpty then all.asScala.toList
+    else if name.equalsIgnoreCase("Host") then Option(authorityOrNull).map(_.nn).toList
+    else Nil
 
-  def headers: List[Header] = request.headers.asScala.map(e => Header(e.getKey, e.getValue)).toList
+  def headers: List[Header] =
+    val all = request.headers.asScala.map(e => Header(e.getKey, e.getValue)).toList
+    val authority = if request.headers.contains("Host") then null else authorityOrNull
+    if authority == null then all else Header("Host", authority.nn) :: all
 
   def remoteAddressOrNull: InetSocketAddress | Null =
     val a = request.remoteAddress
