@@ -5,7 +5,12 @@ import io.netty.buffer.Unpooled
 import io.netty.channel.*
 import io.netty.handler.codec.compression.StandardCompressionOptions
 import io.netty.handler.ssl.{
-  ApplicationProtocolConfig, ApplicationProtocolNames, OpenSsl, SslContextBuilder, SslProvider
+  ApplicationProtocolConfig,
+  ApplicationProtocolNames,
+  ApplicationProtocolNegotiationHandler,
+  OpenSsl,
+  SslContextBuilder,
+  SslProvider
 }
 import io.netty.handler.codec.http.*
 import io.netty.handler.codec.http.websocketx.*
@@ -31,7 +36,11 @@ class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfSer
     val routes = Routes(config.routes)
     val threads = if directStyle then VirtualThreads.factory() else null
     groups = EventLoops.create(config.threads)
-    // Netty's TLS as Rapier sets it: OpenSSL's provider when tcnative loads, TLS 1.3 and 1.2, ALPN offering HTTP/1.1
+    // Netty's TLS as Rapier sets it: OpenSSL's provider when tcnative loads, TLS 1.3 and 1.2, ALPN offering HTTP/1.1,
+    // and h2 first with HTTP/2 on
+    val alpn =
+      if config.http2 then List(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1)
+      else List(ApplicationProtocolNames.HTTP_1_1)
     val tls = config.tls.map { files =>
       SslContextBuilder
         .forServer(files.certificate.toFile, files.key.toFile)
@@ -42,7 +51,7 @@ class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfSer
             ApplicationProtocolConfig.Protocol.ALPN,
             ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
             ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-            ApplicationProtocolNames.HTTP_1_1
+            alpn*
           )
         )
         .build()
@@ -58,7 +67,8 @@ class VanillaNettyServer private[vanilla] (directStyle: Boolean) extends PerfSer
           val codec = HttpServerCodec(
             HttpDecoderConfig().setMaxInitialLineLength(8192).setMaxHeaderSize(16384).setMaxChunkSize(65536)
           )
-          if config.http2 then H2c.install(ch, codec, () => VanillaHandler(routes, threads))
+          if config.http2 && tls.isDefined then H2c.overTls(ch, codec, () => VanillaHandler(routes, threads))
+          else if config.http2 then H2c.install(ch, codec, () => VanillaHandler(routes, threads))
           else ch.pipeline.addLast(codec)
           // Netty's own compression, set as Rapier's is: gzip or deflate at level 6, from 1 KiB
           if config.compression then
@@ -408,13 +418,23 @@ private final class VanillaEvents extends ChannelInboundHandlerAdapter, Runnable
 private object H2c:
   import io.netty.handler.codec.http2.*
 
+  private val settings = Http2Settings.defaultSettings().maxConcurrentStreams(100L)
+  private def frames() = Http2FrameCodecBuilder.forServer().initialSettings(settings).build()
+  private def streams(handler: () => ChannelHandler) = new ChannelInitializer[Channel]:
+    override def initChannel(stream: Channel): Unit =
+      stream.pipeline.addLast(Http2StreamFrameToHttpObjectCodec(true))
+      stream.pipeline.addLast(handler())
+
+  /** h2 by ALPN after the TLS handshake, HTTP/1.1 otherwise, as Netty's ALPN example sets it up. */
+  def overTls(ch: Channel, codec: HttpServerCodec, handler: () => ChannelHandler): Unit =
+    ch.pipeline.addLast(new ApplicationProtocolNegotiationHandler(ApplicationProtocolNames.HTTP_1_1):
+      override def configurePipeline(ctx: ChannelHandlerContext, protocol: String): Unit =
+        if protocol == ApplicationProtocolNames.HTTP_2 then
+          ctx.pipeline.addLast(frames()).addLast(Http2MultiplexHandler(streams(handler)))
+        else ctx.pipeline.addLast(codec).addLast(handler()))
+
   def install(ch: Channel, codec: HttpServerCodec, handler: () => ChannelHandler): Unit =
-    val settings = Http2Settings.defaultSettings().maxConcurrentStreams(100L)
-    val streams = new ChannelInitializer[Channel]:
-      override def initChannel(stream: Channel): Unit =
-        stream.pipeline.addLast(Http2StreamFrameToHttpObjectCodec(true))
-        stream.pipeline.addLast(handler())
-    def frames() = Http2FrameCodecBuilder.forServer().initialSettings(settings).build()
+    val streams = H2c.streams(handler)
     val upgrades: HttpServerUpgradeHandler.UpgradeCodecFactory = protocol =>
       if io.netty.util.AsciiString.contentEquals(protocol, Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME) then
         Http2ServerUpgradeCodec(frames(), Http2MultiplexHandler(streams))

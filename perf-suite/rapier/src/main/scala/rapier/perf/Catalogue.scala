@@ -304,6 +304,55 @@ object Catalogue:
           Some("netty.VanillaH2"),
           "Rapier on Netty 4.2 with HTTP/2 on (h2c), request log off",
           http2 = true
+        ),
+        ServerSpec(
+          "netty.VanillaH2Tls",
+          Side.Rapier,
+          vanilla,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "hand-written Netty 4.2 handler behind Netty's SslHandler (OpenSSL's provider when tcnative loads), h2 by " +
+            "ALPN to its frame codec and HTTP/2-to-HTTP/1.1 stream codec",
+          tls = true,
+          http2 = true
+        ),
+        ServerSpec(
+          "netty.future.RapierH2Tls",
+          Side.Rapier,
+          rapier,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("netty.VanillaH2Tls"),
+          "Rapier on Netty 4.2 with its TLS and HTTP/2 (Tls.pem, h2 by ALPN, Http2()), request log off",
+          tls = true,
+          http2 = true
+        ),
+        ServerSpec(
+          "vertx.VanillaH2Tls",
+          Side.Rapier,
+          vanillaVertx,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "hand-written Vert.x 5 request handler with Vert.x's TLS and HTTP/2 (h2 by ALPN, its default settings)",
+          tls = true,
+          http2 = true
+        ),
+        ServerSpec(
+          "vertx.future.RapierH2Tls",
+          Side.Rapier,
+          rapierVertx,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("vertx.VanillaH2Tls"),
+          "Rapier on Vert.x 5 with its TLS and HTTP/2 (Tls.pem, h2 by ALPN, Http2()), request log off",
+          tls = true,
+          http2 = true
         )
       ) ++
       overTls(

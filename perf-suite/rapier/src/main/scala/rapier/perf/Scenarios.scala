@@ -120,6 +120,10 @@ object Scenarios:
   private def overH2(plain: Scenario, name: String): Scenario =
     plain.copy(name = name, description = s"over HTTP/2 (h2c): ${plain.description}", http2 = true)
 
+  /** `plain` sent over HTTP/2 and TLS (h2 by ALPN) to a TLS server that speaks it, named `name`. */
+  private def overH2Tls(plain: Scenario, name: String): Scenario =
+    plain.copy(name = name, description = s"over HTTP/2 and TLS (h2): ${plain.description}", http2 = true, tls = true)
+
   /** `plain` sent over HTTPS to a TLS server, named `name`. */
   private def overTls(plain: Scenario, name: String): Scenario =
     plain.copy(name = name, description = s"over HTTPS (TLS 1.3): ${plain.description}", tls = true)
@@ -144,6 +148,8 @@ object Scenarios:
     overTls(postBytes, "PostBytesTls"),
     overH2(simpleGet, "SimpleGetH2"),
     overH2(postBytes, "PostBytesH2"),
+    overH2Tls(simpleGet, "SimpleGetH2Tls"),
+    overH2Tls(postBytes, "PostBytesH2Tls"),
     Scenario(
       "PostString",
       "POST",

@@ -262,7 +262,7 @@ object Probe:
       java.nio.file.Files.write(file, bytes)
     }
     try
-      val url = s"http://$host:$port${scenario.path}"
+      val url = s"${scenario.scheme}://$host:$port${scenario.path}"
       val command = List("h2load", "-n", "2", "-c", "1", "-m", "1") ++
         scenario.contentType.toList.flatMap(ct => List("-H", s"content-type: $ct")) ++
         body.toList.flatMap(f => List("-d", f.toString)) ++ List(url)
@@ -272,7 +272,7 @@ object Probe:
           if out.contains("2 succeeded") && out.contains("status codes: 2 2xx") then None
           else
             Some(
-              s"h2load was not answered 200 twice over h2c: ${out.linesIterator.filter(_.contains("requests:")).mkString}"
+              s"h2load was not answered 200 twice over HTTP/2: ${out.linesIterator.filter(_.contains("requests:")).mkString}"
             )
     finally body.foreach(java.nio.file.Files.deleteIfExists)
 

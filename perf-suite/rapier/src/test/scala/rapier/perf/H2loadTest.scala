@@ -7,9 +7,13 @@ class H2loadTest extends munit.FunSuite:
     val post = Scenarios.byName("PostBytesH2").get
     assertEquals(
       H2load.command("http://h:1/p", 64, 10, post, Some(Paths.get("b")), Paths.get("l"), Some(List(1))),
-      List("taskset", "-c", "1", "h2load", "-t", "1", "-c", "64", "-m", "10", "-D", "10") ++
+      List("timeout", "-k", "5", "41", "taskset", "-c", "1", "h2load", "-t", "1", "-c", "64", "-m", "10", "-D", "10") ++
         List("-H", "content-type: application/octet-stream", "-d", "b", "--log-file", "l", "http://h:1/p")
     )
+    // Over TLS the connections are set up in a warm-up outside the measured time
+    val tls =
+      H2load.command("https://h:1/p", 64, 10, Scenarios.byName("PostBytesH2Tls").get, None, Paths.get("l"), None)
+    assert(tls.containsSlice(List("-D", "10", "--warm-up-time", "1")), tls)
 
   private val output =
     """starting benchmark...
