@@ -63,7 +63,7 @@ private[vertx] final class RequestHandler[F[_]](
    */
   private def writableLater(request: HttpServerRequest): Boolean =
     val channel = Connections.channel(request.connection)
-    if channel == null || channel.nn.isWritable || request.version == HttpVersion.HTTP_2 then false
+    if channel == null || channel.nn.isWritable || Responder.http2(request) then false
     else
       channel.nn.eventLoop.execute(() => handle(request, waited = true))
       true
@@ -187,7 +187,7 @@ private[vertx] object RequestHandler:
     else
       val target = RequestSyntax.target(request.uri, request.method.name)
       if target != null then target
-      else if request.version == HttpVersion.HTTP_2 then http2Problem(request, view)
+      else if Responder.http2(request) then http2Problem(request, view)
       else
         view.readHead()
         val codings =

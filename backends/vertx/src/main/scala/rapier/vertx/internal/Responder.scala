@@ -161,6 +161,7 @@ private[vertx] final class Responder(
 private[vertx] object Responder:
   private val log = LoggerFactory.getLogger(classOf[Responder])
 
+  /** Whether `request` came over HTTP/2, where a refusal ends its stream rather than its connection. */
   def http2(request: HttpServerRequest): Boolean = request.version == HttpVersion.HTTP_2
 
   // The headers Rapier sets itself, in the case it writes them, as bytes (see `AsciiCache`)

@@ -72,7 +72,7 @@ private[vertx] final class VertxRequest(request: HttpServerRequest) extends Serv
 
   // An HTTP/2 request's `:authority`, which stands for its Host when it has none (RFC 9113 §8.3.1)
   private def authorityOrNull: String | Null =
-    if request.version != HttpVersion.HTTP_2 then null
+    if !Responder.http2(request) then null
     else
       val authority = request.authority
       if authority == null then null else authority.toString
