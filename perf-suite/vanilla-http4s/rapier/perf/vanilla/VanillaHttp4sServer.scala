@@ -8,6 +8,7 @@ import fs2.io.file.Path
 import fs2.io.net.tls.{TLSContext, TLSParameters}
 import org.http4s.dsl.io.*
 import org.http4s.ember.server.EmberServerBuilder
+import scala.util.chaining.*
 import org.http4s.headers.`Content-Type`
 import org.http4s.server.Server
 import org.http4s.server.Router
@@ -64,14 +65,17 @@ object VanillaHttp4sServer:
         // http4s's own compression, its GZip middleware: gzip as Accept-Encoding asks, at the default level
         if config.compression then GZip(app) else app
       }
-    // Ember's TLS, set as Rapier's Ember server sets it: fs2's context, TLS 1.3 and 1.2, ALPN offering HTTP/1.1
+    // Ember's TLS, set as Rapier's Ember server sets it: fs2's context, TLS 1.3 and 1.2, ALPN offering HTTP/1.1, and
+    // h2 before it with Ember's HTTP/2 on (its default settings)
+    val protocols = if config.http2 then List("h2", "http/1.1") else List("http/1.1")
     config.tls
       .fold(ember) { files =>
         ember.withTLS(
           TLSContext.Builder.forAsync[IO].fromSSLContext(files.sslContext()),
-          TLSParameters(applicationProtocols = Some(List("http/1.1")), protocols = Some(TlsFiles.Protocols))
+          TLSParameters(applicationProtocols = Some(protocols), protocols = Some(TlsFiles.Protocols))
         )
       }
+      .pipe(e => if config.http2 then e.withHttp2 else e)
       .build
 
   /**

@@ -85,7 +85,7 @@ final case class BackendOptions(
   def requireHttp1Only(server: String): Unit =
     require(
       http2.isEmpty,
-      s"$server serves HTTP/1.1 only: leave BackendOptions.http2 unset (withoutHttp2), or serve HTTP/2 with NettyServer or VertxServer"
+      s"$server serves HTTP/1.1 only: leave BackendOptions.http2 unset (withoutHttp2), or serve HTTP/2 with NettyServer, VertxServer or Http4sServer"
     )
 
 object BackendOptions:

@@ -33,9 +33,15 @@ trait Http2Tests extends ServerTestSupport:
   def h2cUnserved: Option[String] = None
 
   /**
-   * Malformed requests of the raw-frame test (by kind) that this backend refuses otherwise than with HTTP/1.1's
-   * problem, with the reason: its HTTP/2 layer resets the stream or ends the connection, or a router before Rapier
-   * answers with a 4xx of its own.
+   * Why this backend's server takes h2c by prior knowledge only, if it does: an `Upgrade: h2c` is then answered over
+   * HTTP/1.1, as a server may (RFC 9113 deprecates the upgrade), and the test says so.
+   */
+  def h2cUpgradeUnserved: Option[String] = None
+
+  /**
+   * Malformed requests of the raw-frame test (by kind) that this backend refuses otherwise than the kit asks (a reset
+   * for those RFC 9113 calls malformed, HTTP/1.1's problem for the others), with the reason: its HTTP/2 layer resets
+   * the stream or ends the connection, or Rapier or a router before it answers with a 4xx.
    */
   def http2RefusedOtherwise: Map[String, String] = Map.empty
 
@@ -132,13 +138,15 @@ trait Http2Tests extends ServerTestSupport:
     withHttp2(tls = false) { port =>
       val url = s"http://localhost:$port/h2/hello"
       assertEquals(curlVersion("-s", "--http2-prior-knowledge", url), ("2", "hello over HTTP/2"))
-      assertEquals(curlVersion("-s", "--http2", url), ("2", "hello over HTTP/2"))
+      val upgraded = if h2cUpgradeUnserved.isDefined then "1.1" else "2"
+      assertEquals(curlVersion("-s", "--http2", url), (upgraded, "hello over HTTP/2"))
       // The JDK's client upgrades its first request, then speaks HTTP/2 on the connection
       val h2 = client(tls = false, HttpClient.Version.HTTP_2)
+      val version = if h2cUpgradeUnserved.isDefined then HttpClient.Version.HTTP_1_1 else HttpClient.Version.HTTP_2
       val first = send(h2, url)
-      assertEquals((first.version, first.body), (HttpClient.Version.HTTP_2, "hello over HTTP/2"))
+      assertEquals((first.version, first.body), (version, "hello over HTTP/2"))
       val echoed = send(h2, s"http://localhost:$port/h2/echo", "y" * 100_000)
-      assertEquals((echoed.version, echoed.body.length), (HttpClient.Version.HTTP_2, 100_000))
+      assertEquals((echoed.version, echoed.body.length), (version, 100_000))
       assertEquals(curlVersion("-s", "--http1.1", url), ("1.1", "hello over HTTP/2"))
     }
 
@@ -197,7 +205,9 @@ trait Http2Tests extends ServerTestSupport:
         )
       do
         val r = frames("malformed", port, kind)
-        assert(r.int("reset").contains(ProtocolError) || r.int("goaway").contains(ProtocolError), s"$kind: $r")
+        if http2RefusedOtherwise.contains(kind) then
+          assert(refusedOtherwise(r), s"$kind, declared refused otherwise: $r")
+        else assert(r.int("reset").contains(ProtocolError) || r.int("goaway").contains(ProtocolError), s"$kind: $r")
       for (kind, problem) <- List(
           "path-with-space" -> RequestSyntaxMessages.targetChars,
           "path-not-absolute" -> RequestSyntaxMessages.targetForm,
@@ -208,9 +218,7 @@ trait Http2Tests extends ServerTestSupport:
       do
         val r = frames("malformed", port, kind)
         if http2RefusedOtherwise.contains(kind) then
-          val refused = r.int("reset").contains(ProtocolError) || r.int("goaway").isDefined ||
-            r.string("why").contains("closed") || r.int("status").exists(s => s >= 400 && s < 500)
-          assert(refused, s"$kind, declared refused otherwise: $r")
+          assert(refusedOtherwise(r), s"$kind, declared refused otherwise: $r")
         else
           assertEquals(r.int("status"), Some(400), s"$kind: $r")
           assert(r.raw.contains(problem), s"$kind: $r")
@@ -235,6 +243,10 @@ trait Http2Tests extends ServerTestSupport:
       val farTooLarge = frames("big-headers", port, "40000")
       assert(farTooLarge.ended || farTooLarge.int("status").contains(431), farTooLarge.raw)
     }
+
+  private def refusedOtherwise(r: Probed): Boolean =
+    r.int("reset").contains(ProtocolError) || r.int("goaway").isDefined || r.string("why").contains("closed") ||
+      r.int("status").exists(s => s >= 400 && s < 500)
 
   http2Test("HTTP/2: floods (rapid reset, CONTINUATION, SETTINGS, PING, empty DATA) end their connection, no other"):
     withHttp2(tls = overTls) { port =>

@@ -1,16 +1,19 @@
 package rapier.http4s
 
 import cats.effect.std.Dispatcher
-import cats.effect.{Async, Resource}
+import cats.effect.{Async, Deferred, Resource}
 import com.comcast.ip4s.{Host, Port}
 import fs2.io.net.{Network, RapierGuardedNetwork, Socket}
-import fs2.io.net.tls.{RapierGuardedTLSContext, TLSParameters}
-import org.http4s.ember.server.EmberServerBuilder
+import fs2.io.net.tls.{RapierGuardedTLSContext, TLSParameters, TLSSocket}
+import cats.data.Kleisli
+import org.http4s.{HttpApp, Response, Status}
+import org.http4s.ember.server.{EmberServerBuilder, RapierHttp2}
+import org.typelevel.log4cats.Logger
 import rapier.cats.CatsRunner
 import org.typelevel.log4cats.slf4j.Slf4jLogger
-import rapier.http4s.internal.{EmberLog, GuardedSocket, HandshakeDeadline}
+import rapier.http4s.internal.{EmberLog, GuardedSocket, HandshakeDeadline, Http2Socket, Http2Watch, Http4sRequest}
 import rapier.server.spi.{FramingGuard, RefusalMarker}
-import rapier.server.{ServerBuilder, ServerEndpoint, Tls}
+import rapier.server.{Http2, ServerBuilder, ServerEndpoint, Tls}
 
 import java.net.InetSocketAddress
 import scala.concurrent.duration.*
@@ -42,15 +45,19 @@ final case class Http4sServer[F[_]](
    *   if an endpoint can't be served, or the host or port is not one Ember can bind
    */
   def start(): Resource[F, Http4sServer.Binding] =
-    options.backend.requireHttp1Only("Http4sServer")
     val marker = RefusalMarker.random()
     val interpreter = Http4sServerInterpreter[F](endpoints, options, marker)
     // Loaded before anything starts: a key that can't be read fails here. Over TLS the guard reads decrypted bytes.
     val tls = options.tls.map(t => (t, t.sslContext()))
     val deadline = Http4sServer.finite(options.headerReadTimeout)
+    val logger = EmberLog(Slf4jLogger.getLoggerFromName[F](EmberLog.EmberLoggerName))
+    val h2 = options.http2.map(Http4sServer.Http2Sessions[F](_, options, logger))
     val guarded = RapierGuardedNetwork[F](
       network,
-      if tls.isDefined then raw => HandshakeDeadline(raw, deadline) else Http4sServer.guard(options, marker)
+      if tls.isDefined then raw => HandshakeDeadline(raw, deadline)
+      else
+        val h2c = h2.filter(_ => options.http2.exists(_.cleartext))
+        raw => Http4sServer.guard[F](options, marker, null, h2c.map(_.entry(raw, null)).orNull).apply(raw)
     )
     val host = Host
       .fromString(options.host)
@@ -60,7 +67,11 @@ final case class Http4sServer[F[_]](
       .default[F](using F, guarded)
       .withHost(host)
       .withPort(port)
-      .withHttpWebSocketApp(interpreter.app(_))
+      .withHttpWebSocketApp { webSockets =>
+        val app = interpreter.app(webSockets)
+        h2.foreach(_.app = app)
+        app
+      }
       // Ember bounds the whole head, request line included; Rapier checks the line (414) and the fields (431) apart
       .withMaxHeaderSize(options.maxInitialLineLength + options.maxHeaderSize)
       .withIdleTimeout(Http4sServer.finite(options.idleTimeout))
@@ -69,7 +80,8 @@ final case class Http4sServer[F[_]](
       .withShutdownTimeout(options.shutdownTimeout)
       .withMaxConnections(options.maxConnections)
       .withMaxWebSocketMessageSize(Http4sServer.frameLimit(interpreter.maxWebSocketMessageSize))
-      .withLogger(EmberLog(Slf4jLogger.getLoggerFromName[F](EmberLog.EmberLoggerName)))
+      .withLogger(logger)
+    // Rapier serves HTTP/2 itself, found by its guard: Ember is never asked to, nor told when ALPN chose h2
     val served = tls match
       case None => ember
       case Some((settings, context)) =>
@@ -79,17 +91,22 @@ final case class Http4sServer[F[_]](
             val arrived = raw match
               case timed: HandshakeDeadline[?] => timed.disarm
               case _ => null
-            Http4sServer.guard[F](options, marker, arrived).apply(decrypted)
+            val entry = decrypted match
+              case secured: TLSSocket[F] @unchecked => h2.map(_.entry(secured, secured.applicationProtocol)).orNull
+              case _ => null
+            Http4sServer.guard[F](options, marker, arrived, entry).apply(decrypted)
           ,
           new cats.arrow.FunctionK[F, F]:
             def apply[A](fa: F[A]): F[A] = F.timeout(fa, deadline)
         )
-        ember.withTLS(secured, Http4sServer.parameters(settings))
+        ember.withTLS(secured, Http4sServer.parameters(settings, options.http2.isDefined))
     // Released without waiting past the shutdown timeout for what it still runs: Ember's release, which waits for the
     // requests in progress, can't be cancelled, and a request's logic may never complete.
     CatsRunner.dispatcher[F](options.shutdownTimeout).flatMap { dispatcher =>
       Resource.make(F.map(served.build.allocated) { (server, release) =>
-        val stop = () => Http4sServer.within(dispatcher, release, options.shutdownTimeout)
+        val stop = () =>
+          h2.foreach(sessions => dispatcher.unsafeRunSync(sessions.stop))
+          Http4sServer.within(dispatcher, release, options.shutdownTimeout)
         Http4sServer.Binding(server.addressIp4s.toInetSocketAddress, interpreter, stop)
       })(binding => F.blocking(binding.stop()))
     }
@@ -99,16 +116,78 @@ object Http4sServer:
   private def guard[F[_]: Async](
       options: Http4sServerOptions,
       marker: RefusalMarker,
-      arrived: (() => Unit) | Null = null
+      arrived: (() => Unit) | Null,
+      h2: GuardedSocket.Http2[F] | Null
   ): Socket[F] => Socket[F] =
     socket =>
       val guard = FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker)
-      GuardedSocket(socket, guard, finite(options.headerReadTimeout), arrived)
+      GuardedSocket(socket, guard, finite(options.headerReadTimeout), arrived, h2)
 
-  /** The settings' TLS versions and client certificates, ALPN naming HTTP/1.1. */
-  private def parameters(tls: Tls): TLSParameters =
+  /**
+   * The server's HTTP/2 connections, each served by [[RapierHttp2]] with the server's app (known once Ember has built
+   * it, before it accepts a connection) and Rapier's limits, until it ends or the server stops.
+   */
+  private final class Http2Sessions[F[_]](http2: Http2, options: Http4sServerOptions, logger: Logger[F])(using
+      F: Async[F]
+  ):
+    @volatile var app: HttpApp[F] | Null = null
+    private val stopping = Deferred.unsafe[F, Unit]
+    // Ember bounds a header block as sent (HPACK-encoded), Rapier the fields it makes (431): the block may be larger
+    private val limits =
+      RapierHttp2.Limits(http2.maxConcurrentStreams, http2.initialWindowSize, 2 * options.maxHeaderSize)
+
+    /** How `connection` may come to speak HTTP/2 (by ALPN's `protocol` over TLS, by its preface otherwise). */
+    def entry(connection: Socket[F], protocol: F[String] | Null): GuardedSocket.Http2[F] =
+      GuardedSocket.Http2(
+        protocol,
+        (socket, first, arrived) =>
+          F.flatMap(Deferred[F, Unit]) { ended =>
+            val watch = Http2Watch(http2, limits.maxHeaderListSize)
+            val session = Http2Socket(socket, first, arrived, watch, ended)
+            val serving = RapierHttp2.serve(
+              session,
+              connection,
+              watched(watch),
+              limits,
+              finite(options.headerReadTimeout),
+              finite(options.idleTimeout),
+              logger
+            )
+            F.void(F.race(F.race(serving, ended.get), F.race(stopping.get, idle(session, watch))))
+          }
+      )
+
+    // Ends a connection quiet for the idle timeout with nothing Ember can send, with a GOAWAY: Ember would hold it.
+    private def idle(session: Http2Socket[F], watch: Http2Watch): F[Unit] =
+      options.idleTimeout match
+        case timeout: FiniteDuration =>
+          val period = (timeout / 4).max(10.millis)
+          def check: F[Unit] = F.flatMap(F.sleep(period)) { _ =>
+            if watch.idleFor(timeout.toNanos) then session.goAway(Http2Watch.NoError) else check
+          }
+          check
+        case _ => F.never
+
+    // The app, each request given the :authority the watch read; a refused stream's answered by no one (Ember has
+    // been told it was cancelled), and cheaply.
+    private def watched(watch: Http2Watch): HttpApp[F] =
+      val served = app.nn
+      Kleisli { request =>
+        RapierHttp2.streamOf(request) match
+          case Some(stream) if watch.wasRefused(stream) => F.pure(Response[F](Status.ServiceUnavailable))
+          case Some(stream) =>
+            val authority = watch.authorityOf(stream)
+            served.run(if authority == null then request else request.withAttribute(Http4sRequest.Authority, authority))
+          case None => served.run(request)
+      }
+
+    /** Ends every session: the server is stopping. */
+    def stop: F[Unit] = F.void(stopping.complete(()))
+
+  /** The settings' TLS versions and client certificates, ALPN naming HTTP/1.1, and h2 before it when served. */
+  private def parameters(tls: Tls, http2: Boolean): TLSParameters =
     TLSParameters(
-      applicationProtocols = Some(List("http/1.1")),
+      applicationProtocols = Some(if http2 then List("h2", "http/1.1") else List("http/1.1")),
       protocols = Some(tls.protocols),
       needClientAuth = tls.clientAuth == Tls.ClientAuth.Required,
       wantClientAuth = tls.clientAuth == Tls.ClientAuth.Optional

@@ -14,9 +14,8 @@ class Http4sServerTests extends ServerTests, WebSocketTests:
   override def unsupported: Map[String, String] = Http4sServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = Http4sServerTests.unsupportedMalformedRequests
   override def unsupportedLegalRequests: Map[String, String] = Http4sServerTests.unsupportedLegalRequests
-  // Rapier's guard in front of Ember reads HTTP/1.1 heads; HTTP/2 frames would need a guard of their own
-  override def http2Unserved: Option[String] =
-    Some("Http4sServer speaks HTTP/1.1 only; HTTP/2 is NettyServer's and VertxServer's")
+  override def h2cUpgradeUnserved: Option[String] = Http4sServerTests.h2cUpgradeUnserved
+  override def http2RefusedOtherwise: Map[String, String] = Http4sServerTests.http2RefusedOtherwise
 
 /** What `IO` logic and fs2 bodies must do on Ember. */
 class Http4sCatsTests extends CatsTests:
@@ -30,6 +29,16 @@ class Http4sCatsTests extends CatsTests:
 
 /** What Ember decides before Rapier sees a request, or after Rapier has answered it, which the kit tests otherwise, and why. */
 object Http4sServerTests:
+  val h2cUpgradeUnserved: Option[String] = Some(
+    "Ember's HTTP/2 layer starts on a connection's preface only: an Upgrade: h2c is answered over HTTP/1.1"
+  )
+  val http2RefusedOtherwise: Map[String, String] = Map(
+    "path-with-space" -> "Ember's HTTP/2 layer resets a stream whose :path it can't make a URI of",
+    "method-not-token" -> "Ember's HTTP/2 layer resets a stream whose :method it can't make a method of",
+    "value-with-control" ->
+      ("Ember's HTTP/2 layer takes a field value with a control character, and its app can't " +
+        "reset a stream: Rapier answers 400 with HTTP/1.1's problem, and the stream ends")
+  )
   val clientGone = "Ember reads nothing from a connection while its request's logic runs, so it sees the " +
     "client leave only when it writes the response"
   private val noInterim = "Ember has no interim responses: it never sends 100 Continue, and a client waiting for one " +

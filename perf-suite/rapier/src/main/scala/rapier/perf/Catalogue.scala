@@ -353,6 +353,30 @@ object Catalogue:
           "Rapier on Vert.x 5 with its TLS and HTTP/2 (Tls.pem, h2 by ALPN, Http2()), request log off",
           tls = true,
           http2 = true
+        ),
+        ServerSpec(
+          "http4s.VanillaH2Tls",
+          Side.Rapier,
+          vanillaHttp4s,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "http4s 0.23 DSL routes on Ember withTLS and withHttp2 (h2 by ALPN, Ember's default settings)",
+          tls = true,
+          http2 = true
+        ),
+        ServerSpec(
+          "http4s.cats.RapierH2Tls",
+          Side.Rapier,
+          rapierHttp4s,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("http4s.VanillaH2Tls"),
+          "Rapier's Ember server with IO logic, its TLS and HTTP/2 (Tls.pem, h2 by ALPN, Http2()), request log off",
+          tls = true,
+          http2 = true
         )
       ) ++
       overTls(

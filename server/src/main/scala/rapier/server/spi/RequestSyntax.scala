@@ -21,6 +21,7 @@ object RequestSyntax:
   val MissingHost: Invalid = bad("An HTTP/1.1 request needs a Host header")
   val DuplicateHost: Invalid = bad("A request has at most one Host header")
   val InvalidHost: Invalid = bad("The Host header is not a valid host and port")
+  val HostDiffersFromAuthority: Invalid = bad("The Host header differs from the :authority")
   val ObsoleteFold: Invalid = bad("Header values may not be folded over several lines (obs-fold)")
   val UnsupportedCoding: Invalid =
     Invalid(StatusCode.NotImplemented, "Only the chunked transfer coding is supported")
@@ -106,6 +107,16 @@ object RequestSyntax:
         if port > 65535 then return InvalidHost
         j += 1
       null
+
+  /**
+   * Checks an HTTP/2 request's `:authority` and the Host field beside it, if any: the authority a valid host, and a
+   * Host that names the same (RFC 9113 §8.3.1).
+   */
+  def authority(authority: String, host: String | Null): Invalid | Null =
+    val problem = RequestSyntax.host(authority)
+    if problem != null then problem
+    else if host != null && !host.nn.equalsIgnoreCase(authority) then HostDiffersFromAuthority
+    else null
 
   /**
    * Checks a head's Host and Transfer-Encoding fields, once the backend has counted the Host fields: exactly one on

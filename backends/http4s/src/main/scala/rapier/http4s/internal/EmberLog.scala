@@ -3,7 +3,8 @@ package rapier.http4s.internal
 import org.typelevel.log4cats.Logger
 
 /**
- * Ember's log, less what a client alone causes: a handshake it failed and a WebSocket it reset are written at DEBUG,
+ * Ember's log, less what a client alone causes: a handshake it failed, a WebSocket or an HTTP/2 stream it reset are
+ * written at DEBUG,
  * one line without the stack trace, where Ember writes each at WARN or ERROR with its trace; a client could otherwise
  * fill the log with a stack trace per connection. Everything else goes to `ember` as it is.
  */
@@ -19,6 +20,8 @@ private[http4s] final class EmberLog[F[_]](ember: Logger[F]) extends Logger[F]:
   def error(t: Throwable)(message: => String): F[Unit] =
     val m = message
     if m.startsWith(WebSocketEnded) && t.isInstanceOf[java.io.IOException] then ember.debug(s"$m: $t")
+    else if m.startsWith(StreamFailed) && (t.isInstanceOf[java.io.IOException] || t.getMessage == StreamClosed) then
+      ember.debug(s"$m: $t")
     else ember.error(t)(m)
 
   def warn(t: Throwable)(message: => String): F[Unit] =
@@ -35,6 +38,13 @@ private[http4s] object EmberLog:
 
   /** What Ember writes when a client's TLS handshake fails (http4s 0.23's ember-server). */
   val HandshakeFailed = "Failed to upgrade socket to TLS"
+
+  /**
+   * What Ember writes when an HTTP/2 stream's response can't be sent, and why, when its client reset it or Rapier
+   * refused it (http4s 0.23's ember-core).
+   */
+  val StreamFailed = "Error while processing stream"
+  val StreamClosed = "Stream Was Closed"
 
   /** What Ember writes when a WebSocket's connection ends with an exception. */
   val WebSocketEnded = "WebSocket connection terminated with exception"

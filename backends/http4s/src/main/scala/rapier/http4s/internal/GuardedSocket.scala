@@ -20,9 +20,16 @@ private[http4s] final class GuardedSocket[F[_]](
     socket: Socket[F],
     guard: FramingGuard,
     deadline: FiniteDuration,
-    private var arrived: (() => Unit) | Null = null
+    private var arrived: (() => Unit) | Null = null,
+    h2: GuardedSocket.Http2[F] | Null = null
 )(using F: Async[F])
     extends SocketProxy[F](socket):
+  // On a plain connection that may speak h2c, until it is ruled out or chosen: the first bytes, against its preface
+  private var sniffing = h2 != null && h2.nn.alpn == null
+  private var sniffed: Chunk[Byte] = Chunk.empty
+  // Over TLS, whether ALPN's choice is known
+  private var alpnKnown = false
+  private var prefaceSeen = false
   // What the guard has passed on and Ember has not read yet
   private var pending: Chunk[Byte] = Chunk.empty
   // When (System.nanoTime) the head now arriving was first seen incomplete; 0 when none is.
@@ -46,7 +53,29 @@ private[http4s] final class GuardedSocket[F[_]](
       pending = pending ++ Chunk.array(java.util.Arrays.copyOf(small, smallSize))
       smallSize = 0
 
-  override def read(maxBytes: Int): F[Option[Chunk[Byte]]] = F.defer(next(maxBytes))
+  override def read(maxBytes: Int): F[Option[Chunk[Byte]]] =
+    if h2 != null && h2.nn.alpn != null && !alpnKnown then
+      F.flatMap(h2.nn.alpn.nn) { chosen =>
+        alpnKnown = true
+        if chosen == "h2" then http2(checkPreface = true) else next(maxBytes)
+      }
+    else F.defer(next(maxBytes))
+
+  /**
+   * The connection, found speaking HTTP/2, served by Rapier's HTTP/2 session within this read, Ember's first: it ends
+   * when the connection does, and Ember then sees the end of its input. Ember's timeouts on its read can't cut it
+   * short; the server's stop ends it.
+   */
+  private def http2(checkPreface: Boolean): F[Option[Chunk[Byte]]] =
+    val first = pending
+    val told = arrived
+    pending = Chunk.empty
+    arrived = null
+    val preface =
+      if !checkPreface then F.pure(true)
+      else F.map(socket.readN(GuardedSocket.Preface.length))(GuardedSocket.isPreface)
+    val served = F.flatMap(preface)(valid => if valid then h2.nn.serve(socket, first, told) else F.unit)
+    F.as(F.uncancelable(_ => served), None)
 
   private def next(maxBytes: Int): F[Option[Chunk[Byte]]] =
     flushSmall()
@@ -64,12 +93,38 @@ private[http4s] final class GuardedSocket[F[_]](
           if arrived != null then
             arrived.nn()
             arrived = null
-          val slice = chunk.toArraySlice
-          guard.feed(slice.values, slice.offset, slice.length, out)
-          if !guard.headPending then headSince = 0L
-          else if headSince == 0L then headSince = System.nanoTime()
-          next(maxBytes)
+          if sniffing then sniff(chunk) else feed(chunk)
+          if prefaceSeen then http2(checkPreface = false)
+          else
+            if !sniffing && !guard.headPending then headSince = 0L
+            else if headSince == 0L then headSince = System.nanoTime()
+            next(maxBytes)
       }
+
+  // The first bytes of a plain connection that may speak h2c: its preface whole makes it HTTP/2, anything else
+  // HTTP/1.1, and the bytes go to the guard.
+  private def sniff(chunk: Chunk[Byte]): Unit =
+    sniffed = sniffed ++ chunk
+    val preface = GuardedSocket.Preface
+    val n = math.min(sniffed.size, preface.length)
+    var i = 0
+    while i < n && sniffed(i) == preface(i) do i += 1
+    if i == preface.length then
+      sniffing = false
+      pending = sniffed.drop(preface.length)
+      sniffed = Chunk.empty
+      prefaceSeen = true
+    else if i < n then stopSniffing()
+
+  private def stopSniffing(): Unit =
+    sniffing = false
+    val bytes = sniffed
+    sniffed = Chunk.empty
+    feed(bytes)
+
+  private def feed(chunk: Chunk[Byte]): Unit =
+    val slice = chunk.toArraySlice
+    guard.feed(slice.values, slice.offset, slice.length, out)
 
   // A read while a head is pending ends at its deadline, the head then refused.
   private def timed(read: F[Option[Chunk[Byte]]]): F[Option[Chunk[Byte]]] =
@@ -77,6 +132,7 @@ private[http4s] final class GuardedSocket[F[_]](
     else
       val left = deadline.toNanos - (System.nanoTime() - headSince)
       val refuse = F.delay {
+        if sniffing then stopSniffing()
         guard.refuse(Refusals.headTimeout(deadline), out)
         Option(Chunk.empty[Byte])
       }
@@ -89,6 +145,22 @@ private[http4s] final class GuardedSocket[F[_]](
 
 private[http4s] object GuardedSocket:
   private val CopyBelow = 4096
+  // RFC 9113 §3.4: what a client sends first on an HTTP/2 connection
+  private val Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII)
+
+  private def isPreface(bytes: Chunk[Byte]): Boolean =
+    bytes.size == Preface.length && Preface.indices.forall(i => bytes(i) == Preface(i))
+
+  /**
+   * How a connection may come to speak HTTP/2, and what serves it then: as ALPN chose over TLS (`alpn`, asked before
+   * the first read), or by its preface on a plain connection (h2c, `alpn` null). `serve` takes the connection past its
+   * preface, the bytes already read after it, and what to tell once a frame has come (or null).
+   */
+  final class Http2[F[_]](
+      val alpn: F[String] | Null,
+      val serve: (Socket[F], Chunk[Byte], (() => Unit) | Null) => F[Unit]
+  )
+
   private val Switching = "HTTP/1.1 101".getBytes(StandardCharsets.US_ASCII)
 
   // Whether a response's first write switches protocols.

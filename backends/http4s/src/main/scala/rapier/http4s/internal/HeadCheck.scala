@@ -32,15 +32,37 @@ private[http4s] object HeadCheck:
   ): Invalid | Null =
     val marked = if marker == null then null else refusalIn(request, marker.nn)
     if marked != null then marked
-    // Only what came over an HTTP/1.x connection: not HTTP/2 (no Host field, no request line), nor a request an
-    // application or its tests made in memory, which has no remote address
-    else if request.httpVersion.major != 1 || request.remote.isEmpty then null
+    // Not a request an application or its tests made in memory, which has no remote address
+    else if request.remote.isEmpty then null
+    else if request.httpVersion.major == 2 then http2(request, target, maxHeader)
+    else if request.httpVersion.major != 1 then null
     // method, target and version, with their two spaces
     else if request.method.name.length + target.length + 10 > maxLine then Refusals.lineTooLong(maxLine)
     else
       val syntax = RequestSyntax.target(target, request.method.name)
       if syntax != null then syntax
       else fields(request, maxHeader)
+
+  // An HTTP/2 request's parts against HTTP's rules, as an HTTP/1.1 head's: Ember's HTTP/2 layer has held it to its own
+  // (pseudo-headers, lowercase names, connection-specific fields), and made a URI of its :path and :authority.
+  private def http2[F[_]](request: Request[F], target: String, maxHeader: Int): Invalid | Null =
+    val method = request.method.name
+    var problem = RequestSyntax.method(method)
+    if problem == null then problem = RequestSyntax.target(target, method)
+    var host: String | Null = null
+    var size = 0
+    var rest = request.headers.headers
+    while problem == null && rest.nonEmpty do
+      val field = rest.head
+      rest = rest.tail
+      size += field.name.length + field.value.length + 4
+      problem = RequestSyntax.field(field.name.toString, field.value)
+      if field.name == Host && host == null then host = field.value
+    if problem != null then problem
+    else if size > maxHeader then Refusals.headerTooLarge(maxHeader)
+    else
+      val authority = Http4sRequest.authorityOf(request)
+      if authority == null then null else RequestSyntax.authority(authority.nn, host)
 
   // The refusal a server's framing guard put in place of a malformed request, or null.
   private def refusalIn[F[_]](request: Request[F], marker: RefusalMarker): Invalid | Null =

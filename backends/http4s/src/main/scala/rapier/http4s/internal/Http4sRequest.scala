@@ -1,6 +1,8 @@
 package rapier.http4s.internal
 
-import org.http4s.{Method as H4Method, Request}
+import cats.effect.SyncIO
+import org.http4s.{HttpVersion, Method as H4Method, Request}
+import org.typelevel.vault.Key
 import org.typelevel.ci.CIString
 import rapier.model.{Header, Method}
 import rapier.server.spi.{BodySource, ServerRequest}
@@ -23,8 +25,13 @@ private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends
 
   val method: Method = Http4sRequest.methodOf(request.method)
 
+  // Ember makes an HTTP/2 request's URI of its :scheme, :authority and :path: the target is the path
+  private val http2 = request.httpVersion == HttpVersion.`HTTP/2`
+
   def uri: String =
-    if target == null then target = request.uri.renderString
+    if target == null then
+      val u = request.uri
+      target = if http2 then u.copy(scheme = None, authority = None).renderString else u.renderString
     target.nn
 
   /**
@@ -48,13 +55,21 @@ private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends
 
   def headerOrNull(name: String): String | Null = request.headers.get(CIString(name)) match
     case Some(values) => values.head.value
-    case None => null
+    case None => if http2 && name.equalsIgnoreCase("Host") then authorityOrNull else null
 
   def headerValues(name: String): List[String] = request.headers.get(CIString(name)) match
     case Some(values) => values.toList.map(_.value)
-    case None => Nil
+    case None =>
+      val authority = if http2 && name.equalsIgnoreCase("Host") then authorityOrNull else null
+      if authority == null then Nil else List(authority.nn)
 
-  def headers: List[Header] = request.headers.headers.map(h => Header(h.name.toString, h.value))
+  def headers: List[Header] =
+    val fields = request.headers.headers.map(h => Header(h.name.toString, h.value))
+    val authority = if http2 && request.headers.get(Http4sRequest.Host).isEmpty then authorityOrNull else null
+    if authority == null then fields else Header("Host", authority.nn) :: fields
+
+  // On HTTP/2 the :authority stands for a Host field the request doesn't have (RFC 9113 §8.3.1)
+  private def authorityOrNull: String | Null = Http4sRequest.authorityOf(request)
 
   def remoteAddressOrNull: InetSocketAddress | Null = request.remote match
     case Some(address) => address.toInetSocketAddress
@@ -71,6 +86,15 @@ private[http4s] final class Http4sRequest[F[_]](val request: Request[F]) extends
 
 private[http4s] object Http4sRequest:
   private val NotParsed = -2L
+  private val Host = CIString("Host")
+
+  /** An HTTP/2 request's `:authority`, as Rapier's watch over its connection read it. */
+  val Authority: Key[String] = Key.newKey[SyncIO, String].unsafeRunSync()
+
+  /** An HTTP/2 request's `:authority`: as Rapier read it, or in its URI; null without one. */
+  def authorityOf[F[_]](request: Request[F]): String | Null = request.attributes.lookup(Authority) match
+    case Some(authority) => authority
+    case None => request.uri.authority.fold(null)(_.renderString)
 
   /** http4s's standard methods are shared values: Rapier's own constants for them, so that routing compares by reference. */
   def methodOf(m: H4Method): Method =

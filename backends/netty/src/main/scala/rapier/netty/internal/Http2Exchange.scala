@@ -76,10 +76,8 @@ private[netty] final class Http2Exchange extends ChannelDuplexHandler, RequestSo
     val authority = h2.authority
     if authority != null then
       val host = headers.get(HttpHeaderNames.HOST)
-      if problem == null then problem = RequestSyntax.host(authority.toString)
+      if problem == null then problem = RequestSyntax.authority(authority.toString, host)
       if host == null then headers.set(HttpHeaderNames.HOST, authority)
-      else if problem == null && !AsciiString.contentEqualsIgnoreCase(host, authority) then
-        problem = AuthorityAndHost
     // A refused request is never routed: Netty's request object, which checks its line's parts, holds safe ones
     val request =
       if problem == null then DefaultHttpRequest(Version, HttpMethod.valueOf(methodName), target, headers)
@@ -149,6 +147,3 @@ private[netty] object Http2Exchange:
 
   // Names are checked by the codec already, values by the exchange
   private val Headers = DefaultHttpHeadersFactory.headersFactory.withValidation(false)
-
-  private val AuthorityAndHost =
-    RequestSyntax.Invalid(rapier.model.StatusCode.BadRequest, "The Host header differs from the :authority")

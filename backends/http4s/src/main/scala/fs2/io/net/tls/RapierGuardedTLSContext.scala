@@ -58,5 +58,7 @@ object RapierGuardedTLSContext:
         TLSSocket.UnsealedTLSSocket[F]:
     // Each waits for the handshake, which a client may never complete
     def session: F[SSLSession] = bounded(tls.session)
-    def applicationProtocol: F[String] = bounded(tls.applicationProtocol)
+    // Rapier serves HTTP/2 itself (its guard sees ALPN's choice): Ember, told h2, would serve it with its defaults
+    def applicationProtocol: F[String] =
+      Async[F].map(bounded(tls.applicationProtocol))(p => if p == "h2" then "http/1.1" else p)
     def beginHandshake: F[Unit] = tls.beginHandshake

@@ -1,0 +1,63 @@
+package rapier.http4s.internal
+
+import cats.effect.{Async, Deferred}
+import fs2.Chunk
+import fs2.io.net.Socket
+
+/**
+ * An HTTP/2 connection as Ember's HTTP/2 layer reads and writes it, through an [[Http2Watch]]: first the bytes read
+ * past the preface, then the socket's. A limit past, the client gets a GOAWAY, Ember the end of its input, and `ended`
+ * completes, which ends the session; a refused stream's RST_STREAM goes out as its HEADERS is read. `arrived` is told
+ * once a frame has come after the preface: the head deadline holds until then.
+ */
+private[http4s] final class Http2Socket[F[_]](
+    socket: Socket[F],
+    first: Chunk[Byte],
+    arrived: (() => Unit) | Null,
+    watch: Http2Watch,
+    ended: Deferred[F, Unit]
+)(using F: Async[F])
+    extends SocketProxy[F](socket):
+  private var pending = first
+  private var waiting = arrived
+
+  // Deferred: Ember runs one read's effect many times
+  override def read(maxBytes: Int): F[Option[Chunk[Byte]]] = F.defer(next(maxBytes))
+
+  private def next(maxBytes: Int): F[Option[Chunk[Byte]]] =
+    if pending.nonEmpty then
+      val ready = pending.take(maxBytes)
+      pending = pending.drop(maxBytes)
+      watched(ready, maxBytes)
+    else
+      F.flatMap(socket.read(maxBytes)) {
+        case None => F.pure(None)
+        case Some(chunk) => watched(chunk, maxBytes)
+      }
+
+  private def watched(chunk: Chunk[Byte], maxBytes: Int): F[Option[Chunk[Byte]]] =
+    if waiting != null then
+      waiting.nn()
+      waiting = null
+    val slice = chunk.toArraySlice
+    val passed = watch.inbound(slice.values, slice.offset, slice.length)
+    val owed = watch.owedToClient(written = false)
+    if watch.cut >= 0 then F.as(F.productR(F.attempt(socket.write(Chunk.array(owed))))(goAway(watch.cut)), None)
+    // Nothing for Ember in this read (a header held back, frames left out): it reads on
+    else if passed.isEmpty then F.productR(written(owed))(next(maxBytes))
+    else F.as(written(owed), Some(passed))
+
+  private def written(frames: Array[Byte]): F[Unit] =
+    if frames.isEmpty then F.unit else socket.write(Chunk.array(frames))
+
+  /** Ends the connection with a GOAWAY with `code`, naming the last stream the client opened. */
+  def goAway(code: Int): F[Unit] =
+    val frame = Chunk.array(Http2Watch.goAway(watch.lastStream, code))
+    F.productR(F.attempt(socket.write(frame)))(F.void(ended.complete(())))
+
+  override def write(bytes: Chunk[Byte]): F[Unit] =
+    F.flatMap(F.delay {
+      val slice = bytes.toArraySlice
+      val corrected = watch.outbound(slice.values, slice.offset, slice.length)
+      if corrected == null then bytes else Chunk.array(corrected.nn)
+    })(sent => F.flatMap(socket.write(sent))(_ => F.defer(written(watch.owedToClient(written = true)))))

@@ -1,0 +1,498 @@
+package rapier.http4s.internal
+
+import com.twitter.hpack.{Decoder, HeaderListener}
+import fs2.Chunk
+import rapier.server.Http2
+
+import java.io.ByteArrayInputStream
+import java.nio.charset.StandardCharsets
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicInteger
+
+/**
+ * Rapier's watch over an HTTP/2 connection Ember serves: it reads the frame headers going both ways, and what Ember
+ * lacks it adds. It holds the client to the limits Ember has none for (resets per window, CONTINUATION frames per
+ * header block, empty DATA frames, SETTINGS and PING acknowledgements left unsent) by ending the connection with a
+ * GOAWAY ([[cut]]); it refuses a stream past `maxConcurrentStreams` (REFUSED_STREAM to the client, and a CANCEL
+ * to Ember, which must still read its HEADERS to keep HPACK's state); and it decodes each header block beside Ember,
+ * as the same HPACK decoder, for the `:authority` Ember's URI loses.
+ *
+ * Ember reads in one fiber and writes in another: [[inbound]] and [[outbound]] each keep their own parser, and share
+ * only thread-safe counts.
+ */
+private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
+  import Http2Watch.*
+
+  /** The code of the GOAWAY that ends the connection, once a limit is past; -1 until then. */
+  @volatile var cut: Int = -1
+
+  /** The highest stream the client opened: a GOAWAY's last stream. */
+  @volatile var lastStream: Int = 0
+
+  // Streams refused, and answered before their client had sent all: each owes its client an RST_STREAM
+  private val refusals = new java.util.concurrent.ConcurrentLinkedQueue[Integer]()
+  private val stopped = new java.util.concurrent.ConcurrentLinkedQueue[Integer]()
+  // Streams Ember is told are cancelled (their frames left out from then on), and the CANCELs not yet put in
+  private val cancelled = ConcurrentHashMap.newKeySet[Integer]()
+  private val cancels = new java.util.concurrent.ConcurrentLinkedQueue[Integer]()
+  private val clientEnded = ConcurrentHashMap.newKeySet[Integer]()
+  // Bytes of DATA left out, for which the client is owed a WINDOW_UPDATE on the connection
+  private val owedCredit = new AtomicInteger()
+  private var dropping = false
+  private var blockEnds = false
+
+  private val authorities = new ConcurrentHashMap[Integer, String]()
+  private val refused = ConcurrentHashMap.newKeySet[Integer]()
+  private val open = ConcurrentHashMap.newKeySet[Integer]()
+  // SETTINGS and PING frames received that Ember has not acknowledged yet
+  private val unacknowledged = new AtomicInteger()
+  // What the client lets Ember send (RFC 9113 §6.9): the connection's window, and each open stream's past the initial
+  // window its SETTINGS set (credit given by WINDOW_UPDATE, less DATA sent)
+  private val connectionWindow = new java.util.concurrent.atomic.AtomicLong(65_535)
+  @volatile private var initialWindow = 65_535L
+  private val credit = new ConcurrentHashMap[Integer, java.lang.Long]()
+  @volatile private var lastActive = System.nanoTime()
+
+  private val in = new Frames(keeps = true)
+  private val out = new Frames(keeps = false)
+  private val decoder = new Decoder(Int.MaxValue, 4096)
+  private var block = new Array[Byte](1024)
+  private var blockSize = 0
+  private var blockStream = 0
+  private var blockTooLarge = false
+  private var continuations = 0
+  private var broken = false
+  private var emptyData = 0
+  private val resets = new Array[Long](limits.maxResetsPerWindow)
+  private var resetAt = 0
+  private var resetCount = 0L
+  private var authority: String | Null = null
+
+  /** The `:authority` of `stream`'s request, taken once; null without one. */
+  def authorityOf(stream: Int): String | Null = authorities.remove(stream)
+
+  /** Whether `stream` was refused: its request is answered by no one. */
+  def wasRefused(stream: Int): Boolean = refused.remove(stream)
+
+  /**
+   * Watches bytes the client sent, in order; what Ember is to read of them: the frames of streams Ember has been told
+   * are cancelled left out (but their header blocks, which HPACK's state needs), and a CANCEL put in, at a frame's end,
+   * for each stream Rapier refused or ended.
+   */
+  def inbound(bytes: Array[Byte], offset: Int, length: Int): Chunk[Byte] =
+    lastActive = System.nanoTime()
+    var pieces: Chunk[Byte] = Chunk.empty
+    var from = offset
+    var at = offset
+    val end = offset + length
+    def pass(until: Int): Unit =
+      if until > from then pieces = pieces ++ Chunk.array(bytes, from, until - from)
+      from = until
+    if in.atBoundary && !cancels.isEmpty then pieces = owedCancels()
+    while at < end && cut < 0 do
+      val start = at
+      val held = in.headerHeld
+      at = in.feed(bytes, at, end)
+      if in.oversized then fail(FrameSizeError)
+      else if in.headerDone then
+        in.headerDone = false
+        dropping = in.stream != 0 && in.kind != Headers && in.kind != Continuation && cancelled.contains(in.stream)
+        // A header begun in an earlier read was held back: it passes whole now, unless its frame is left out
+        if held > 0 || dropping then
+          pass(start)
+          if !dropping then pieces = pieces ++ Chunk.array(in.header)
+          from = at
+      else if !in.atPayload then
+        // A header not whole yet: held back until it is
+        pass(start)
+        from = at
+      else if dropping then
+        pass(start)
+        from = at
+      if in.done then
+        if dropping && in.kind == Data && in.length > 0 then owedCredit.addAndGet(in.length)
+        val cancel = frameDone()
+        dropping = false
+        in.reset()
+        if cancel > 0 || !cancels.isEmpty then
+          pass(at)
+          if cancel > 0 then pieces = pieces ++ Chunk.array(rstStream(cancel, Cancel))
+          pieces = pieces ++ owedCancels()
+    pass(end)
+    pieces
+
+  // The CANCELs Ember is owed, for streams it ended while its client was still sending.
+  private def owedCancels(): Chunk[Byte] =
+    var frames: Chunk[Byte] = Chunk.empty
+    var stream = cancels.poll()
+    while stream != null do
+      frames = frames ++ Chunk.array(rstStream(stream, Cancel))
+      stream = cancels.poll()
+    frames
+
+  /**
+   * The frame just read whole: its counts, and for a header block's end the decoding. The stream to cancel on Ember's
+   * side (a refused one), or 0.
+   */
+  private def frameDone(): Int =
+    val kind = in.kind
+    if kind != Continuation && blockStream != 0 then return fail(ProtocolError)
+    kind match
+      case Data =>
+        if (in.flags & EndStream) != 0 then ended(in.stream)
+        val size = if (in.flags & Padded) != 0 then in.length - 1 - in.padding else in.length
+        if size <= 0 && (in.flags & EndStream) == 0 then
+          emptyData += 1
+          if emptyData > MaxEmptyData then fail(EnhanceYourCalm)
+        else emptyData = 0
+        0
+      case Headers =>
+        emptyData = 0
+        if in.payloadBroken then return fail(ProtocolError)
+        blockStream = in.stream
+        blockEnds = (in.flags & EndStream) != 0
+        blockTooLarge = false
+        continuations = 0
+        blockSize = 0
+        append(in.fragment, in.fragmentSize)
+        if (in.flags & EndHeaders) != 0 then headerBlockDone() else 0
+      case Continuation =>
+        if blockStream == 0 || in.stream != blockStream then return fail(ProtocolError)
+        continuations += 1
+        if continuations > MaxContinuations then return fail(EnhanceYourCalm)
+        append(in.fragment, in.fragmentSize)
+        if (in.flags & EndHeaders) != 0 then headerBlockDone() else 0
+      case RstStream =>
+        closed(in.stream)
+        cancelled.remove(in.stream)
+        val now = System.nanoTime()
+        val window = limits.resetWindowSeconds * 1_000_000_000L
+        // The oldest of the last `maxResetsPerWindow` resets, within the window: one more is too many
+        if resetCount >= resets.length && now - resets(resetAt) < window then fail(EnhanceYourCalm)
+        else
+          resets(resetAt) = now
+          resetAt = (resetAt + 1) % resets.length
+          resetCount += 1
+          0
+      case Settings | Ping =>
+        if (in.flags & Ack) == 0 && unacknowledged.incrementAndGet() > MaxUnacknowledged then fail(EnhanceYourCalm)
+        else
+          if in.kind == Settings && (in.flags & Ack) == 0 then settings()
+          0
+      case WindowUpdate =>
+        if in.fragmentSize == 4 then
+          val increment = (Frames.int(in.fragment, 0) & 0x7fffffff).toLong
+          if in.stream == 0 then connectionWindow.addAndGet(increment)
+          else if open.contains(in.stream) then credit.merge(in.stream, increment, (a, b) => a + b)
+        0
+      case _ => 0
+
+  // The client's initial window for the streams Ember sends on (SETTINGS_INITIAL_WINDOW_SIZE)
+  private def settings(): Unit =
+    var i = 0
+    while i + 6 <= in.fragmentSize do
+      val id = ((in.fragment(i) & 0xff) << 8) | (in.fragment(i + 1) & 0xff)
+      if id == 4 then initialWindow = (Frames.int(in.fragment, i + 2) & 0xffffffffL)
+      i += 6
+
+  private def append(bytes: Array[Byte], size: Int): Unit =
+    if blockSize + size > maxHeaderBlock then blockTooLarge = true
+    else
+      if blockSize + size > block.length then
+        block = java.util.Arrays.copyOf(block, math.max(blockSize + size, block.length * 2))
+      System.arraycopy(bytes, 0, block, blockSize, size)
+      blockSize += size
+
+  private def headerBlockDone(): Int =
+    val stream = blockStream
+    blockStream = 0
+    // Past its limit, Ember ends the connection: the block is not decoded, and the decoders part ways with it
+    if blockTooLarge then
+      broken = true
+      return 0
+    if !broken then
+      authority = null
+      try
+        decoder.decode(ByteArrayInputStream(block, 0, blockSize), listener)
+        decoder.endHeaderBlock()
+      catch
+        case _: java.io.IOException => broken = true
+    // A new stream (trailers come on one already open)
+    if stream > lastStream then
+      lastStream = stream
+      if authority != null then authorities.put(stream, authority.nn)
+      if open.size >= limits.maxConcurrentStreams then
+        refused.add(stream)
+        refusals.add(stream)
+        cancelled.add(stream)
+        return stream
+      open.add(stream)
+    if blockEnds then ended(stream)
+    0
+
+  // The client has sent all of `stream`.
+  private def ended(stream: Int): Unit =
+    clientEnded.add(stream)
+    cancelled.remove(stream)
+
+  private val listener: HeaderListener = (name, value, _) =>
+    if java.util.Arrays.equals(name, AuthorityName) then authority = String(value, StandardCharsets.ISO_8859_1)
+
+  private def fail(code: Int): Int =
+    cut = code
+    0
+
+  private def closed(stream: Int): Unit =
+    open.remove(stream)
+    credit.remove(stream)
+    clientEnded.remove(stream)
+
+  /**
+   * Ember has ended its side of `stream`: if its client is still sending (the response came before the body's end),
+   * the client is told to stop with RST_STREAM NO_ERROR (RFC 9113 §8.1), Ember that the stream is cancelled, and what
+   * the client still sends on it is left out.
+   */
+  private def answered(stream: Int): Unit =
+    if open.contains(stream) && !clientEnded.contains(stream) && cancelled.size < MaxCancelled then
+      cancelled.add(stream)
+      cancels.add(stream)
+      stopped.add(stream)
+    closed(stream)
+
+  /**
+   * The frames the client is owed: after what Ember wrote (`written`), RST_STREAM NO_ERROR for the streams it answered
+   * early, which must follow their answers; after a read, REFUSED_STREAM for the streams refused, and a WINDOW_UPDATE
+   * for the DATA left out, which Ember never counted.
+   */
+  def owedToClient(written: Boolean): Array[Byte] =
+    val credit = if written then 0 else owedCredit.getAndSet(0)
+    if if written then stopped.isEmpty else refusals.isEmpty && credit == 0 then Array.emptyByteArray
+    else
+      val frames = new java.io.ByteArrayOutputStream()
+      var stream = if written then stopped.poll() else null
+      while stream != null do
+        frames.write(rstStream(stream, NoError))
+        stream = stopped.poll()
+      stream = if written then null else refusals.poll()
+      while stream != null do
+        frames.write(rstStream(stream, RefusedStream))
+        stream = refusals.poll()
+      if credit > 0 then frames.write(windowUpdate(0, credit))
+      frames.toByteArray
+
+  /**
+   * Whether the connection has been quiet (nothing read or written) for `nanos`, with nothing Ember could send: no
+   * stream open, or each held by a window its client never opened. Ember waits for a window without end.
+   */
+  def idleFor(nanos: Long): Boolean =
+    System.nanoTime() - lastActive >= nanos && (connectionWindow.get <= 0 || allHeld)
+
+  private def allHeld: Boolean =
+    val streams = open.iterator
+    var held = true
+    while held && streams.hasNext do
+      val c = credit.get(streams.next())
+      held = initialWindow + (if c == null then 0L else c.longValue) <= 0
+    held
+
+  /**
+   * Watches bytes Ember writes, in order: the streams it ends, and the acknowledgements it sends. What to write
+   * instead, where Ember's connection WINDOW_UPDATE is corrected; null to write them as they are.
+   */
+  def outbound(bytes: Array[Byte], offset: Int, length: Int): Array[Byte] | Null =
+    lastActive = System.nanoTime()
+    var rewritten: Array[Byte] | Null = null
+    var at = offset
+    val end = offset + length
+    while at < end do
+      at = out.feed(bytes, at, end)
+      if out.headerDone then
+        out.headerDone = false
+        // Ember restores its connection's window to the client's initial window, not its own (RFC 9113 §6.9.2: the
+        // connection's starts at 65,535 whatever SETTINGS say): a client with a large one sees its window overflow
+        if out.kind == WindowUpdate && out.stream == 0 && out.length == 4 && at + 4 <= end then
+          val increment = Frames.int(bytes, at).toLong - initialWindow + limits.initialWindowSize
+          if rewritten == null then rewritten = java.util.Arrays.copyOfRange(bytes, offset, end)
+          putInt(rewritten.nn, at - offset, math.max(1L, increment).toInt)
+      if out.done then
+        out.kind match
+          case Data =>
+            connectionWindow.addAndGet(-out.length)
+            if (out.flags & EndStream) != 0 then answered(out.stream)
+            else if out.length > 0 then credit.merge(out.stream, -out.length.toLong, (a, b) => a + b)
+          case Headers => if (out.flags & EndStream) != 0 then answered(out.stream)
+          case RstStream => closed(out.stream)
+          case Settings | Ping => if (out.flags & Ack) != 0 then unacknowledged.decrementAndGet()
+          case _ => ()
+        out.reset()
+    rewritten
+
+private[http4s] object Http2Watch:
+  private val Data = 0
+  private val Headers = 1
+  private val RstStream = 3
+  private val Settings = 4
+  private val Ping = 6
+  private val WindowUpdate = 8
+  private val Continuation = 9
+  private val EndStream = 0x1
+  private val Ack = 0x1
+  private val EndHeaders = 0x4
+  private val Padded = 0x8
+  private val Priority = 0x20
+
+  val NoError = 0
+  val ProtocolError = 1
+  val FrameSizeError = 6
+  val Cancel = 8
+  val RefusedStream = 7
+  val EnhanceYourCalm = 11
+
+  // A flood's thresholds, as Netty's HTTP/2 codec sets its own: past them a client is attacking, not slow
+  private val MaxEmptyData = 10
+  private val MaxContinuations = 16
+  private val MaxUnacknowledged = 10_000
+  // Streams answered early and cancelled at once: past it, a stream answered early is left to its client
+  private val MaxCancelled = 10_000
+  // SETTINGS_MAX_FRAME_SIZE's default, which Ember advertises and holds a client to
+  private val MaxFrameSize = 16_384
+
+  private val AuthorityName = ":authority".getBytes(StandardCharsets.US_ASCII)
+
+  /** An RST_STREAM frame for `stream` with `code`. */
+  def rstStream(stream: Int, code: Int): Array[Byte] =
+    val frame = new Array[Byte](13)
+    frame(2) = 4
+    frame(3) = RstStream.toByte
+    putInt(frame, 5, stream)
+    putInt(frame, 9, code)
+    frame
+
+  /** A WINDOW_UPDATE frame for `stream` of `increment` bytes. */
+  def windowUpdate(stream: Int, increment: Int): Array[Byte] =
+    val frame = new Array[Byte](13)
+    frame(2) = 4
+    frame(3) = WindowUpdate.toByte
+    putInt(frame, 5, stream)
+    putInt(frame, 9, increment)
+    frame
+
+  /** A GOAWAY frame naming `lastStream` with `code`. */
+  def goAway(lastStream: Int, code: Int): Array[Byte] =
+    val frame = new Array[Byte](17)
+    frame(2) = 8
+    frame(3) = 7
+    putInt(frame, 9, lastStream)
+    putInt(frame, 13, code)
+    frame
+
+  private def putInt(a: Array[Byte], at: Int, v: Int): Unit =
+    a(at) = (v >>> 24).toByte
+    a(at + 1) = (v >>> 16).toByte
+    a(at + 2) = (v >>> 8).toByte
+    a(at + 3) = v.toByte
+
+  /**
+   * One direction's frames, read as bytes come in any pieces: a frame's 9-byte header, then its payload, of which
+   * only what the watch reads is kept, where `keeps`: a header block's fragment (its padding and priority taken off),
+   * a SETTINGS or WINDOW_UPDATE frame's payload, a padded DATA frame's padding length.
+   */
+  private final class Frames(keeps: Boolean):
+    private val head = new Array[Byte](9)
+    private var headFill = 0
+    private var left = 0
+    var length = 0
+    var kind = 0
+    var flags = 0
+    var stream = 0
+    var done = false
+    // Of a HEADERS or CONTINUATION frame: the fragment, its size, and the padding's
+    var fragment = new Array[Byte](1024)
+    var fragmentSize = 0
+    var padding = 0
+    var payloadBroken = false
+    var oversized = false
+    private var payload = new Array[Byte](0)
+    private var payloadFill = 0
+    private var keep = false
+
+    // Set when a read completes the header: the caller decides on the frame before its payload
+    var headerDone = false
+
+    /** Bytes of the current frame's header read, when it is not whole yet. */
+    def headerHeld: Int = if headFill < 9 then headFill else 0
+
+    /** Whether the current frame's header is whole (its payload being read). */
+    def atPayload: Boolean = headFill == 9
+
+    /** Whether no frame is begun. */
+    def atBoundary: Boolean = headFill == 0
+
+    /** The current frame's header, a copy. */
+    def header: Array[Byte] = head.clone()
+
+    /**
+     * Reads from `at`, to the end of the current frame's header or of its payload at most; where it stopped.
+     */
+    def feed(bytes: Array[Byte], at: Int, end: Int): Int =
+      var i = at
+      if headFill < 9 then
+        val n = math.min(9 - headFill, end - i)
+        System.arraycopy(bytes, i, head, headFill, n)
+        headFill += n
+        i += n
+        if headFill == 9 then
+          headerDone = true
+          length = ((head(0) & 0xff) << 16) | ((head(1) & 0xff) << 8) | (head(2) & 0xff)
+          kind = head(3) & 0xff
+          flags = head(4) & 0xff
+          stream = (((head(5) & 0x7f) << 24) | ((head(6) & 0xff) << 16) | ((head(7) & 0xff) << 8) | (head(8) & 0xff))
+          left = length
+          padding = 0
+          payloadBroken = false
+          keep = keeps &&
+            (kind == Headers || kind == Continuation || kind == Settings || kind == WindowUpdate ||
+              (kind == Data && (flags & Padded) != 0))
+          if keep && length > MaxFrameSize then
+            oversized = true
+            return end
+          if keep then
+            if payload.length < length then payload = new Array[Byte](length)
+            payloadFill = 0
+          if length > 0 then return i
+      if headFill == 9 then
+        val n = math.min(left, end - i)
+        if keep then
+          System.arraycopy(bytes, i, payload, payloadFill, n)
+          payloadFill += n
+        left -= n
+        i += n
+        if left == 0 then
+          done = true
+          if keep then parsePayload()
+      i
+
+    private def parsePayload(): Unit =
+      var from = 0
+      if (flags & Padded) != 0 && (kind == Headers || kind == Data) then
+        if length == 0 then payloadBroken = true
+        else
+          padding = payload(0) & 0xff
+          from = 1
+      if kind == Headers && (flags & Priority) != 0 then from += 5
+      val size = length - from - padding
+      if size < 0 then
+        payloadBroken = true
+        fragmentSize = 0
+      else if kind != Data then
+        if fragment.length < size then fragment = new Array[Byte](size)
+        System.arraycopy(payload, from, fragment, 0, size)
+        fragmentSize = size
+
+    def reset(): Unit =
+      headFill = 0
+      done = false
+
+  private object Frames:
+    def int(a: Array[Byte], at: Int): Int =
+      ((a(at) & 0xff) << 24) | ((a(at + 1) & 0xff) << 16) | ((a(at + 2) & 0xff) << 8) | (a(at + 3) & 0xff)
