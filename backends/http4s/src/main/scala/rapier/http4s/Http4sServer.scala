@@ -1,6 +1,7 @@
 package rapier.http4s
 
 import cats.effect.std.Dispatcher
+import cats.effect.std.Semaphore
 import cats.effect.{Async, Deferred, Resource}
 import com.comcast.ip4s.{Host, Port}
 import fs2.io.net.{Network, RapierGuardedNetwork, Socket}
@@ -141,9 +142,9 @@ object Http4sServer:
       GuardedSocket.Http2(
         protocol,
         (socket, first, arrived) =>
-          F.flatMap(Deferred[F, Unit]) { ended =>
+          F.flatMap(F.product(Deferred[F, Unit], Semaphore[F](1))) { (ended, writing) =>
             val watch = Http2Watch(http2, limits.maxHeaderListSize)
-            val session = Http2Socket(socket, first, arrived, watch, ended)
+            val session = Http2Socket(socket, first, arrived, watch, ended, writing)
             val serving = RapierHttp2.serve(
               session,
               connection,
