@@ -360,21 +360,18 @@ private[http4s] object Http2Watch:
   private val AuthorityName = ":authority".getBytes(StandardCharsets.US_ASCII)
 
   /** An RST_STREAM frame for `stream` with `code`. */
-  def rstStream(stream: Int, code: Int): Array[Byte] =
-    val frame = new Array[Byte](13)
-    frame(2) = 4
-    frame(3) = RstStream.toByte
-    putInt(frame, 5, stream)
-    putInt(frame, 9, code)
-    frame
+  def rstStream(stream: Int, code: Int): Array[Byte] = withInt(RstStream, stream, code)
 
   /** A WINDOW_UPDATE frame for `stream` of `increment` bytes. */
-  def windowUpdate(stream: Int, increment: Int): Array[Byte] =
+  def windowUpdate(stream: Int, increment: Int): Array[Byte] = withInt(WindowUpdate, stream, increment)
+
+  // A frame of `kind` on `stream` whose payload is one 32-bit value.
+  private def withInt(kind: Int, stream: Int, value: Int): Array[Byte] =
     val frame = new Array[Byte](13)
     frame(2) = 4
-    frame(3) = WindowUpdate.toByte
+    frame(3) = kind.toByte
     putInt(frame, 5, stream)
-    putInt(frame, 9, increment)
+    putInt(frame, 9, value)
     frame
 
   /** A GOAWAY frame naming `lastStream` with `code`. */
