@@ -220,13 +220,15 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
     // A new stream (trailers come on one already open)
     if stream > lastStream then
       lastStream = stream
-      if authority != null then authorities.put(stream, authority.nn)
       if open.size >= limits.maxConcurrentStreams then
+        // A client that keeps opening streams past the limit is attacking: what it is owed is bounded
+        if refused.size >= MaxRefused || cancelled.size >= MaxCancelled then return fail(EnhanceYourCalm)
         refused.add(stream)
         refusals.add(stream)
         cancelled.add(stream)
         return stream
       open.add(stream)
+      if authority != null then authorities.put(stream, authority.nn)
     if blockEnds then ended(stream)
     0
 
@@ -244,6 +246,7 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
 
   private def closed(stream: Int): Unit =
     open.remove(stream)
+    authorities.remove(stream)
     credit.remove(stream)
     clientEnded.remove(stream)
 
@@ -354,6 +357,8 @@ private[http4s] object Http2Watch:
   private val MaxUnacknowledged = 10_000
   // Streams answered early and cancelled at once: past it, a stream answered early is left to its client
   private val MaxCancelled = 10_000
+  // Streams refused whose requests Ember has not handed over yet
+  private val MaxRefused = 10_000
   // SETTINGS_MAX_FRAME_SIZE's default, which Ember advertises and holds a client to
   private val MaxFrameSize = 16_384
 

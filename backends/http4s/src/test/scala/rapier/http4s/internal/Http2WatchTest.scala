@@ -21,9 +21,10 @@ class Http2WatchTest extends munit.FunSuite:
     System.arraycopy(payload, 0, f, 9, payload.length)
     f
 
-  private val encoder = Encoder(4096)
+  // An encoder per block: its dynamic table starts empty, as a new watch's decoder does
   private def headers(stream: Int, authority: String, endStream: Boolean): Array[Byte] =
     val block = ByteArrayOutputStream()
+    val encoder = Encoder(4096)
     for (n, v) <- List(":method" -> "POST", ":scheme" -> "http", ":authority" -> authority, ":path" -> "/echo") do
       encoder.encodeHeader(block, n.getBytes(US_ASCII), v.getBytes(US_ASCII), false)
     frame(1, 0x4 | (if endStream then 1 else 0), stream, block.toByteArray)
@@ -82,6 +83,17 @@ class Http2WatchTest extends munit.FunSuite:
     assert(java.util.Arrays.equals(passed, two ++ Http2Watch.rstStream(3, Http2Watch.Cancel)))
     assert(java.util.Arrays.equals(watch.owedToClient(written = false), Http2Watch.rstStream(3, 7)))
     assert(watch.wasRefused(3) && !watch.wasRefused(1))
+
+  test("a client opening streams past the limit, never sending their bodies, is cut before what it is owed grows"):
+    val watch = Http2Watch(Http2(maxConcurrentStreams = 1), 16_384)
+    val streams = ByteArrayOutputStream()
+    // Each an HEADERS without END_STREAM: Ember's CANCEL is put in, but the stream stays left out until its end
+    for i <- 0 to 10_001 do streams.write(headers(1 + 2 * i, "h", endStream = false))
+    val bytes = streams.toByteArray
+    watch.inbound(bytes, 0, bytes.length)
+    assertEquals(watch.cut, Http2Watch.EnhanceYourCalm)
+    assertEquals(watch.authorityOf(1), "h")
+    assertEquals(watch.authorityOf(3), null)
 
   test("Ember's connection WINDOW_UPDATE restores its own window, not the client's initial one"):
     val watch = Http2Watch(Http2(), 16_384)
