@@ -17,6 +17,15 @@ class Http4sServerTests extends ServerTests, WebSocketTests:
   override def h2cUpgradeUnserved: Option[String] = Http4sServerTests.h2cUpgradeUnserved
   override def http2RefusedOtherwise: Map[String, String] = Http4sServerTests.http2RefusedOtherwise
 
+/** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
+class Http4sHttp2ServerTests extends KitTests:
+  def server: TestServer = Http4sTestServer
+
+  override def unsupported: Map[String, String] = Http4sServerTests.unsupported
+  override def unsupportedMalformedRequests: Map[String, String] = Http4sServerTests.unsupportedMalformedRequests
+  override def unsupportedLegalRequests: Map[String, String] = Http4sServerTests.unsupportedLegalRequests
+  override def protocol: KitProtocol = KitProtocol.Http2OverTls
+
 /** What `IO` logic and fs2 bodies must do on Ember. */
 class Http4sCatsTests extends CatsTests:
   def server: CatsKit.CatsTestServer = Http4sTestServer

@@ -143,8 +143,24 @@ private[http4s] final class GuardedSocket[F[_]](
       F.flatMap(F.delay(guard.responded(GuardedSocket.switches(bytes), out)))(_ => socket.write(bytes))
     else socket.write(bytes)
 
+  /**
+   * After a refusal, once Ember has written its response: the output ended, and what the client still sends (the rest
+   * of a head too large, over TLS in a record not read yet) read and dropped until it closes, for
+   * `Refusals.LingerMillis` at most. Closed with bytes unread, the connection would be reset under the response.
+   */
+  override def beforeClose: F[Unit] =
+    if !guard.closed && guard.failed == null then F.unit
+    else
+      def drop: F[Unit] = F.flatMap(socket.read(GuardedSocket.DropSize)) {
+        case Some(_) => drop
+        case None => F.unit
+      }
+      val ended = F.productR(F.attempt(socket.endOfOutput))(drop)
+      F.void(F.attempt(F.timeout(ended, Refusals.LingerMillis.millis)))
+
 private[http4s] object GuardedSocket:
   private val CopyBelow = 4096
+  private val DropSize = 16 * 1024
   // RFC 9113 §3.4: what a client sends first on an HTTP/2 connection
   private val Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII)
 

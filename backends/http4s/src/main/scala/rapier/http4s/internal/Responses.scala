@@ -16,7 +16,7 @@ import java.io.IOException
 /**
  * Rapier's responses as http4s's: the status, the headers in order, `Content-Length` where the body's length is known
  * and the status has one (also for HEAD, whose body is not sent), and the body — bytes as they are, a file read in
- * chunks, an fs2 stream as the stream it is, any other streamed body pulled chunk by chunk, its first chunk before the
+ * chunks, an fs2 stream as the stream it is, any other streamed body pulled in chunks of what its source has ready (`JoinedChunks`), its first chunk before the
  * head, so that a source failing at once is a 500.
  *
  * A response that `closes` the connection (a refusal) says so (`Connection: close`, which Ember obeys). What of a
@@ -37,7 +37,7 @@ private[http4s] final class Responses[F[_]](using F: Async[F]):
     else
       stream match
         case chunks: ResponseStream.Chunks if !chunks.source.isInstanceOf[Fs2Source[?]] =>
-          val reader = Fs2Body.Reader[F](chunks.source)
+          val reader = JoinedChunks[F](chunks.source, Responses.Joined)
           F.map(F.attempt(reader.next)) {
             case Left(e) =>
               Responses.log.error("A response body's source failed before the response started", e)
@@ -123,5 +123,7 @@ private[http4s] final class Responses[F[_]](using F: Async[F]):
 
 private[http4s] object Responses:
   private val log = LoggerFactory.getLogger(classOf[Responses[?]])
+  // HTTP/2's default largest frame: a joined chunk fills one DATA frame, or one TLS record
+  private val Joined = 16_384
   val ContentLength: CIString = CIString("Content-Length")
   val Close: Header.Raw = Header.Raw(CIString("Connection"), "close")

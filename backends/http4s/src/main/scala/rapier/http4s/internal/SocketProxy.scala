@@ -42,5 +42,15 @@ abstract class SocketProxy[F[_]](socket: Socket[F])(using F: Async[F]) extends S
   def getOption[A](key: java.net.SocketOption[A]): F[Option[A]] = socket.getOption(key)
   def setOption[A](key: java.net.SocketOption[A], value: A): F[Unit] = socket.setOption(key, value)
 
+  /** What to do once Ember is done with the connection, before it is closed. */
+  def beforeClose: F[Unit] = F.unit
+
 object SocketProxy:
+  /** `socket` for as long as Ember uses it, a proxy's `beforeClose` run when Ember is done. */
+  def held[F[_]](socket: Socket[F])(using F: Async[F]): cats.effect.Resource[F, Socket[F]] =
+    cats.effect.Resource.make(F.pure(socket)) {
+      case proxy: SocketProxy[F] @unchecked => proxy.beforeClose
+      case _ => F.unit
+    }
+
   private val ReadSize = 8192

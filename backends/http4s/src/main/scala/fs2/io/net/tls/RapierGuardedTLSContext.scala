@@ -35,7 +35,9 @@ private[fs2] final class RapierGuardedTLSContext[F[_]](
         .withParameters(parameters)
         .withLogger(logger)
         .build
-        .map(tls => RapierGuardedTLSContext.Guarded(tls, guard(tls, socket), bounded))
+        .flatMap(tls =>
+          SocketProxy.held(guard(tls, socket)).map(guarded => RapierGuardedTLSContext.Guarded(tls, guarded, bounded))
+        )
     )
 
 object RapierGuardedTLSContext:
