@@ -13,6 +13,9 @@ object H2load:
   /** Streams each connection keeps open. */
   val Streams = 10
 
+  /** Seconds h2load sets up its TLS connections in before a timed run. */
+  val TlsWarmUp = 3
+
   lazy val version: Option[String] = Try {
     val p = ProcessBuilder("h2load", "--version").redirectErrorStream(true).start()
     val out = String(p.getInputStream.readAllBytes())
@@ -21,10 +24,11 @@ object H2load:
   }.toOption.flatten
 
   /**
-   * The command for one run, its requests' durations logged to `log`. Over TLS its connections are set up in a
-   * second of warm-up, outside the measured time: 64 handshakes on one core take most of a one-second slice, and
-   * h2load, in a timed run that ends before its clients are all set up, waits for their open streams forever. A run
-   * is killed past its time by half a minute, whatever hangs: the round fails rather than the suite.
+   * The command for one run, its requests' durations logged to `log`. Over TLS its connections are set up in
+   * [[TlsWarmUp]] seconds of warm-up, outside the measured time: h2load, in a timed run that ends before its clients
+   * are all set up, waits for their open streams forever, and 64 handshakes on one core take from a fifth of a second
+   * (Netty's OpenSSL) to over one (Ember's fs2 over the JDK's engine, cold). A run is killed past its time by half a
+   * minute, whatever hangs: the round fails rather than the suite.
    */
   def command(
       url: String,
@@ -36,7 +40,7 @@ object H2load:
       cpus: Option[List[Int]]
   ): List[String] =
     val threads = math.max(1, math.min(users, cpus.map(_.size).getOrElse(1)))
-    val warmUp = if scenario.tls then List("--warm-up-time", "1") else Nil
+    val warmUp = if scenario.tls then List("--warm-up-time", TlsWarmUp.toString) else Nil
     List("timeout", "-k", "5", (seconds + 31).toString) ++
       cpus.toList.flatMap(c => List("taskset", "-c", c.mkString(","))) ++
       List("h2load", "-t", threads.toString, "-c", users.toString, "-m", Streams.toString, "-D", seconds.toString) ++
@@ -59,7 +63,7 @@ object H2load:
     try Measurement.exec(command(url, users, seconds, scenario, body, log, cpus)).flatMap(parse(_, log))
     finally Files.deleteIfExists(log)
 
-  private val Finished = """finished in ([\d.]+)(ms|s)""".r.unanchored
+  private val Finished = """finished in ([\d.]+)(ms|s), ([\d.]+) req/s""".r.unanchored
   private val Requests =
     """requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout""".r.unanchored
   private val Statuses = """status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx""".r.unanchored
@@ -69,8 +73,15 @@ object H2load:
   def parse(output: String, log: Path): Either[String, WrkResult] =
     def line(prefix: String) = output.linesIterator.map(_.trim).find(_.startsWith(prefix))
     (line("finished in"), line("requests:"), line("status codes:")) match
-      case (Some(Finished(time, unit)), Some(Requests(_, _, done, _, failed, errored, timeout)), Some(statuses)) =>
-        val micros = (time.toDouble * (if unit == "ms" then 1e3 else 1e6)).toLong
+      case (
+            Some(Finished(time, unit, rate)),
+            Some(Requests(_, _, done, succeeded, failed, errored, timeout)),
+            Some(statuses)
+          ) =>
+        // Its time includes the warm-up; its counts and rate (requests succeeded a second) the measured time only
+        val micros =
+          if rate.toDouble > 0 then math.round(succeeded.toLong / rate.toDouble * 1e6)
+          else (time.toDouble * (if unit == "ms" then 1e3 else 1e6)).toLong
         val non2xx = statuses match
           case Statuses(_, r3, r4, r5) => r3.toLong + r4.toLong + r5.toLong
           case _ => 0L
