@@ -47,16 +47,19 @@ final class RawHttp(port: Int, timeoutMillis: Int = 10000, tls: javax.net.ssl.SS
   /** One line, without its line end; null at the end of the input. */
   def readLine(): String | Null = RawHttp.readLine(in)
 
-  /** Whether the server closed the connection: reads until EOF or the timeout. */
+  /**
+   * Whether the server closed the connection: reads until EOF or the timeout. Over TLS the JDK's socket closes itself
+   * once a read meets the server's close_notify, which is the server's doing too.
+   */
   def closedByServer(waitMillis: Int = 1000): Boolean =
-    socket.setSoTimeout(waitMillis)
     try
+      socket.setSoTimeout(waitMillis)
       val n = in.read()
       n == -1
     catch
       case _: SocketTimeoutException => false
       case _: java.net.SocketException => true
-    finally socket.setSoTimeout(timeoutMillis)
+    finally if !socket.isClosed then socket.setSoTimeout(timeoutMillis)
 
   def close(): Unit = socket.close()
 
