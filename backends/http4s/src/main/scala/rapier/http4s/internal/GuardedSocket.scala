@@ -150,17 +150,10 @@ private[http4s] final class GuardedSocket[F[_]](
    */
   override def beforeClose: F[Unit] =
     if !guard.closed && guard.failed == null then F.unit
-    else
-      def drop: F[Unit] = F.flatMap(socket.read(GuardedSocket.DropSize)) {
-        case Some(_) => drop
-        case None => F.unit
-      }
-      val ended = F.productR(F.attempt(socket.endOfOutput))(drop)
-      F.void(F.attempt(F.timeout(ended, Refusals.LingerMillis.millis)))
+    else Bodies.linger(fs2.Stream.exec(F.void(F.attempt(socket.endOfOutput))) ++ socket.reads)
 
 private[http4s] object GuardedSocket:
   private val CopyBelow = 4096
-  private val DropSize = 16 * 1024
   // RFC 9113 §3.4: what a client sends first on an HTTP/2 connection
   private val Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII)
 
