@@ -13,7 +13,7 @@ import org.typelevel.log4cats.Logger
 import rapier.cats.CatsRunner
 import org.typelevel.log4cats.slf4j.Slf4jLogger
 import rapier.http4s.internal.{EmberLog, GuardedSocket, HandshakeDeadline, Http2Socket, Http2Watch, Http4sRequest}
-import rapier.server.spi.{FramingGuard, RefusalMarker}
+import rapier.server.spi.{FramingGuard, Http2Frames, RefusalMarker}
 import rapier.server.{Http2, ServerBuilder, ServerEndpoint, Tls}
 
 import java.net.InetSocketAddress
@@ -164,7 +164,7 @@ object Http4sServer:
         case timeout: FiniteDuration =>
           val period = (timeout / 4).max(10.millis)
           def check: F[Unit] = F.flatMap(F.sleep(period)) { _ =>
-            if watch.idleFor(timeout.toNanos) then session.goAway(Http2Watch.NoError) else check
+            if watch.idleFor(timeout.toNanos) then session.goAway(Http2Frames.NoError) else check
           }
           check
         case _ => F.never

@@ -4,6 +4,7 @@ import cats.effect.std.Semaphore
 import cats.effect.{Async, Deferred}
 import fs2.Chunk
 import fs2.io.net.Socket
+import rapier.server.spi.Http2Frames
 
 /**
  * An HTTP/2 connection as Ember's HTTP/2 layer reads and writes it, through an [[Http2Watch]]: first the bytes read
@@ -61,7 +62,7 @@ private[http4s] final class Http2Socket[F[_]](
 
   /** Ends the connection with a GOAWAY with `code`, naming the last stream the client opened. */
   def goAway(code: Int): F[Unit] =
-    val frame = Chunk.array(Http2Watch.goAway(watch.lastStream, code))
+    val frame = Chunk.array(Http2Frames.goAway(watch.lastStream, code))
     val last = writing.permit.surround(F.defer {
       val first = !goneAway
       goneAway = true

@@ -3,6 +3,7 @@ package rapier.http4s.internal
 import com.twitter.hpack.{Decoder, HeaderListener}
 import fs2.Chunk
 import rapier.server.Http2
+import rapier.server.spi.Http2Frames.*
 
 import java.io.ByteArrayInputStream
 import java.nio.charset.StandardCharsets
@@ -44,8 +45,6 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   private val authorities = new ConcurrentHashMap[Integer, String]()
   private val refused = ConcurrentHashMap.newKeySet[Integer]()
   private val open = ConcurrentHashMap.newKeySet[Integer]()
-  // SETTINGS and PING frames received that Ember has not acknowledged yet
-  private val unacknowledged = new AtomicInteger()
   // What the client lets Ember send (RFC 9113 §6.9): the connection's window, and each open stream's past the initial
   // window its SETTINGS set (credit given by WINDOW_UPDATE, less DATA sent)
   private val connectionWindow = new java.util.concurrent.atomic.AtomicLong(65_535)
@@ -53,19 +52,15 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   private val credit = new ConcurrentHashMap[Integer, java.lang.Long]()
   @volatile private var lastActive = System.nanoTime()
 
-  private val in = new Frames(keeps = true)
-  private val out = new Frames(keeps = false)
+  private val in = new Reader(keeps = true)
+  private val out = new Reader(keeps = false)
   private val decoder = new Decoder(Int.MaxValue, 4096)
   private var block = new Array[Byte](1024)
   private var blockSize = 0
   private var blockStream = 0
   private var blockTooLarge = false
-  private var continuations = 0
   private var broken = false
-  private var emptyData = 0
-  private val resets = new Array[Long](limits.maxResetsPerWindow)
-  private var resetAt = 0
-  private var resetCount = 0L
+  private val floods = Floods(limits)
   private var authority: String | Null = null
 
   /** The `:authority` of `stream`'s request, taken once; null without one. */
@@ -137,51 +132,33 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   private def frameDone(): Int =
     val kind = in.kind
     if kind != Continuation && blockStream != 0 then return fail(ProtocolError)
+    if floods.received(in) then return fail(EnhanceYourCalm)
     kind match
       case Data =>
         if (in.flags & EndStream) != 0 then ended(in.stream)
-        val size = if (in.flags & Padded) != 0 then in.length - 1 - in.padding else in.length
-        if size <= 0 && (in.flags & EndStream) == 0 then
-          emptyData += 1
-          if emptyData > MaxEmptyData then fail(EnhanceYourCalm)
-        else emptyData = 0
         0
       case Headers =>
-        emptyData = 0
         if in.payloadBroken then return fail(ProtocolError)
         blockStream = in.stream
         blockEnds = (in.flags & EndStream) != 0
         blockTooLarge = false
-        continuations = 0
         blockSize = 0
         append(in.fragment, in.fragmentSize)
         if (in.flags & EndHeaders) != 0 then headerBlockDone() else 0
       case Continuation =>
         if blockStream == 0 || in.stream != blockStream then return fail(ProtocolError)
-        continuations += 1
-        if continuations > MaxContinuations then return fail(EnhanceYourCalm)
         append(in.fragment, in.fragmentSize)
         if (in.flags & EndHeaders) != 0 then headerBlockDone() else 0
       case RstStream =>
         closed(in.stream)
         cancelled.remove(in.stream)
-        val now = System.nanoTime()
-        val window = limits.resetWindowSeconds * 1_000_000_000L
-        // The oldest of the last `maxResetsPerWindow` resets, within the window: one more is too many
-        if resetCount >= resets.length && now - resets(resetAt) < window then fail(EnhanceYourCalm)
-        else
-          resets(resetAt) = now
-          resetAt = (resetAt + 1) % resets.length
-          resetCount += 1
-          0
-      case Settings | Ping =>
-        if (in.flags & Ack) == 0 && unacknowledged.incrementAndGet() > MaxUnacknowledged then fail(EnhanceYourCalm)
-        else
-          if in.kind == Settings && (in.flags & Ack) == 0 then settings()
-          0
+        0
+      case Settings =>
+        if (in.flags & Ack) == 0 then settings()
+        0
       case WindowUpdate =>
         if in.fragmentSize == 4 then
-          val increment = (Frames.int(in.fragment, 0) & 0x7fffffff).toLong
+          val increment = (int(in.fragment, 0) & 0x7fffffff).toLong
           if in.stream == 0 then connectionWindow.addAndGet(increment)
           else if open.contains(in.stream) then credit.merge(in.stream, increment, (a, b) => a + b)
         0
@@ -192,7 +169,7 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
     var i = 0
     while i + 6 <= in.fragmentSize do
       val id = ((in.fragment(i) & 0xff) << 8) | (in.fragment(i + 1) & 0xff)
-      if id == 4 then initialWindow = (Frames.int(in.fragment, i + 2) & 0xffffffffL)
+      if id == 4 then initialWindow = (int(in.fragment, i + 2) & 0xffffffffL)
       i += 6
 
   private def append(bytes: Array[Byte], size: Int): Unit =
@@ -314,7 +291,7 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
         // Ember restores its connection's window to the client's initial window, not its own (RFC 9113 §6.9.2: the
         // connection's starts at 65,535 whatever SETTINGS say): a client with a large one sees its window overflow
         if out.kind == WindowUpdate && out.stream == 0 && out.length == 4 && at + 4 <= end then
-          val increment = Frames.int(bytes, at).toLong - initialWindow + limits.initialWindowSize
+          val increment = int(bytes, at).toLong - initialWindow + limits.initialWindowSize
           if rewritten == null then rewritten = java.util.Arrays.copyOfRange(bytes, offset, end)
           putInt(rewritten.nn, at - offset, math.max(1L, increment).toInt)
       if out.done then
@@ -325,176 +302,15 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
             else if out.length > 0 then credit.merge(out.stream, -out.length.toLong, (a, b) => a + b)
           case Headers => if (out.flags & EndStream) != 0 then answered(out.stream)
           case RstStream => closed(out.stream)
-          case Settings | Ping => if (out.flags & Ack) != 0 then unacknowledged.decrementAndGet()
+          case Settings | Ping => floods.sent(out)
           case _ => ()
         out.reset()
     rewritten
 
 private[http4s] object Http2Watch:
-  private val Data = 0
-  private val Headers = 1
-  private val RstStream = 3
-  private val Settings = 4
-  private val Ping = 6
-  private val WindowUpdate = 8
-  private val Continuation = 9
-  private val EndStream = 0x1
-  private val Ack = 0x1
-  private val EndHeaders = 0x4
-  private val Padded = 0x8
-  private val Priority = 0x20
-
-  val NoError = 0
-  val ProtocolError = 1
-  val FrameSizeError = 6
-  val Cancel = 8
-  val RefusedStream = 7
-  val EnhanceYourCalm = 11
-
-  // A flood's thresholds, as Netty's HTTP/2 codec sets its own: past them a client is attacking, not slow
-  private val MaxEmptyData = 10
-  private val MaxContinuations = 16
-  private val MaxUnacknowledged = 10_000
   // Streams answered early and cancelled at once: past it, a stream answered early is left to its client
   private val MaxCancelled = 10_000
   // Streams refused whose requests Ember has not handed over yet
   private val MaxRefused = 10_000
-  // SETTINGS_MAX_FRAME_SIZE's default, which Ember advertises and holds a client to
-  private val MaxFrameSize = 16_384
 
   private val AuthorityName = ":authority".getBytes(StandardCharsets.US_ASCII)
-
-  /** An RST_STREAM frame for `stream` with `code`. */
-  def rstStream(stream: Int, code: Int): Array[Byte] = withInt(RstStream, stream, code)
-
-  /** A WINDOW_UPDATE frame for `stream` of `increment` bytes. */
-  def windowUpdate(stream: Int, increment: Int): Array[Byte] = withInt(WindowUpdate, stream, increment)
-
-  // A frame of `kind` on `stream` whose payload is one 32-bit value.
-  private def withInt(kind: Int, stream: Int, value: Int): Array[Byte] =
-    val frame = new Array[Byte](13)
-    frame(2) = 4
-    frame(3) = kind.toByte
-    putInt(frame, 5, stream)
-    putInt(frame, 9, value)
-    frame
-
-  /** A GOAWAY frame naming `lastStream` with `code`. */
-  def goAway(lastStream: Int, code: Int): Array[Byte] =
-    val frame = new Array[Byte](17)
-    frame(2) = 8
-    frame(3) = 7
-    putInt(frame, 9, lastStream)
-    putInt(frame, 13, code)
-    frame
-
-  private def putInt(a: Array[Byte], at: Int, v: Int): Unit =
-    a(at) = (v >>> 24).toByte
-    a(at + 1) = (v >>> 16).toByte
-    a(at + 2) = (v >>> 8).toByte
-    a(at + 3) = v.toByte
-
-  /**
-   * One direction's frames, read as bytes come in any pieces: a frame's 9-byte header, then its payload, of which
-   * only what the watch reads is kept, where `keeps`: a header block's fragment (its padding and priority taken off),
-   * a SETTINGS or WINDOW_UPDATE frame's payload, a padded DATA frame's padding length.
-   */
-  private final class Frames(keeps: Boolean):
-    private val head = new Array[Byte](9)
-    private var headFill = 0
-    private var left = 0
-    var length = 0
-    var kind = 0
-    var flags = 0
-    var stream = 0
-    var done = false
-    // Of a HEADERS or CONTINUATION frame: the fragment, its size, and the padding's
-    var fragment = new Array[Byte](1024)
-    var fragmentSize = 0
-    var padding = 0
-    var payloadBroken = false
-    var oversized = false
-    private var payload = new Array[Byte](0)
-    private var payloadFill = 0
-    private var keep = false
-
-    // Set when a read completes the header: the caller decides on the frame before its payload
-    var headerDone = false
-
-    /** Bytes of the current frame's header read, when it is not whole yet. */
-    def headerHeld: Int = if headFill < 9 then headFill else 0
-
-    /** Whether the current frame's header is whole (its payload being read). */
-    def atPayload: Boolean = headFill == 9
-
-    /** Whether no frame is begun. */
-    def atBoundary: Boolean = headFill == 0
-
-    /** The current frame's header, a copy. */
-    def header: Array[Byte] = head.clone()
-
-    /**
-     * Reads from `at`, to the end of the current frame's header or of its payload at most; where it stopped.
-     */
-    def feed(bytes: Array[Byte], at: Int, end: Int): Int =
-      var i = at
-      if headFill < 9 then
-        val n = math.min(9 - headFill, end - i)
-        System.arraycopy(bytes, i, head, headFill, n)
-        headFill += n
-        i += n
-        if headFill == 9 then
-          headerDone = true
-          length = ((head(0) & 0xff) << 16) | ((head(1) & 0xff) << 8) | (head(2) & 0xff)
-          kind = head(3) & 0xff
-          flags = head(4) & 0xff
-          stream = (((head(5) & 0x7f) << 24) | ((head(6) & 0xff) << 16) | ((head(7) & 0xff) << 8) | (head(8) & 0xff))
-          left = length
-          padding = 0
-          payloadBroken = false
-          keep = keeps &&
-            (kind == Headers || kind == Continuation || kind == Settings || kind == WindowUpdate ||
-              (kind == Data && (flags & Padded) != 0))
-          if keep && length > MaxFrameSize then
-            oversized = true
-            return end
-          if keep then
-            if payload.length < length then payload = new Array[Byte](length)
-            payloadFill = 0
-          if length > 0 then return i
-      if headFill == 9 then
-        val n = math.min(left, end - i)
-        if keep then
-          System.arraycopy(bytes, i, payload, payloadFill, n)
-          payloadFill += n
-        left -= n
-        i += n
-        if left == 0 then
-          done = true
-          if keep then parsePayload()
-      i
-
-    private def parsePayload(): Unit =
-      var from = 0
-      if (flags & Padded) != 0 && (kind == Headers || kind == Data) then
-        if length == 0 then payloadBroken = true
-        else
-          padding = payload(0) & 0xff
-          from = 1
-      if kind == Headers && (flags & Priority) != 0 then from += 5
-      val size = length - from - padding
-      if size < 0 then
-        payloadBroken = true
-        fragmentSize = 0
-      else if kind != Data then
-        if fragment.length < size then fragment = new Array[Byte](size)
-        System.arraycopy(payload, from, fragment, 0, size)
-        fragmentSize = size
-
-    def reset(): Unit =
-      headFill = 0
-      done = false
-
-  private object Frames:
-    def int(a: Array[Byte], at: Int): Int =
-      ((a(at) & 0xff) << 24) | ((a(at + 1) & 0xff) << 16) | ((a(at + 2) & 0xff) << 8) | (a(at + 3) & 0xff)

@@ -2,6 +2,7 @@ package rapier.http4s.internal
 
 import com.twitter.hpack.Encoder
 import rapier.server.Http2
+import rapier.server.spi.Http2Frames
 
 import java.io.ByteArrayOutputStream
 import java.nio.charset.StandardCharsets.US_ASCII
@@ -65,23 +66,23 @@ class Http2WatchTest extends munit.FunSuite:
     val opened = ByteArrayOutputStream()
     for stream <- List(1, 3, 5, 7) do
       opened.write(headers(stream, "h", endStream = true))
-      opened.write(Http2Watch.rstStream(stream, Http2Watch.Cancel))
+      opened.write(Http2Frames.rstStream(stream, Http2Frames.Cancel))
     val bytes = opened.toByteArray
     resets.inbound(bytes, 0, bytes.length)
-    assertEquals(resets.cut, Http2Watch.EnhanceYourCalm)
+    assertEquals(resets.cut, Http2Frames.EnhanceYourCalm)
     val continued = Http2Watch(Http2(), 16_384)
     val block = ByteArrayOutputStream()
     block.write(frame(1, 0, 1, Array[Byte]()))
     for _ <- 1 to 17 do block.write(frame(9, 0, 1, Array[Byte]()))
     continued.inbound(block.toByteArray, 0, block.size)
-    assertEquals(continued.cut, Http2Watch.EnhanceYourCalm)
+    assertEquals(continued.cut, Http2Frames.EnhanceYourCalm)
 
   test("a stream past the limit is refused: REFUSED_STREAM to its client, CANCEL to Ember after its HEADERS"):
     val watch = Http2Watch(Http2(maxConcurrentStreams = 1), 16_384)
     val two = headers(1, "h", endStream = true) ++ headers(3, "h", endStream = true)
     val passed = watch.inbound(two, 0, two.length).toArray
-    assert(java.util.Arrays.equals(passed, two ++ Http2Watch.rstStream(3, Http2Watch.Cancel)))
-    assert(java.util.Arrays.equals(watch.owedToClient(written = false), Http2Watch.rstStream(3, 7)))
+    assert(java.util.Arrays.equals(passed, two ++ Http2Frames.rstStream(3, Http2Frames.Cancel)))
+    assert(java.util.Arrays.equals(watch.owedToClient(written = false), Http2Frames.rstStream(3, 7)))
     assert(watch.wasRefused(3) && !watch.wasRefused(1))
 
   test("a client opening streams past the limit, never sending their bodies, is cut before what it is owed grows"):
@@ -91,7 +92,7 @@ class Http2WatchTest extends munit.FunSuite:
     for i <- 0 to 10_001 do streams.write(headers(1 + 2 * i, "h", endStream = false))
     val bytes = streams.toByteArray
     watch.inbound(bytes, 0, bytes.length)
-    assertEquals(watch.cut, Http2Watch.EnhanceYourCalm)
+    assertEquals(watch.cut, Http2Frames.EnhanceYourCalm)
     assertEquals(watch.authorityOf(1), "h")
     assertEquals(watch.authorityOf(3), null)
 
@@ -110,8 +111,8 @@ class Http2WatchTest extends munit.FunSuite:
     watch.inbound(open, 0, open.length)
     val answer = frame(0, 1, 1, Array[Byte]('k'))
     assertEquals(watch.outbound(answer, 0, answer.length), null)
-    assert(java.util.Arrays.equals(watch.owedToClient(written = true), Http2Watch.rstStream(1, 0)))
+    assert(java.util.Arrays.equals(watch.owedToClient(written = true), Http2Frames.rstStream(1, 0)))
     // What the client still sends on it is left out, its bytes given back to the connection's window
     val late = data(1, 100, end = false) ++ data(1, 0, end = true)
-    assertEquals(watch.inbound(late, 0, late.length).toList, Http2Watch.rstStream(1, Http2Watch.Cancel).toList)
-    assert(java.util.Arrays.equals(watch.owedToClient(written = false), Http2Watch.windowUpdate(0, 100)))
+    assertEquals(watch.inbound(late, 0, late.length).toList, Http2Frames.rstStream(1, Http2Frames.Cancel).toList)
+    assert(java.util.Arrays.equals(watch.owedToClient(written = false), Http2Frames.windowUpdate(0, 100)))

@@ -1,0 +1,223 @@
+package rapier.server.spi
+
+import rapier.server.Http2
+
+import java.util.concurrent.atomic.AtomicInteger
+
+/**
+ * HTTP/2's frames (RFC 9113 §4, §6) as a watch beside a server's own HTTP/2 layer reads them, for the limits that layer
+ * lacks: a [[Reader]] per direction, the [[Floods]] a client's frames are counted against, and the few frames a watch
+ * sends itself.
+ */
+object Http2Frames:
+  val Data = 0
+  val Headers = 1
+  val RstStream = 3
+  val Settings = 4
+  val Ping = 6
+  val GoAway = 7
+  val WindowUpdate = 8
+  val Continuation = 9
+  val EndStream = 0x1
+  val Ack = 0x1
+  val EndHeaders = 0x4
+  val Padded = 0x8
+  val Priority = 0x20
+
+  val NoError = 0
+  val ProtocolError = 1
+  val FrameSizeError = 6
+  val RefusedStream = 7
+  val Cancel = 8
+  val EnhanceYourCalm = 11
+
+  // SETTINGS_MAX_FRAME_SIZE's default, which the servers advertise and hold a client to
+  val MaxFrameSize = 16_384
+
+  // A flood's thresholds, as Netty's HTTP/2 codec sets its own: past them a client is attacking, not slow
+  private val MaxEmptyData = 10
+  private val MaxContinuations = 16
+  private val MaxUnacknowledged = 10_000
+
+  /** An RST_STREAM frame for `stream` with `code`. */
+  def rstStream(stream: Int, code: Int): Array[Byte] = withInt(RstStream, stream, code)
+
+  /** A WINDOW_UPDATE frame for `stream` of `increment` bytes. */
+  def windowUpdate(stream: Int, increment: Int): Array[Byte] = withInt(WindowUpdate, stream, increment)
+
+  // A frame of `kind` on `stream` whose payload is one 32-bit value.
+  private def withInt(kind: Int, stream: Int, value: Int): Array[Byte] =
+    val frame = new Array[Byte](13)
+    frame(2) = 4
+    frame(3) = kind.toByte
+    putInt(frame, 5, stream)
+    putInt(frame, 9, value)
+    frame
+
+  /** A GOAWAY frame naming `lastStream` with `code`. */
+  def goAway(lastStream: Int, code: Int): Array[Byte] =
+    val frame = new Array[Byte](17)
+    frame(2) = 8
+    frame(3) = GoAway.toByte
+    putInt(frame, 9, lastStream)
+    putInt(frame, 13, code)
+    frame
+
+  /** Writes `v` big-endian at `at`. */
+  def putInt(a: Array[Byte], at: Int, v: Int): Unit =
+    a(at) = (v >>> 24).toByte
+    a(at + 1) = (v >>> 16).toByte
+    a(at + 2) = (v >>> 8).toByte
+    a(at + 3) = v.toByte
+
+  /** The big-endian 32-bit value at `at`. */
+  def int(a: Array[Byte], at: Int): Int =
+    ((a(at) & 0xff) << 24) | ((a(at + 1) & 0xff) << 16) | ((a(at + 2) & 0xff) << 8) | (a(at + 3) & 0xff)
+
+  /**
+   * What a client's frames are counted against, for the known floods: resets past `maxResetsPerWindow` within the
+   * window (rapid reset, CVE-2023-44487), CONTINUATIONs past 16 in one header block, empty DATA frames in a row past
+   * 10, SETTINGS and PING frames left unacknowledged past 10,000. Frames read in one thread; acknowledgements may be
+   * counted in another.
+   */
+  final class Floods(limits: Http2):
+    private var emptyData = 0
+    private var continuations = 0
+    private val resets = new Array[Long](limits.maxResetsPerWindow)
+    private var resetAt = 0
+    private var resetCount = 0L
+    private val unacknowledged = AtomicInteger()
+
+    /** The client's frame `in` has just been read whole: whether it is past a flood's limit. */
+    def received(in: Reader): Boolean = in.kind match
+      case Data =>
+        val size = if (in.flags & Padded) != 0 then in.length - 1 - in.padding else in.length
+        if size <= 0 && (in.flags & EndStream) == 0 then
+          emptyData += 1
+          emptyData > MaxEmptyData
+        else
+          emptyData = 0
+          false
+      case Headers =>
+        emptyData = 0
+        continuations = 0
+        false
+      case Continuation =>
+        continuations += 1
+        continuations > MaxContinuations
+      case RstStream =>
+        val now = System.nanoTime()
+        // The oldest of the last `maxResetsPerWindow` resets, within the window: one more is too many
+        if resetCount >= resets.length && now - resets(resetAt) < limits.resetWindowSeconds * 1_000_000_000L then true
+        else
+          resets(resetAt) = now
+          resetAt = (resetAt + 1) % resets.length
+          resetCount += 1
+          false
+      case Settings | Ping => (in.flags & Ack) == 0 && unacknowledged.incrementAndGet() > MaxUnacknowledged
+      case _ => false
+
+    /** The server's frame `out` has just been written whole: an acknowledgement counts off what it answers. */
+    def sent(out: Reader): Unit =
+      if (out.kind == Settings || out.kind == Ping) && (out.flags & Ack) != 0 then unacknowledged.decrementAndGet()
+
+  /**
+   * One direction's frames on a connection, read as bytes come in any pieces: a frame's 9-byte header, then its payload, of which
+   * only what the watch reads is kept, where `keeps`: a header block's fragment (its padding and priority taken off),
+   * a SETTINGS or WINDOW_UPDATE frame's payload, a padded DATA frame's padding length.
+   */
+  final class Reader(keeps: Boolean):
+    private val head = new Array[Byte](9)
+    private var headFill = 0
+    private var left = 0
+    var length = 0
+    var kind = 0
+    var flags = 0
+    var stream = 0
+    var done = false
+    // Of a HEADERS or CONTINUATION frame: the fragment, its size, and the padding's
+    var fragment = new Array[Byte](1024)
+    var fragmentSize = 0
+    var padding = 0
+    var payloadBroken = false
+    var oversized = false
+    private var payload = new Array[Byte](0)
+    private var payloadFill = 0
+    private var keep = false
+
+    // Set when a read completes the header: the caller decides on the frame before its payload
+    var headerDone = false
+
+    /** Bytes of the current frame's header read, when it is not whole yet. */
+    def headerHeld: Int = if headFill < 9 then headFill else 0
+
+    /** Whether the current frame's header is whole (its payload being read). */
+    def atPayload: Boolean = headFill == 9
+
+    /** Whether no frame is begun. */
+    def atBoundary: Boolean = headFill == 0
+
+    /** The current frame's header, a copy. */
+    def header: Array[Byte] = head.clone()
+
+    /**
+     * Reads from `at`, to the end of the current frame's header or of its payload at most; where it stopped.
+     */
+    def feed(bytes: Array[Byte], at: Int, end: Int): Int =
+      var i = at
+      if headFill < 9 then
+        val n = math.min(9 - headFill, end - i)
+        System.arraycopy(bytes, i, head, headFill, n)
+        headFill += n
+        i += n
+        if headFill == 9 then
+          headerDone = true
+          length = ((head(0) & 0xff) << 16) | ((head(1) & 0xff) << 8) | (head(2) & 0xff)
+          kind = head(3) & 0xff
+          flags = head(4) & 0xff
+          stream = (((head(5) & 0x7f) << 24) | ((head(6) & 0xff) << 16) | ((head(7) & 0xff) << 8) | (head(8) & 0xff))
+          left = length
+          padding = 0
+          payloadBroken = false
+          keep = keeps &&
+            (kind == Headers || kind == Continuation || kind == Settings || kind == WindowUpdate ||
+              (kind == Data && (flags & Padded) != 0))
+          if keep && length > MaxFrameSize then
+            oversized = true
+            return end
+          if keep then
+            if payload.length < length then payload = new Array[Byte](length)
+            payloadFill = 0
+          if length > 0 then return i
+      if headFill == 9 then
+        val n = math.min(left, end - i)
+        if keep then
+          System.arraycopy(bytes, i, payload, payloadFill, n)
+          payloadFill += n
+        left -= n
+        i += n
+        if left == 0 then
+          done = true
+          if keep then parsePayload()
+      i
+
+    private def parsePayload(): Unit =
+      var from = 0
+      if (flags & Padded) != 0 && (kind == Headers || kind == Data) then
+        if length == 0 then payloadBroken = true
+        else
+          padding = payload(0) & 0xff
+          from = 1
+      if kind == Headers && (flags & Priority) != 0 then from += 5
+      val size = length - from - padding
+      if size < 0 then
+        payloadBroken = true
+        fragmentSize = 0
+      else if kind != Data then
+        if fragment.length < size then fragment = new Array[Byte](size)
+        System.arraycopy(payload, from, fragment, 0, size)
+        fragmentSize = size
+
+    def reset(): Unit =
+      headFill = 0
+      done = false
