@@ -64,7 +64,9 @@ private[pekko] final class GuardStage(guard: () => FramingGuard, deadline: Durat
             cut = true
             passed.putBytes(GuardStage.Cut)
           timeHead()
-          if !deliver() && !isClosed(fromSocket) then pull(fromSocket)
+          // Nothing more is read while the parser has bytes waiting: a client pipelining requests it never reads the
+          // answers of is held to one read's worth
+          if !deliver() && passed.length == 0 && !isClosed(fromSocket) then pull(fromSocket)
         override def onUpstreamFinish(): Unit = complete(toParser)
     )
     setHandler(
@@ -74,13 +76,18 @@ private[pekko] final class GuardStage(guard: () => FramingGuard, deadline: Durat
         override def onDownstreamFinish(cause: Throwable): Unit = cancel(fromSocket, cause)
     )
 
-    // Pushes what the guard passed on, if the parser wants it; whether it did.
+    // Pushes what the guard passed on, if the parser wants it, at most MaxPush bytes; whether it did. pekko-http's
+    // parser reads the requests of one push by recursion, a frame per request: thousands of pipelined requests in one
+    // push overflow its stack, and pekko ends the JVM on that.
     private def deliver(): Boolean =
       if passed.length == 0 || !isAvailable(toParser) then false
       else
         val bytes = passed.result()
         passed = ByteString.newBuilder
-        push(toParser, bytes)
+        if bytes.length <= GuardStage.MaxPush then push(toParser, bytes)
+        else
+          push(toParser, bytes.take(GuardStage.MaxPush))
+          passed ++= bytes.drop(GuardStage.MaxPush)
         true
 
     private def timeHead(): Unit = deadline match
@@ -97,6 +104,8 @@ private[pekko] final class GuardStage(guard: () => FramingGuard, deadline: Durat
 private[pekko] object GuardStage:
   private val Head = "head"
   private val CopyBelow = 4096
+  // At most ~300 of the shortest requests a push: a few thousand frames of the parser's recursion
+  private val MaxPush = 8192
   // Not a hex digit: pekko-http's chunk parser refuses it, at a chunk's start or where a chunk's CRLF is due.
   private val Cut = Array[Byte]('X', '\r', '\n')
   private val Switching = ByteString("HTTP/1.1 101")
