@@ -77,17 +77,6 @@ final case class BackendOptions(
     "timeouts must be positive (Duration.Inf for none)"
   )
 
-  /**
-   * Fails the start of a server that speaks HTTP/1.1 only when these options ask for HTTP/2, saying what to do.
-   * @throws IllegalArgumentException
-   *   when `http2` is set
-   */
-  def requireHttp1Only(server: String): Unit =
-    require(
-      http2.isEmpty,
-      s"$server serves HTTP/1.1 only: leave BackendOptions.http2 unset (withoutHttp2), or serve HTTP/2 with NettyServer, VertxServer or Http4sServer"
-    )
-
 object BackendOptions:
   val default: BackendOptions = BackendOptions()
 

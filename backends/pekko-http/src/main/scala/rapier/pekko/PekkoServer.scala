@@ -39,7 +39,6 @@ final case class PekkoServer(
   def withSystem(s: ActorSystem): PekkoServer = copy(system = Some(s))
 
   def start(): PekkoServer.Binding =
-    options.backend.requireHttp1Only("PekkoServer")
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val marker = RefusalMarker.random()
     val interpreter = PekkoServerInterpreter(endpoints, options, marker)
@@ -54,7 +53,15 @@ final case class PekkoServer(
       val guard = () => FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker, obsTextAsUtf8 = true)
       val settings = options.serverSettings(s.settings.config)
       val connections =
-        Connections(interpreter.handler, interpreter.busy, settings, guard, options.headerReadTimeout, tls)
+        Connections(
+          interpreter.handler,
+          interpreter.busy,
+          settings,
+          guard,
+          options.headerReadTimeout,
+          tls,
+          options.http2
+        )
       val binding = Await.result(connections.bind(options.host, options.port), 30.seconds)
       val scheme = if tls.isDefined then "https" else "http"
       PekkoServer.log.info(

@@ -73,9 +73,17 @@ class PekkoServerTests extends ServerTests, WebSocketTests:
   override def unsupported: Map[String, String] = PekkoServerTests.unsupported
   override def unsupportedMalformedRequests: Map[String, String] = PekkoServerTests.unsupportedMalformedRequests
   override def unsupportedLegalRequests: Map[String, String] = PekkoServerTests.unsupportedLegalRequests
-  // Rapier binds pekko-http's HTTP/1.1 layer on a TCP stream of its own; pekko's HTTP/2 comes with its own binding
-  override def http2Unserved: Option[String] =
-    Some("PekkoServer speaks HTTP/1.1 only; HTTP/2 is NettyServer's and VertxServer's")
+  override def h2cUpgradeUnserved: Option[String] = PekkoServerTests.h2cUpgradeUnserved
+  override def http2RefusedOtherwise: Map[String, String] = PekkoServerTests.http2RefusedOtherwise
+
+/** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
+class PekkoHttp2ServerTests extends KitTests:
+  def server: TestServer = PekkoTestServer
+
+  override def unsupported: Map[String, String] = PekkoServerTests.unsupported ++ PekkoServerTests.http2Parsed
+  override def unsupportedMalformedRequests: Map[String, String] = PekkoServerTests.unsupportedMalformedRequests
+  override def unsupportedLegalRequests: Map[String, String] = PekkoServerTests.unsupportedLegalRequests
+  override def protocol: KitProtocol = KitProtocol.Http2OverTls
 
 /** What pekko-http decides before Rapier sees a request, or after Rapier has answered it, which the kit tests otherwise, and why. */
 object PekkoServerTests:
@@ -114,6 +122,29 @@ object PekkoServerTests:
   )
 
   val unsupportedMalformedRequests: Map[String, String] = Map.empty
+
+  // Over HTTP/2 no raw target is kept: pekko-http's layer parses :path itself
+  private val pathParsed =
+    "pekko-http's HTTP/2 layer parses the :path itself and keeps no raw target: it removes dot-segments (a traversal " +
+      "becomes the path it resolves to, never past the root) and renders percent-encoding in capitals"
+  val http2Parsed: Map[String, String] = Map(
+    "the request log writes one line per request with template, status and duration" -> pathParsed,
+    "static: a single-page app's fallback at the root, beside the other endpoints" -> pathParsed,
+    "static: resources from the class path, a file's and a directory's" -> pathParsed
+  )
+
+  val h2cUpgradeUnserved: Option[String] = Some(
+    "PekkoServer starts HTTP/2 on a connection's preface or by ALPN: an Upgrade: h2c is answered over HTTP/1.1"
+  )
+
+  private val pekkoParses =
+    "pekko-http's HTTP/2 layer parses the request's pseudo-headers itself and ends the connection with PROTOCOL_ERROR"
+  val http2RefusedOtherwise: Map[String, String] = Map(
+    "path-with-space" -> s"$pekkoParses on a :path it can't make a URI of",
+    "path-not-absolute" -> s"$pekkoParses on a :path that is not absolute",
+    "method-not-token" -> s"$pekkoParses on a :method that is not a token",
+    "bad-authority" -> s"$pekkoParses on an :authority it can't parse"
+  )
 
   val unsupportedLegalRequests: Map[String, String] = Map.empty
 

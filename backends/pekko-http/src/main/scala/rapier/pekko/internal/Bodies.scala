@@ -1,6 +1,7 @@
 package rapier.pekko.internal
 
 import org.apache.pekko.actor.Cancellable
+import org.apache.pekko.http.impl.engine.http2.RapierHttp2
 import org.apache.pekko.http.scaladsl.model.{
   EntityStreamException,
   EntityStreamSizeException,
@@ -127,8 +128,8 @@ private[pekko] object Bodies:
 
   /**
    * What a failure of pekko-http's entity stream says about the client, as a [[RequestBodyException]] with its
-   * refusal: past the limit (413), a connection closed before the body's end (400, answered nowhere), broken chunked
-   * framing (400), a body slower than the deadline (408). Anything else is left as it is.
+   * refusal: past the limit (413), a connection closed or an HTTP/2 stream reset before the body's end (400, answered
+   * nowhere), broken chunked framing (400), a body slower than the deadline (408). Anything else is left as it is.
    */
   def clientsDoing(e: Throwable, limit: Long, deadline: Duration): Throwable = e match
     case client: RequestBodyException => client
@@ -136,6 +137,7 @@ private[pekko] object Bodies:
     case s: EntityStreamException if s.info.summary.startsWith("Entity stream truncation") =>
       RequestBodyException(Refusals.BodyCutShort)
     case _: StreamTcpException => RequestBodyException(Refusals.BodyCutShort)
+    case gone if gone == Http2Watch.Cut || RapierHttp2.clientGone(gone) => RequestBodyException(Refusals.BodyCutShort)
     case _: EntityStreamException | _: ParsingException => RequestBodyException(Refusals.InvalidBodyFraming)
     case _: TimeoutException => RequestBodyException(Refusals.bodyTimeout(deadline))
     case other => other

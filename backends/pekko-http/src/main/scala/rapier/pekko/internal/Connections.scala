@@ -2,30 +2,29 @@ package rapier.pekko.internal
 
 import org.apache.pekko.{Done, NotUsed}
 import org.apache.pekko.actor.ActorSystem
+import org.apache.pekko.http.impl.engine.http2.RapierHttp2
 import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.headers.Connection as ConnectionHeader
 import org.apache.pekko.http.scaladsl.model.{AttributeKey, HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.settings.ServerSettings
-import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, Tcp}
-import org.apache.pekko.stream.scaladsl.{TLS, TLSPlacebo}
-import org.apache.pekko.stream.TLSClosing
 import org.apache.pekko.stream.TLSProtocol.{SendBytes, SessionBytes, SslTlsInbound, SslTlsOutbound}
-import rapier.server.Tls
-
-import javax.net.ssl.{SSLContext, SSLEngine, SSLSession}
-import org.apache.pekko.stream.{KillSwitches, Materializer, UniqueKillSwitch}
+import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, TLS, TLSPlacebo, Tcp}
+import org.apache.pekko.stream.{KillSwitches, Materializer, TLSClosing, UniqueKillSwitch}
 import org.apache.pekko.util.ByteString
 import rapier.server.spi.FramingGuard
+import rapier.server.{Http2, Tls}
 
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicInteger}
+import javax.net.ssl.{SSLContext, SSLEngine, SSLSession}
 import scala.concurrent.duration.*
 import scala.concurrent.{ExecutionContext, Future, Promise}
 
 /**
  * A pekko-http server bound by Rapier: each connection's bytes go through a [[GuardStage]] before pekko-http's server
- * layer parses them (pekko-http's own binding has no place for a stage there). It does what that binding does around
- * the layer: at most `maxConnections` served at once, the others left in the backlog; and a graceful stop — no new
+ * layer parses them (pekko-http's own binding has no place for a stage there), or, where `http2` is on and the
+ * connection speaks it (ALPN's choice, an h2c preface), through pekko-http's HTTP/2 layer with Rapier's
+ * [[Http2Watch]]. It does what that binding does around the layers: at most `maxConnections` served at once, the others left in the backlog; and a graceful stop — no new
  * connection, idle ones closed, each request in progress answered with `Connection: close`, a request arriving
  * meanwhile answered `busy` — within a deadline, past which every connection left is closed.
  */
@@ -35,11 +34,20 @@ private[pekko] final class Connections(
     settings: ServerSettings,
     guard: () => FramingGuard,
     headDeadline: Duration,
-    tls: Option[(SSLContext, Tls)]
+    tls: Option[(SSLContext, Tls)],
+    http2: Option[Http2]
 )(using system: ActorSystem, materializer: Materializer):
   private val live = ConcurrentHashMap.newKeySet[Connections.Live]()
   private val stopping = AtomicBoolean()
   private val allClosed = Promise[Unit]()
+  // Rapier's HTTP/2 settings as pekko-http's: its stream limit, and each stream's window the initial one
+  private val http2Settings = http2.fold(settings) { h2 =>
+    settings.withHttp2Settings(
+      settings.http2Settings
+        .withMaxConcurrentStreams(h2.maxConcurrentStreams)
+        .withIncomingStreamLevelBufferSize(h2.initialWindowSize)
+    )
+  }
 
   /** Binds `host:port`; the bound address and the TCP binding once listening. */
   def bind(host: String, port: Int): Future[Tcp.ServerBinding] =
@@ -51,25 +59,49 @@ private[pekko] final class Connections(
 
   private def serve(incoming: Tcp.IncomingConnection): Future[Done] =
     val connection = Connections.Live()
-    val http = Http().serverLayer(settings, Some(incoming.remoteAddress), system.log).atop(TLSPlacebo())
-    val plain = http.atop(GuardStage(guard, headDeadline))
+    val remote = incoming.remoteAddress
+    // pekko-http's own binding adds its idle timeout below the layer too; HTTP/2's watch has its own
+    val idle = settings.idleTimeout match
+      case t: FiniteDuration => BidiFlow.bidirectionalIdleTimeout[SslTlsOutbound, SslTlsInbound](t)
+      case _ => BidiFlow.identity[SslTlsOutbound, SslTlsInbound]
+    val http1Layer = Http()
+      .serverLayer(settings, Some(remote), system.log)
+      .atop(TLSPlacebo())
+      .atop(GuardStage(guard, headDeadline))
+      .atop(Connections.sessionBytes)
+      .atop(idle)
+    val http1 = Flow[HttpRequest].mapAsync(1)(request => respond(connection, request)).join(http1Layer)
+    // Its TLS engine, once created: ALPN's choice is read from it
+    var engine: SSLEngine | Null = null
     // TLS below the guard, which reads the request's bytes as they were sent
-    val guarded = tls match
-      case Some((context, settings)) =>
-        plain.atop(Connections.encrypted(context, settings, headDeadline, s => connection.session = s))
-      case None => plain
-    // pekko-http's own binding adds its idle timeout below the layer too
-    val layer = settings.idleTimeout match
-      case t: FiniteDuration => guarded.atop(BidiFlow.bidirectionalIdleTimeout[ByteString, ByteString](t))
-      case _ => guarded
-    val requests = Flow[HttpRequest].mapAsync(1)(request => respond(connection, request))
-    val (kill, done) = requests
-      .join(layer)
-      .joinMat(KillSwitches.singleBidi[ByteString, ByteString])(Keep.right)
+    val secured = tls match
+      case Some((context, t)) =>
+        def created(): SSLEngine =
+          val e = Connections.engine(context, t, http2.isDefined)
+          engine = e
+          e
+        Connections.encrypted(() => created(), headDeadline, s => connection.session = s, () => closeSoon(connection))
+      // Until h2c's preface or a request's first bytes come no layer is chosen, and none times the connection
+      case None => Connections.plain(if http2.exists(_.cleartext) then settings.idleTimeout else Duration.Inf)
+    // HTTP/2 by ALPN's choice over TLS, by its preface on a plain connection (h2c)
+    val isHttp2: Option[SessionBytes => Boolean] = http2 match
+      case Some(_) if tls.isDefined => Some(_ => engine != null && engine.nn.getApplicationProtocol == "h2")
+      case Some(h2) if h2.cleartext => Some(first => first.bytes.startsWith(Connections.Preface))
+      case _ => None
+    val served: Flow[SslTlsInbound, SslTlsOutbound, Future[Option[RapierHttp2.Terminate]]] = (isHttp2, http2) match
+      case (Some(chosen), Some(h2)) =>
+        val watch = BidiFlow.fromGraph(Http2Watch(h2, settings.idleTimeout))
+        val layer = RapierHttp2.layer(request => respond(connection, request), http2Settings, remote, watch, system.log)
+        RapierHttp2.switch(chosen, http1, layer)
+      case _ => http1.mapMaterializedValue(_ => Future.successful(None))
+    val ((ends, kill), done) = served
+      .join(secured)
+      .joinMat(KillSwitches.singleBidi[ByteString, ByteString])(Keep.both)
       .watchTermination()(Keep.both)
       .joinMat(incoming.flow)(Keep.left)
       .run()
     connection.kill = kill
+    ends.foreach(_.foreach(terminate => connection.http2 = terminate))(using ExecutionContext.parasitic)
     live.add(connection)
     if stopping.get && connection.idle then connection.kill.shutdown()
     done.onComplete { _ =>
@@ -78,17 +110,30 @@ private[pekko] final class Connections(
     }(using ExecutionContext.parasitic)
     done.recover { case _ => Done }(using ExecutionContext.parasitic)
 
+  // pekko's TLS stage, its output closed, never notices that the layer above stopped reading: the connection stays
+  // open while its client sends. It is closed once the stage has had time to send its last records.
+  private def closeSoon(connection: Connections.Live): Unit =
+    org.apache.pekko.pattern.after(Connections.CloseGrace)(Future.successful {
+      val kill = connection.kill
+      if kill != null then kill.shutdown()
+    })
+
   // One request at a time per connection; once the server stops, the last response closes its connection.
+  // Over HTTP/2 a stream ends, not its connection: no Connection field (RFC 9113 §8.2.2), a GOAWAY when stopping.
   private def respond(connection: Connections.Live, request: HttpRequest): Future[HttpResponse] =
-    if stopping.get || connection.closing then Future.successful(closing(connection, busy()))
+    val framed = RapierHttp2.streamOf(request).isDefined
+    if stopping.get || connection.closing && !framed then
+      Future.successful(if framed then busy() else closing(connection, busy()))
     else
       connection.inFlight.incrementAndGet()
       val session = connection.session
       handler(if session == null then request else request.addAttribute(Connections.TlsSession, session)).map {
         response =>
           connection.inFlight.decrementAndGet()
-          if response.header[ConnectionHeader].exists(_.hasClose) then connection.closing = true
-          if stopping.get then closing(connection, response) else response
+          if framed then response.removeHeader(ConnectionHeader.name)
+          else
+            if response.header[ConnectionHeader].exists(_.hasClose) then connection.closing = true
+            if stopping.get then closing(connection, response) else response
       }(using ExecutionContext.parasitic)
 
   private def closing(connection: Connections.Live, response: HttpResponse): HttpResponse =
@@ -101,7 +146,10 @@ private[pekko] final class Connections(
     given ExecutionContext = ExecutionContext.parasitic
     unbind().flatMap { _ =>
       stopping.set(true)
-      live.forEach(c => if c.idle then c.kill.shutdown())
+      live.forEach(c =>
+        val h2 = c.http2
+        if h2 != null then h2.nn(deadline) else if c.idle then c.kill.shutdown()
+      )
       if live.isEmpty then allClosed.trySuccess(())
       val late = org.apache.pekko.pattern.after(deadline)(Future.unit)
       Future.firstCompletedOf(List(allClosed.future, late)).map { _ =>
@@ -110,33 +158,56 @@ private[pekko] final class Connections(
     }
 
 private[pekko] object Connections:
+  /** A plain connection's bytes as the TLS stage would carry them, the first due within `first`. */
+  def plain(first: Duration): BidiFlow[SslTlsOutbound, ByteString, ByteString, SslTlsInbound, NotUsed] =
+    BidiFlow.fromFlows(Flow[SslTlsOutbound], firstWithin(Flow[SessionBytes].map(b => b: SslTlsInbound), first))
+      .atop(TLSPlacebo())
+
+  private def firstWithin[A, B](flow: Flow[A, B, NotUsed], deadline: Duration): Flow[A, B, NotUsed] = deadline match
+    case d: FiniteDuration => flow.initialTimeout(d)
+    case _ => flow
+
+  /** The bytes a connection's TLS stage carries, for a layer reading bytes. */
+  val sessionBytes: BidiFlow[ByteString, SslTlsOutbound, SslTlsInbound, ByteString, NotUsed] =
+    BidiFlow.fromFlows(
+      Flow[ByteString].map[SslTlsOutbound](SendBytes(_)),
+      Flow[SslTlsInbound].collect { case SessionBytes(_, bytes) => bytes }
+    )
+
   /**
    * A connection's bytes through TLS: the handshake, and the first bytes of the first request after it, due within the
-   * head's deadline; ALPN naming HTTP/1.1. `established` hears of the session with each piece of bytes it carries.
+   * head's deadline. `established` hears of the session with each piece of bytes it carries; `unread`, that the layer
+   * above reads no more (or the client ended).
    */
   def encrypted(
-      context: SSLContext,
-      tls: Tls,
+      engine: () => SSLEngine,
       headDeadline: Duration,
-      established: SSLSession => Unit
-  ): BidiFlow[ByteString, ByteString, ByteString, ByteString, NotUsed] =
-    val received = Flow[SslTlsInbound].collect { case SessionBytes(session, bytes) =>
-      established(session)
-      bytes
-    }
-    val inbound = headDeadline match
-      case d: FiniteDuration => received.initialTimeout(d)
-      case _ => received
-    BidiFlow
-      .fromFlows(Flow[ByteString].map[SslTlsOutbound](SendBytes(_)), inbound)
-      .atop(TLS(() => engine(context, tls), TLSClosing.eagerClose))
+      established: SSLSession => Unit,
+      unread: () => Unit
+  ): BidiFlow[SslTlsOutbound, ByteString, ByteString, SslTlsInbound, NotUsed] =
+    val received = Flow[SslTlsInbound]
+      .map { inbound =>
+        inbound match
+          case SessionBytes(session, _) => established(session)
+          case _ => ()
+        inbound
+      }
+      .watchTermination() { (_, done) =>
+        done.onComplete(_ => unread())(using ExecutionContext.parasitic)
+        NotUsed
+      }
+    BidiFlow.fromFlows(
+      Flow[SslTlsOutbound],
+      firstWithin(received, headDeadline)
+    ).atop(TLS(engine, TLSClosing.eagerClose))
 
-  private def engine(context: SSLContext, tls: Tls): SSLEngine =
+  /** A server's engine: the settings' versions and client certificates, ALPN naming HTTP/1.1, and h2 before it. */
+  def engine(context: SSLContext, tls: Tls, http2: Boolean): SSLEngine =
     val engine = context.createSSLEngine()
     engine.setUseClientMode(false)
     val parameters = engine.getSSLParameters
     parameters.setProtocols(tls.protocols.toArray)
-    parameters.setApplicationProtocols(Array("http/1.1"))
+    parameters.setApplicationProtocols(if http2 then Array("h2", "http/1.1") else Array("http/1.1"))
     tls.clientAuth match
       case Tls.ClientAuth.Required => parameters.setNeedClientAuth(true)
       case Tls.ClientAuth.Optional => parameters.setWantClientAuth(true)
@@ -144,14 +215,22 @@ private[pekko] object Connections:
     engine.setSSLParameters(parameters)
     engine
 
-  /** A connection being served: how many of its requests are in progress, and how to close it. */
+  // Time for the TLS stage to send its last records (a response's end, close_notify) once nothing reads
+  private val CloseGrace = 1.second
+
+  // RFC 9113 §3.4: what a client sends first on an HTTP/2 connection
+  val Preface: ByteString = ByteString("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+
   /** The TLS session a request arrived in, for its client's certificates. */
   val TlsSession: AttributeKey[SSLSession] = AttributeKey[SSLSession]("rapier-tls-session")
 
+  /** A connection being served: how many of its requests are in progress, and how to close it. */
   final class Live:
     val inFlight = AtomicInteger()
     // Set by the connection's TLS stage as bytes arrive, before the request they carry is parsed
     @volatile var session: SSLSession | Null = null
     @volatile var closing = false
+    // How its HTTP/2 layer ends, once the connection is found speaking HTTP/2
+    @volatile var http2: RapierHttp2.Terminate | Null = null
     @volatile var kill: UniqueKillSwitch = null
     def idle: Boolean = inFlight.get == 0 && kill != null

@@ -1,6 +1,6 @@
 package rapier.pekko.internal
 
-import org.apache.pekko.http.scaladsl.model.headers.RawHeader
+import org.apache.pekko.http.scaladsl.model.headers.{Host, RawHeader}
 import org.apache.pekko.http.scaladsl.model.{HttpProtocols, HttpRequest}
 import rapier.server.spi.RequestSyntax.Invalid
 import rapier.server.spi.{RefusalMarker, Refusals, RequestSyntax}
@@ -10,7 +10,8 @@ import rapier.server.spi.{RefusalMarker, Refusals, RequestSyntax}
  * on the target as it came), names that are not tokens and control characters in values, a Content-Length or
  * Transfer-Encoding pekko-http could not read (it keeps such a field as a raw header, and frames the request as if
  * there were none), chunked framing on HTTP/1.0, a header section larger than `maxHeaderSize` in all (pekko-http bounds
- * each field, not their sum), an expectation other than `100-continue` — in one pass over the fields. What the parser
+ * each field, not their sum), an expectation other than `100-continue` — in one pass over the fields; over HTTP/2, a Host that is not the
+ * :authority. What the parser
  * has already lost or repaired (a bare LF taken for a line end, an obs-fold unfolded, a repeated Content-Length of one
  * value merged, chunk sizes with spaces) can't be seen here: the kit declares it.
  */
@@ -19,7 +20,14 @@ private[pekko] object HeadCheck:
     val marked = if marker == null then null else marker.nn.refusal(view.headerOrNull(RefusalMarker.Field))
     val target = if marked != null then marked else RequestSyntax.target(view.uri, view.request.method.value)
     if target != null then target
-    else fields(view.request, maxHeader)
+    else
+      val problem = fields(view.request, maxHeader)
+      if problem != null then problem else authority(view.request)
+
+  // Over HTTP/2 the :authority (pekko-http's URI authority) and a Host field beside it must agree (RFC 9113 §8.3.1)
+  private def authority(request: HttpRequest): Invalid | Null =
+    if request.protocol != HttpProtocols.`HTTP/2.0` || request.uri.authority.isEmpty then null
+    else RequestSyntax.authority(request.uri.authority.toString, request.header[Host].fold(null)(_.value))
 
   private def fields(request: HttpRequest, maxHeader: Int): Invalid | Null =
     val http10 = request.protocol == HttpProtocols.`HTTP/1.0`
