@@ -1,5 +1,6 @@
 package rapier.perf.vanilla
 
+import com.typesafe.config.ConfigFactory
 import org.apache.pekko.actor.ActorSystem
 import org.apache.pekko.http.scaladsl.{ConnectionContext, Http}
 import org.apache.pekko.http.scaladsl.model.{ContentTypes, HttpEntity, StatusCodes}
@@ -30,7 +31,10 @@ final class VanillaPekkoServer extends PerfServer:
 
   def start(config: ServerConfig): Int =
     sets = config.routes
-    given s: ActorSystem = ActorSystem("vanilla-pekko")
+    // pekko-http's HTTP/2, as its documentation turns it on: one setting, h2 by ALPN on an HTTPS binding
+    val settings =
+      if config.http2 then ConfigFactory.parseString("pekko.http.server.enable-http2 = on") else ConfigFactory.empty
+    given s: ActorSystem = ActorSystem("vanilla-pekko", settings.withFallback(ConfigFactory.load()))
     system = s
     val routes = (0 until config.routes).map(VanillaPekkoServer.route).reduce(_ ~ _) ~ VanillaPekkoServer.webSockets ~
       VanillaPekkoServer.events ~ pathPrefix("static")(getFromDirectory(PerfApi.staticDirectory.toString))
@@ -38,6 +42,7 @@ final class VanillaPekkoServer extends PerfServer:
     val route = if config.compression then encodeResponse(routes) else routes
     val at = Http().newServerAt("0.0.0.0", config.port)
     // pekko-http's TLS, set as Rapier's pekko server sets it: a JDK engine, TLS 1.3 and 1.2, ALPN offering HTTP/1.1
+    // (and h2 before it with HTTP/2 on)
     val secured = config.tls.fold(at) { files =>
       val context = files.sslContext()
       at.enableHttps(ConnectionContext.httpsServer { () =>
@@ -45,7 +50,7 @@ final class VanillaPekkoServer extends PerfServer:
         engine.setUseClientMode(false)
         val parameters = engine.getSSLParameters
         parameters.setProtocols(TlsFiles.Protocols.toArray)
-        parameters.setApplicationProtocols(Array("http/1.1"))
+        parameters.setApplicationProtocols(if config.http2 then Array("h2", "http/1.1") else Array("http/1.1"))
         engine.setSSLParameters(parameters)
         engine
       })

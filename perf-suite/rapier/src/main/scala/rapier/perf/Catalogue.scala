@@ -377,6 +377,30 @@ object Catalogue:
           "Rapier's Ember server with IO logic, its TLS and HTTP/2 (Tls.pem, h2 by ALPN, Http2()), request log off",
           tls = true,
           http2 = true
+        ),
+        ServerSpec(
+          "pekko.VanillaH2Tls",
+          Side.Rapier,
+          vanillaPekko,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "pekko-http 1.3 routing DSL with enableHttps and enable-http2 (h2 by ALPN, pekko-http's default settings)",
+          tls = true,
+          http2 = true
+        ),
+        ServerSpec(
+          "pekko.future.RapierH2Tls",
+          Side.Rapier,
+          rapierPekko,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("pekko.VanillaH2Tls"),
+          "Rapier's pekko-http server with Future logic, its TLS and HTTP/2 (Tls.pem, h2 by ALPN, Http2()), log off",
+          tls = true,
+          http2 = true
         )
       ) ++
       overTls(
@@ -538,6 +562,28 @@ object Catalogue:
       ) ++
       tapirOn("netty.future.Tapir", tapir, "netty41.Vanilla", "Tapir 1.11 Netty Future server") ++
       List(
+        ServerSpec(
+          "netty41.VanillaTls",
+          Side.Tapir,
+          vanilla,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "the same hand-written handler on Netty 4.1, Tapir's version, behind Netty's SslHandler",
+          tls = true
+        ),
+        ServerSpec(
+          "netty.future.TapirTls",
+          Side.Tapir,
+          tapir,
+          1,
+          false,
+          Implementation.Tapir,
+          Some("netty41.VanillaTls"),
+          "Tapir 1.11 Netty Future server with an SslContext in its NettyConfig (the twin's provider), server log off",
+          tls = true
+        ),
         observed(
           "netty.future.TapirMetrics",
           Side.Tapir,

@@ -2,7 +2,9 @@ package rapier.perf.tapir
 
 import io.netty.channel.epoll.{Epoll, EpollEventLoopGroup}
 import io.netty.channel.nio.NioEventLoopGroup
-import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig}
+import io.netty.handler.ssl.{ApplicationProtocolConfig, ApplicationProtocolNames, OpenSsl, SslContext}
+import io.netty.handler.ssl.{SslContextBuilder, SslProvider}
+import rapier.perf.common.{Order, PerfApi, PerfServer, ServerConfig, TlsFiles}
 import rapier.perf.vanilla.PayloadCodecs.given
 import sttp.tapir.*
 import sttp.tapir.generic.auto.*
@@ -57,7 +59,27 @@ object TapirNettyServer:
    */
   def nettyConfig(config: ServerConfig): NettyConfig =
     val group = if Epoll.isAvailable then EpollEventLoopGroup(config.threads) else NioEventLoopGroup(config.threads)
-    NettyConfig.default.host("0.0.0.0").port(config.port).eventLoopGroup(group)
+    val plain = NettyConfig.default.host("0.0.0.0").port(config.port).eventLoopGroup(group)
+    config.tls.fold(plain)(files => plain.sslContext(sslContext(files)))
+
+  /**
+   * The Netty `SslContext` Tapir's documentation has a user build for `NettyConfig.sslContext`, built as the twin's:
+   * OpenSSL's provider when tcnative loads, TLS 1.3 and 1.2, ALPN offering HTTP/1.1.
+   */
+  private def sslContext(files: TlsFiles): SslContext =
+    SslContextBuilder
+      .forServer(files.certificate.toFile, files.key.toFile)
+      .sslProvider(if OpenSsl.isAvailable then SslProvider.OPENSSL else SslProvider.JDK)
+      .protocols(TlsFiles.Protocols*)
+      .applicationProtocolConfig(
+        ApplicationProtocolConfig(
+          ApplicationProtocolConfig.Protocol.ALPN,
+          ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+          ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+          ApplicationProtocolNames.HTTP_1_1
+        )
+      )
+      .build()
 
 /**
  * The suite's endpoints in Tapir, for logic in any effect `F`, each answering at once through `pure` (as a Tapir user
