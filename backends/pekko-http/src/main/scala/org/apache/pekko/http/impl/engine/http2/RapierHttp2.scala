@@ -5,7 +5,7 @@ import org.apache.pekko.actor.ActorSystem
 import org.apache.pekko.event.LoggingAdapter
 import org.apache.pekko.http.impl.engine.parsing.{HttpHeaderParser, RapierParsing}
 import org.apache.pekko.http.impl.engine.server.{HttpAttributes, ServerTerminator}
-import org.apache.pekko.http.scaladsl.Http
+import org.apache.pekko.http.scaladsl.{Http, HttpExt}
 import org.apache.pekko.http.scaladsl.model.http2.PeerClosedStreamException
 import org.apache.pekko.http.impl.util.StreamUtils
 import org.apache.pekko.http.scaladsl.model.{HttpEntity, HttpRequest, HttpResponse, ParsingException}
@@ -29,11 +29,12 @@ object RapierHttp2:
 
   /**
    * One connection's HTTP/2 layer, its requests answered by `handler`, as many at once as the settings' streams, with
-   * `watch` between its frames and the connection's bytes. pekko-http's server stack, but for four parts: its idle
-   * timeout, which ends a connection without a GOAWAY, and its throttle on resets, which slows a rapid-reset client
-   * instead of ending it, are left to the watch; a request stream's content-length and early answer are held to
-   * RFC 9113 ([[RapierRequestStreams]]); and a request naming a pseudo-header pekko-http does not know (which it fails
-   * on with INTERNAL_ERROR) or a field in capitals (which it takes) is refused as malformed (§8.2.1, §8.3).
+   * `watch` between its frames and the connection's bytes. pekko-http's server stack, but: its idle timeout, which ends
+   * a connection without a GOAWAY, and its throttle on resets, which slows a rapid-reset client instead of ending it,
+   * are left to the watch; a request stream's content-length and early answer are held to RFC 9113
+   * ([[RapierRequestStreams]]); a request naming a pseudo-header pekko-http does not know (which it fails on with
+   * INTERNAL_ERROR) or a field in capitals (which it takes) is refused as malformed (§8.2.1, §8.3); and a request's
+   * declared length is kept on its entity.
    */
   def layer(
       handler: HttpRequest => Future[HttpResponse],
@@ -66,7 +67,7 @@ object RapierHttp2:
 
   // pekko-http's layer between streams and messages, each request's fields checked first, and its declared length
   // kept: pekko-http makes a streamed body of unknown length, and RapierRequestStreams holds the DATA to it
-  private def httpLayer(settings: ServerSettings, log: LoggingAdapter, http: org.apache.pekko.http.scaladsl.HttpExt)
+  private def httpLayer(settings: ServerSettings, log: LoggingAdapter, http: HttpExt)
       : BidiFlow[HttpResponse, Http2SubStream, Http2SubStream, HttpRequest, NotUsed] =
     val master = HttpHeaderParser(settings.parserSettings, log)
     BidiFlow.fromFlows(
