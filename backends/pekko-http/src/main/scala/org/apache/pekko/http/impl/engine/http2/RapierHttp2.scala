@@ -91,8 +91,8 @@ object RapierHttp2:
 
   private def withLength(request: HttpRequest, stream: Http2SubStream): HttpRequest = request.entity match
     case HttpEntity.Chunked(contentType, chunks) =>
-      stream.initialHeaders.keyValuePairs.collectFirst { case ("content-length", v: String) => v.toLongOption } match
-        case Some(Some(length)) if length > 0 =>
+      RapierRequestStreams.declaredLength(stream.initialHeaders.keyValuePairs) match
+        case length if length > 0 =>
           request.withEntity(HttpEntity.Default(
             contentType,
             length,

@@ -43,7 +43,7 @@ private[http] final class RapierRequestStreams
                 sending.remove(stream)
                 if endStream && left > 0 then malformed(stream, 0, opened = true) else emit(toLayer, headers)
               case None =>
-                val declared = declaredLength(fields)
+                val declared = RapierRequestStreams.declaredLength(fields)
                 if declared > 0 && endStream then malformed(stream, 0, opened = false)
                 else
                   if !endStream then sending.update(stream, declared)
@@ -73,31 +73,27 @@ private[http] final class RapierRequestStreams
         override def onUpstreamFailure(e: Throwable): Unit = fail(toLayer, e)
     )
     // Each direction ends on its own: the layer stops reading before it fails its output with what went wrong
-    setHandler(
-      toLayer,
-      new OutHandler:
-        def onPull(): Unit = if !hasBeenPulled(fromClient) && !isClosed(fromClient) then pull(fromClient)
-        override def onDownstreamFinish(cause: Throwable): Unit = cancel(fromClient, cause)
-    )
+    setHandler(toLayer, demandOf(fromClient))
+    // Frames to the client go out by `emit` too: a WINDOW_UPDATE or reset of the client's side may hold the port
     setHandler(
       fromLayer,
       new InHandler:
         def onPush(): Unit = grab(fromLayer) match
           case reset @ RstStreamFrame(stream, _) =>
             sending.remove(stream)
-            push(toClient, reset)
+            emit(toClient, reset)
           case data @ DataFrame(stream, true, _) => answered(stream, data)
           case headers @ ParsedHeadersFrame(stream, true, _, _) => answered(stream, headers)
-          case frame => push(toClient, frame)
+          case frame => emit(toClient, frame)
         override def onUpstreamFinish(): Unit = complete(toClient)
         override def onUpstreamFailure(e: Throwable): Unit = fail(toClient, e)
     )
-    setHandler(
-      toClient,
-      new OutHandler:
-        def onPull(): Unit = if !hasBeenPulled(fromLayer) && !isClosed(fromLayer) then pull(fromLayer)
-        override def onDownstreamFinish(cause: Throwable): Unit = cancel(fromLayer, cause)
-    )
+    setHandler(toClient, demandOf(fromLayer))
+
+    // An outlet's demand passed to `in`, its cancellation too.
+    private def demandOf(in: Inlet[FrameEvent]): OutHandler = new OutHandler:
+      def onPull(): Unit = if !hasBeenPulled(in) && !isClosed(in) then pull(in)
+      override def onDownstreamFinish(cause: Throwable): Unit = cancel(in, cause)
 
     // The layer's last frame of a response: if its client is still sending, a reset with NO_ERROR follows it.
     private def answered(stream: Int, last: FrameEvent): Unit =
@@ -106,17 +102,7 @@ private[http] final class RapierRequestStreams
         drop(stream)
         emitMultiple(toClient, List(last, RstStreamFrame(stream, ErrorCode.NO_ERROR)))
         emit(toLayer, RstStreamFrame(stream, ErrorCode.CANCEL))
-      else push(toClient, last)
-
-    // The content-length among a request's fields, -1 without one or with one the layer will refuse itself.
-    private def declaredLength(fields: Seq[(String, AnyRef)]): Long =
-      var declared = -1L
-      for (name, value) <- fields do
-        if name == "content-length" then
-          value match
-            case s: String => declared = s.toLongOption.getOrElse(-1L)
-            case _ => ()
-      declared
+      else emit(toClient, last)
 
     // `stream` broke its declared length: reset on both sides; a frame's `bytes` dropped with it.
     private def malformed(stream: Int, bytes: Int, opened: Boolean): Unit =
@@ -131,5 +117,9 @@ private[http] final class RapierRequestStreams
       if dropped.size < RapierRequestStreams.MaxDropped then dropped.update(stream, ())
 
 private[http] object RapierRequestStreams:
+  /** The content-length among a request's fields, -1 without one or with one the layer will refuse itself. */
+  def declaredLength(fields: Seq[(String, AnyRef)]): Long =
+    fields.collectFirst { case ("content-length", value: String) => value.toLongOption.getOrElse(-1L) }.getOrElse(-1L)
+
   // Streams reset here and remembered until their client stops sending: past it, one is forgotten at once
   private val MaxDropped = 1_000
