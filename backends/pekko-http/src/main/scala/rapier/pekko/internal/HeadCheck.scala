@@ -10,10 +10,10 @@ import rapier.server.spi.{RefusalMarker, Refusals, RequestSyntax}
  * on the target as it came), names that are not tokens and control characters in values, a Content-Length or
  * Transfer-Encoding pekko-http could not read (it keeps such a field as a raw header, and frames the request as if
  * there were none), chunked framing on HTTP/1.0, a header section larger than `maxHeaderSize` in all (pekko-http bounds
- * each field, not their sum), an expectation other than `100-continue` — in one pass over the fields; over HTTP/2, a Host that is not the
- * :authority. What the parser
- * has already lost or repaired (a bare LF taken for a line end, an obs-fold unfolded, a repeated Content-Length of one
- * value merged, chunk sizes with spaces) can't be seen here: the kit declares it.
+ * each field, not their sum), an expectation other than `100-continue` — in one pass over the fields; over HTTP/2, a
+ * Host that is not the :authority. What the parser has already lost or repaired (a bare LF taken for a line end, an
+ * obs-fold unfolded, a repeated Content-Length of one value merged, chunk sizes with spaces) can't be seen here: the
+ * kit declares it.
  */
 private[pekko] object HeadCheck:
   def problem(view: PekkoRequest, maxHeader: Int, marker: RefusalMarker | Null): Invalid | Null =
