@@ -48,8 +48,9 @@ def base(port, path="/h2/hello", method="GET", extra=()):
     return [(":method", method), (":scheme", "https" if TLS else "http"), (":authority", f"localhost:{port}"), (":path", path)] + list(extra)
 
 
-def read_events(sock, conn, until, seconds=TIMEOUT):
-    """Reads until `until(events so far)` holds, the connection ends, or time runs out; returns events and why."""
+def read_events(sock, conn, until, seconds=TIMEOUT, reply=True):
+    """Reads until `until(events so far)` holds, the connection ends, or time runs out; returns events and why. What
+    the client library would answer goes out unless `reply` is off (mid-way through a frame of the caller's own)."""
     events = []
     deadline = time.time() + seconds
     while time.time() < deadline:
@@ -66,7 +67,7 @@ def read_events(sock, conn, until, seconds=TIMEOUT):
             events += conn.receive_data(data)
         except Exception as e:  # a frame the client library refuses: reported, not raised
             return events, f"client-error:{type(e).__name__}"
-        out = conn.data_to_send()
+        out = conn.data_to_send() if reply else b""
         if out:
             try:
                 sock.sendall(out)
@@ -352,6 +353,51 @@ def case_zero_window(port, count, path):
             "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
 
 
+def case_header_trickle(port, mode, pieces, interval):
+    """A header block sent a piece at a time, `interval` seconds apart, never ended: as CONTINUATION frames of one
+    byte each (`continuation`), or as one HEADERS frame whose payload comes a byte at a time (`frame`). Reports how
+    long the server took to end the connection."""
+    sock, conn = connect(port)
+    pieces, interval = int(pieces), float(interval)
+    block = conn.encoder.encode(base(port, extra=[("x-pad", "p" * 64)]))
+    if mode == "continuation":
+        first = HeadersFrame(1)
+        first.data = block[:1]
+        frames = [first.serialize()]
+        for i in range(1, pieces):
+            cont = ContinuationFrame(1)
+            cont.data = block[i:i + 1]
+            frames.append(cont.serialize())
+    else:
+        whole = HeadersFrame(1)
+        whole.data = block
+        whole.flags.add("END_HEADERS")
+        serialized = whole.serialize()
+        frames = [serialized[:10]] + [serialized[10 + i:11 + i] for i in range(pieces - 1)]
+    # The server's SETTINGS acknowledged first: nothing of the client library's may go out amid the block
+    read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.RemoteSettingsChanged) for e in ev), 5)
+    ended = lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev)
+    start = time.time()
+    sent = 0
+    events, why = [], "timeout"
+    try:
+        for frame in frames:
+            sock.sendall(frame)
+            sent += 1
+            events, why = read_events(sock, conn, ended, interval, reply=False)
+            if why != "timeout":
+                break
+        if why == "timeout":
+            events, why = read_events(sock, conn, ended, 5, reply=False)
+    except OSError as e:
+        why = type(e).__name__
+    seconds = round(time.time() - start, 1)
+    sock.close()
+    goaway = [int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    return {"sent": sent, "why": why, "seconds": seconds, "goaway": goaway[0] if goaway else None,
+            "served_after": serve_check(port)}
+
+
 CASES = {
     "get": case_get,
     "malformed": case_malformed,
@@ -365,6 +411,7 @@ CASES = {
     "empty-data": case_empty_data,
     "streams": case_streams,
     "zero-window": case_zero_window,
+    "header-trickle": case_header_trickle,
 }
 
 if __name__ == "__main__":

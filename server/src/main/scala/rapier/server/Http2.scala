@@ -5,7 +5,8 @@ package rapier.server
  * `cleartext` is off, `h2c` on a plain one, by prior knowledge or by an `Upgrade` from HTTP/1.1. HTTP/1.1 is served
  * beside it on the same port. The limits bound what one connection can make the server hold: streams at once, the
  * window each stream's body may fill before its reader takes it, and the floods of frames known to exhaust servers
- * (resets, CONTINUATION, empty DATA, queued SETTINGS and PING acknowledgements).
+ * (resets, CONTINUATION, empty DATA, queued SETTINGS and PING acknowledgements). A header block must be whole within
+ * the server's header read timeout, as an HTTP/1.1 head must; past it the connection ends with a GOAWAY.
  *
  * {{{
  * NettyServerOptions.default.withHttp2(Http2())

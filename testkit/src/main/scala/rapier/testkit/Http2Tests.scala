@@ -80,12 +80,14 @@ trait Http2Tests extends ServerTestSupport:
   private def withHttp2[T](
       tls: Boolean,
       http2: Option[Http2] = Some(Http2()),
-      idle: FiniteDuration = 30.seconds
+      idle: FiniteDuration = 30.seconds,
+      head: FiniteDuration = 10.seconds
   )(body: Int => T): T =
     val config = TestServerConfig(
       tls = if tls then Some(TlsTests.Keys.server) else None,
       http2 = http2,
-      idleTimeout = idle
+      idleTimeout = idle,
+      headerReadTimeout = head
     )
     val running = server.start(endpoints, config)
     try body(running.port)
@@ -261,6 +263,17 @@ trait Http2Tests extends ServerTestSupport:
         val r = frames(name, port, count.toString)
         assert(r.ended, s"$name: the server never cut it off: $r")
         assert(r.bool("served_after"), s"$name: $r")
+    }
+
+  http2Test("HTTP/2: a header block trickled a piece at a time ends its connection at the head deadline, no other"):
+    withHttp2(tls = overTls, head = 1.second) { port =>
+      // 12 pieces 0.4 s apart: within every limit on frames, but 4.8 s for a block the deadline gives 1 s
+      for mode <- List("continuation", "frame") do
+        val r = frames("header-trickle", port, mode, "12", "0.4")
+        // The GOAWAY's code is the server's choice: NO_ERROR from Rapier's deadline, ENHANCE_YOUR_CALM from Ember's
+        assert(r.int("goaway").isDefined, s"$mode: $r")
+        assert(r.double("seconds").exists(_ < 3.5), s"$mode: $r")
+        assert(r.bool("served_after"), s"$mode: $r")
     }
 
   http2Test(

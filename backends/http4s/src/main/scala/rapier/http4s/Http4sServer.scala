@@ -154,20 +154,25 @@ object Http4sServer:
               finite(options.idleTimeout),
               logger
             )
-            F.void(F.race(F.race(serving, ended.get), F.race(stopping.get, idle(session, watch))))
+            F.void(F.race(F.race(serving, ended.get), F.race(stopping.get, deadlines(session, watch))))
           }
       )
 
-    // Ends a connection quiet for the idle timeout with nothing Ember can send, with a GOAWAY: Ember would hold it.
-    private def idle(session: Http2Socket[F], watch: Http2Watch): F[Unit] =
-      options.idleTimeout match
-        case timeout: FiniteDuration =>
-          val period = (timeout / 4).max(10.millis)
-          def check: F[Unit] = F.flatMap(F.sleep(period)) { _ =>
-            if watch.idleFor(timeout.toNanos) then session.goAway(Http2Frames.NoError) else check
-          }
-          check
-        case _ => F.never
+    // Ends with a GOAWAY a connection quiet for the idle timeout with nothing Ember can send (Ember would hold it), and
+    // one whose client spends longer than the head deadline on a header block (Ember has no deadline for it).
+    private def deadlines(session: Http2Socket[F], watch: Http2Watch): F[Unit] =
+      val idleNanos = rapier.timeoutNanos(options.idleTimeout)
+      val headNanos = rapier.timeoutNanos(options.headerReadTimeout)
+      val periods = List(idleNanos, headNanos).filter(_ > 0)
+      if periods.isEmpty then F.never
+      else
+        val period = math.max(periods.min / 4, 10_000_000L).nanos
+        def check: F[Unit] = F.flatMap(F.sleep(period)) { _ =>
+          if (idleNanos > 0 && watch.idleFor(idleNanos)) || (headNanos > 0 && watch.headerBlockFor(headNanos)) then
+            session.goAway(Http2Frames.NoError)
+          else check
+        }
+        check
 
     // The app, each request given the :authority the watch read; a refused stream's answered by no one (Ember has
     // been told it was cancelled), and cheaply.

@@ -46,6 +46,7 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
         settings,
         options.maxHeaderSize,
         rapier.timeoutNanos(options.idleTimeout),
+        rapier.timeoutNanos(options.headerReadTimeout),
         options.shutdownTimeout.toMillis,
         pipeline => http1(pipeline, null),
         channel =>

@@ -77,8 +77,9 @@ object Http2Frames:
   /**
    * What a client's frames are counted against, for the known floods: resets past `maxResetsPerWindow` within the
    * window (rapid reset, CVE-2023-44487), CONTINUATIONs past 16 in one header block, empty DATA frames in a row past
-   * 10, SETTINGS and PING frames left unacknowledged past 10,000. Frames read in one thread; acknowledgements may be
-   * counted in another.
+   * 10, SETTINGS and PING frames left unacknowledged past 10,000; and how long the header block being received has
+   * taken, for the deadline a trickle of CONTINUATIONs would otherwise escape. Frames read in one thread;
+   * acknowledgements counted and the deadline looked at in others.
    */
   final class Floods(limits: Http2):
     private var emptyData = 0
@@ -87,6 +88,16 @@ object Http2Frames:
     private var resetAt = 0
     private var resetCount = 0L
     private val unacknowledged = AtomicInteger()
+    // When the header block being received began (System.nanoTime), 0 for none
+    @volatile private var blockSince = 0L
+
+    /** The client's frame `in` has its header read: a HEADERS frame begins a header block, timed until its end. */
+    def begun(in: Reader): Unit = if in.kind == Headers then blockSince = System.nanoTime()
+
+    /** Whether the header block being received began `nanos` or more ago. */
+    def blockPendingFor(nanos: Long): Boolean =
+      val since = blockSince
+      since != 0L && System.nanoTime() - since >= nanos
 
     /** The client's frame `in` has just been read whole: whether it is past a flood's limit. */
     def received(in: Reader): Boolean = in.kind match
@@ -101,9 +112,11 @@ object Http2Frames:
       case Headers =>
         emptyData = 0
         continuations = 0
+        if (in.flags & EndHeaders) != 0 then blockSince = 0L
         false
       case Continuation =>
         continuations += 1
+        if (in.flags & EndHeaders) != 0 then blockSince = 0L
         continuations > MaxContinuations
       case RstStream =>
         val now = System.nanoTime()

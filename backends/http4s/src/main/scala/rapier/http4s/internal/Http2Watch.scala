@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger
  * Rapier's watch over an HTTP/2 connection Ember serves: it reads the frame headers going both ways, and what Ember
  * lacks it adds. It holds the client to the limits Ember has none for (resets per window, CONTINUATION frames per
  * header block, empty DATA frames, SETTINGS and PING acknowledgements left unsent) by ending the connection with a
- * GOAWAY ([[cut]]); it refuses a stream past `maxConcurrentStreams` (REFUSED_STREAM to the client, and a CANCEL
+ * GOAWAY ([[cut]]), and times the header block being received ([[headerBlockFor]]); it refuses a stream past `maxConcurrentStreams` (REFUSED_STREAM to the client, and a CANCEL
  * to Ember, which must still read its HEADERS to keep HPACK's state); and it decodes each header block beside Ember,
  * as the same HPACK decoder, for the `:authority` Ember's URI loses.
  *
@@ -91,6 +91,7 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
       if in.oversized then fail(FrameSizeError)
       else if in.headerDone then
         in.headerDone = false
+        floods.begun(in)
         dropping = in.stream != 0 && in.kind != Headers && in.kind != Continuation && cancelled.contains(in.stream)
         // A header begun in an earlier read was held back: it passes whole now, unless its frame is left out
         if held > 0 || dropping then
@@ -259,6 +260,9 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
         stream = refusals.poll()
       if credit > 0 then frames.write(windowUpdate(0, credit))
       frames.toByteArray
+
+  /** Whether the client has spent `nanos` or more on the header block it is sending. */
+  def headerBlockFor(nanos: Long): Boolean = floods.blockPendingFor(nanos)
 
   /**
    * Whether the connection has been quiet (nothing read or written) for `nanos`, with nothing Ember could send: no

@@ -29,6 +29,7 @@ private[netty] final class Http2Connection(
     settings: Http2,
     maxHeaderSize: Int,
     idleNanos: Long,
+    headNanos: Long,
     shutdownMillis: Long,
     http1: ChannelPipeline => Unit,
     stream: Channel => Unit
@@ -63,7 +64,7 @@ private[netty] final class Http2Connection(
   /** Makes `pipeline` an HTTP/2 connection's, its handlers after `after` (at its end when null). */
   def install(pipeline: ChannelPipeline, after: String | Null): Http2FrameCodec =
     val frames = codec()
-    val watch = new Http2Idle(frames, idleNanos)
+    val watch = new Http2Idle(frames, idleNanos, headNanos)
     if after == null then pipeline.addLast("h2-idle", watch).addLast("h2", frames)
     else pipeline.addAfter(after, "h2-idle", watch).addAfter("h2-idle", "h2", frames)
     pipeline.addAfter("h2", "h2-streams", Http2MultiplexHandler(streams))

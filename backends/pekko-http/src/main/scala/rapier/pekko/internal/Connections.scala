@@ -90,7 +90,7 @@ private[pekko] final class Connections(
       case _ => None
     val served: Flow[SslTlsInbound, SslTlsOutbound, Future[Option[RapierHttp2.Terminate]]] = (isHttp2, http2) match
       case (Some(chosen), Some(h2)) =>
-        val watch = BidiFlow.fromGraph(Http2Watch(h2, settings.idleTimeout))
+        val watch = BidiFlow.fromGraph(Http2Watch(h2, settings.idleTimeout, headDeadline))
         val layer = RapierHttp2.layer(request => respond(connection, request), http2Settings, remote, watch, system.log)
         RapierHttp2.switch(chosen, http1, layer)
       case _ => http1.mapMaterializedValue(_ => Future.successful(None))

@@ -13,10 +13,11 @@ import scala.util.control.NoStackTrace
  * Rapier's watch over an HTTP/2 connection pekko-http serves, between its frames (above) and the connection's bytes
  * (below): it reads the frame headers going both ways and holds the client to the limits pekko-http has none for —
  * resets per window (where pekko-http only slows a client down), CONTINUATION frames per header block, empty DATA
- * frames, SETTINGS and PING frames left unacknowledged — and ends a connection idle for `idleTimeout`. Either way the
- * client gets a GOAWAY, naming the last stream it opened, before the connection closes.
+ * frames, SETTINGS and PING frames left unacknowledged — and ends a connection idle for `idleTimeout`, or whose
+ * client spends longer than `headTimeout` on a header block. Either way the client gets a GOAWAY, naming the last
+ * stream it opened, before the connection closes.
  */
-private[pekko] final class Http2Watch(limits: Http2, idleTimeout: Duration)
+private[pekko] final class Http2Watch(limits: Http2, idleTimeout: Duration, headTimeout: Duration)
     extends GraphStage[BidiShape[ByteString, ByteString, ByteString, ByteString]]:
   private val fromServer = Inlet[ByteString]("Http2Watch.fromServer")
   private val toClient = Outlet[ByteString]("Http2Watch.toClient")
@@ -34,13 +35,18 @@ private[pekko] final class Http2Watch(limits: Http2, idleTimeout: Duration)
     private var lastStream = 0
     private var lastActive = System.nanoTime()
 
-    override def preStart(): Unit = idleTimeout match
-      case d: FiniteDuration => scheduleWithFixedDelay(Http2Watch.Idle, Http2Watch.tick(d), Http2Watch.tick(d))
-      case _ => ()
+    private val idleNanos = rapier.timeoutNanos(idleTimeout)
+    private val headNanos = rapier.timeoutNanos(headTimeout)
 
-    override protected def onTimer(key: Any): Unit = idleTimeout match
-      case d: FiniteDuration if System.nanoTime() - lastActive >= d.toNanos => cut(NoError)
-      case _ => ()
+    override def preStart(): Unit =
+      val periods = List(idleNanos, headNanos).filter(_ > 0)
+      if periods.nonEmpty then
+        val tick = Http2Watch.tick(periods.min.nanos)
+        scheduleWithFixedDelay(Http2Watch.Deadlines, tick, tick)
+
+    override protected def onTimer(key: Any): Unit =
+      if idleNanos > 0 && System.nanoTime() - lastActive >= idleNanos then cut(NoError)
+      else if headNanos > 0 && floods.blockPendingFor(headNanos) then cut(NoError)
 
     setHandler(
       fromClient,
@@ -94,6 +100,7 @@ private[pekko] final class Http2Watch(limits: Http2, idleTimeout: Duration)
       while at < bytes.length do
         at = in.feed(bytes, at, bytes.length)
         if in.oversized then return FrameSizeError
+        if in.headerDone then floods.begun(in)
         in.headerDone = false
         if in.done then
           if in.kind == Headers && in.stream > lastStream then lastStream = in.stream
@@ -113,7 +120,7 @@ private[pekko] final class Http2Watch(limits: Http2, idleTimeout: Duration)
     // The server's layer is told its client has gone (failed, not ended: it may hold part of a frame); the client gets
     // a GOAWAY after what was sent, then the close.
     private def cut(code: Int): Unit =
-      cancelTimer(Http2Watch.Idle)
+      cancelTimer(Http2Watch.Deadlines)
       cancel(fromClient)
       fail(toServer, Http2Watch.Cut)
       cancel(fromServer)
@@ -125,7 +132,7 @@ private[pekko] object Http2Watch:
   object Cut extends java.io.IOException("The connection was ended by its HTTP/2 limits") with NoStackTrace
 
   private val PrefaceLength = 24
-  private val Idle = "idle"
+  private val Deadlines = "deadlines"
 
-  // How often idleness is looked for: a quarter of the timeout, so a connection ends within 1.25 times it
+  // How often the deadlines are looked at: a quarter of the shorter, so a connection ends within 1.25 times it
   private def tick(timeout: FiniteDuration): FiniteDuration = (timeout / 4).max(10.millis)

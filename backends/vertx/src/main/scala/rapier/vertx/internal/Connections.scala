@@ -53,7 +53,7 @@ private[vertx] final class Connections(
       Connections.releaseParkedOnClose(connection)
       Connections.dropSetupDeadline(connection)
       if decoder != null then strict(connection)
-      if idleTimeoutNanos > 0 then watchIdle(connection)
+      watchIdle(connection)
 
   /**
    * A request's connection, seen by a handler on an application's own server (as its request handler, or mounted on
@@ -67,17 +67,21 @@ private[vertx] final class Connections(
 
   /**
    * Puts Rapier's idle timeout in the connection's pipeline, before Vert.x's connection handler: [[IdleClose]] on an
-   * HTTP/1.1 connection, [[Http2Idle]] (streams and windows) on an HTTP/2 one, whose handler is Netty's.
+   * HTTP/1.1 connection, [[Http2Idle]] (streams, windows and the header-block deadline) on an HTTP/2 one, whose
+   * handler is Netty's.
    */
   private def watchIdle(connection: HttpConnection): Unit =
     val channel = Connections.channel(connection)
     if channel != null then
       val pipeline = channel.nn.pipeline
-      val watch = pipeline.get(IdleClose.Before) match
-        case http2: Http2ConnectionHandler => new Http2Idle(http2, idleTimeoutNanos, queuesAbove = true)
-        case _ => IdleClose(idleTimeoutNanos)
-      if pipeline.get(IdleClose.Before) != null then pipeline.addBefore(IdleClose.Before, IdleClose.Name, watch)
-      else pipeline.addLast(IdleClose.Name, watch)
+      pipeline.get(IdleClose.Before) match
+        case http2: Http2ConnectionHandler =>
+          val watch = new Http2Idle(http2, idleTimeoutNanos, rapier.timeoutNanos(headTimeout), queuesAbove = true)
+          pipeline.addBefore(IdleClose.Before, IdleClose.Name, watch)
+        case null if idleTimeoutNanos > 0 => pipeline.addLast(IdleClose.Name, IdleClose(idleTimeoutNanos))
+        case _ if idleTimeoutNanos > 0 =>
+          pipeline.addBefore(IdleClose.Before, IdleClose.Name, IdleClose(idleTimeoutNanos))
+        case _ => ()
 
   /**
    * Replaces Vert.x's request decoder with the strict one. Vert.x calls the connection handler as it sets the
