@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger
 object Http2Frames:
   val Data = 0
   val Headers = 1
+  val PriorityFrame = 2
   val RstStream = 3
   val Settings = 4
   val Ping = 6
@@ -26,6 +27,7 @@ object Http2Frames:
 
   val NoError = 0
   val ProtocolError = 1
+  val FlowControlError = 3
   val FrameSizeError = 6
   val RefusedStream = 7
   val Cancel = 8
@@ -133,6 +135,56 @@ object Http2Frames:
     /** The server's frame `out` has just been written whole: an acknowledgement counts off what it answers. */
     def sent(out: Reader): Unit =
       if (out.kind == Settings || out.kind == Ping) && (out.flags & Ack) != 0 then unacknowledged.decrementAndGet()
+
+  /**
+   * RFC 9113's rules on a client's frames that a server's HTTP/2 layer may leave unchecked, as far as a frame's header
+   * and the payload a [[Reader]] keeps tell (no stream states): frames on the stream they belong to (§6), their sizes
+   * (§4.2, §6), a header block not interrupted (§6.10), client streams odd (§5.1.1), padding within the payload (§6.1),
+   * SETTINGS values in range (§6.5.2). Each check gives the code of the connection error, or -1.
+   */
+  final class Rules:
+    private var blockStream = 0
+
+    /** The client's frame `in` has its header read. */
+    def header(in: Reader): Int =
+      val kind = in.kind
+      val length = in.length
+      if blockStream != 0 && (kind != Continuation || in.stream != blockStream) then ProtocolError
+      else if kind == Continuation && blockStream == 0 then ProtocolError
+      else if length > MaxFrameSize then FrameSizeError
+      else
+        kind match
+          case Data | Headers | PriorityFrame | RstStream | Continuation if in.stream == 0 => ProtocolError
+          case Settings | Ping | GoAway if in.stream != 0 => ProtocolError
+          case Headers if (in.stream & 1) == 0 => ProtocolError
+          case RstStream | WindowUpdate if length != 4 => FrameSizeError
+          case PriorityFrame if length != 5 => FrameSizeError
+          case Ping if length != 8 => FrameSizeError
+          case Settings if length % 6 != 0 || ((in.flags & Ack) != 0 && length != 0) => FrameSizeError
+          case _ => -1
+
+    /** The client's frame `in` has been read whole. */
+    def frame(in: Reader): Int = in.kind match
+      case Headers | Data if in.payloadBroken => ProtocolError
+      case Headers | Continuation =>
+        blockStream = if (in.flags & EndHeaders) != 0 then 0 else in.stream
+        -1
+      case Settings if (in.flags & Ack) == 0 => settings(in)
+      case _ => -1
+
+    private def settings(in: Reader): Int =
+      var i = 0
+      var code = -1
+      while code < 0 && i + 6 <= in.fragmentSize do
+        val id = ((in.fragment(i) & 0xff) << 8) | (in.fragment(i + 1) & 0xff)
+        val value = int(in.fragment, i + 2) & 0xffffffffL
+        code = id match
+          case 2 if value > 1 => ProtocolError // SETTINGS_ENABLE_PUSH
+          case 4 if value > Int.MaxValue => FlowControlError // SETTINGS_INITIAL_WINDOW_SIZE
+          case 5 if value < MaxFrameSize || value > 0xffffff => ProtocolError // SETTINGS_MAX_FRAME_SIZE
+          case _ => -1
+        i += 6
+      code
 
   /**
    * One direction's frames on a connection, read as bytes come in any pieces: a frame's 9-byte header, then its payload, of which

@@ -12,11 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * Rapier's watch over an HTTP/2 connection Ember serves: it reads the frame headers going both ways, and what Ember
- * lacks it adds. It holds the client to the limits Ember has none for (resets per window, CONTINUATION frames per
+ * lacks it adds. It holds the client to the frame [[Rules]] Ember leaves unchecked, to the limits Ember has none for (resets per window, CONTINUATION frames per
  * header block, empty DATA frames, SETTINGS and PING acknowledgements left unsent) by ending the connection with a
  * GOAWAY ([[cut]]), and times the header block being received ([[headerBlockFor]]); it refuses a stream past `maxConcurrentStreams` (REFUSED_STREAM to the client, and a CANCEL
  * to Ember, which must still read its HEADERS to keep HPACK's state); and it decodes each header block beside Ember,
- * as the same HPACK decoder, for the `:authority` Ember's URI loses.
+ * as the same HPACK decoder, for the `:authority` Ember's URI loses and the `content-length` Ember doesn't hold the
+ * DATA to (a stream whose DATA break it is reset PROTOCOL_ERROR, and cancelled on Ember's side).
  *
  * Ember reads in one fiber and writes in another: [[inbound]] and [[outbound]] each keep their own parser, and share
  * only thread-safe counts.
@@ -30,8 +31,9 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   /** The highest stream the client opened: a GOAWAY's last stream. */
   @volatile var lastStream: Int = 0
 
-  // Streams refused, and answered before their client had sent all: each owes its client an RST_STREAM
-  private val refusals = new java.util.concurrent.ConcurrentLinkedQueue[Integer]()
+  // Streams refused or malformed (a reset with its code), and answered before their client had sent all: each owes its
+  // client an RST_STREAM
+  private val refusals = new java.util.concurrent.ConcurrentLinkedQueue[Reset]()
   private val stopped = new java.util.concurrent.ConcurrentLinkedQueue[Integer]()
   // Streams Ember is told are cancelled (their frames left out from then on), and the CANCELs not yet put in
   private val cancelled = ConcurrentHashMap.newKeySet[Integer]()
@@ -43,6 +45,8 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   private var blockEnds = false
 
   private val authorities = new ConcurrentHashMap[Integer, String]()
+  // The DATA bytes still to come on each stream whose request declared a content-length (RFC 9113 §8.1.1)
+  private val lengthLeft = new ConcurrentHashMap[Integer, java.lang.Long]()
   private val refused = ConcurrentHashMap.newKeySet[Integer]()
   private val open = ConcurrentHashMap.newKeySet[Integer]()
   // What the client lets Ember send (RFC 9113 §6.9): the connection's window, and each open stream's past the initial
@@ -61,7 +65,9 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   private var blockTooLarge = false
   private var broken = false
   private val floods = Floods(limits)
+  private val rules = Rules()
   private var authority: String | Null = null
+  private var contentLength = -1L
 
   /** The `:authority` of `stream`'s request, taken once; null without one. */
   def authorityOf(stream: Int): String | Null = authorities.remove(stream)
@@ -92,6 +98,8 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
       else if in.headerDone then
         in.headerDone = false
         floods.begun(in)
+        val broken = rules.header(in)
+        if broken >= 0 then fail(broken)
         dropping = in.stream != 0 && in.kind != Headers && in.kind != Continuation && cancelled.contains(in.stream)
         // A header begun in an earlier read was held back: it passes whole now, unless its frame is left out
         if held > 0 || dropping then
@@ -133,10 +141,18 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   private def frameDone(): Int =
     val kind = in.kind
     if kind != Continuation && blockStream != 0 then return fail(ProtocolError)
+    val broken = rules.frame(in)
+    if broken >= 0 then return fail(broken)
     if floods.received(in) then return fail(EnhanceYourCalm)
     kind match
       case Data =>
-        if (in.flags & EndStream) != 0 then ended(in.stream)
+        val end = (in.flags & EndStream) != 0
+        val left = lengthLeft.get(in.stream)
+        if left != null then
+          val now = left - (if (in.flags & Padded) != 0 then in.length - 1 - in.padding else in.length)
+          if now < 0 || (end && now != 0) then return malformed(in.stream)
+          if end then lengthLeft.remove(in.stream) else lengthLeft.put(in.stream, now)
+        if end then ended(in.stream)
         0
       case Headers =>
         if in.payloadBroken then return fail(ProtocolError)
@@ -190,6 +206,7 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
       return 0
     if !broken then
       authority = null
+      contentLength = -1L
       try
         decoder.decode(ByteArrayInputStream(block, 0, blockSize), listener)
         decoder.endHeaderBlock()
@@ -202,13 +219,27 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
         // A client that keeps opening streams past the limit is attacking: what it is owed is bounded
         if refused.size >= MaxRefused || cancelled.size >= MaxCancelled then return fail(EnhanceYourCalm)
         refused.add(stream)
-        refusals.add(stream)
+        refusals.add(Reset(stream, RefusedStream))
         cancelled.add(stream)
         return stream
       open.add(stream)
       if authority != null then authorities.put(stream, authority.nn)
+      if contentLength > 0 && blockEnds then return malformed(stream)
+      if contentLength >= 0 && !blockEnds then lengthLeft.put(stream, contentLength)
+    else if blockEnds then
+      // Trailers: the body they end must have come whole
+      val left = lengthLeft.remove(stream)
+      if left != null && left != 0L then return malformed(stream)
     if blockEnds then ended(stream)
     0
+
+  // A request whose DATA break its content-length: reset PROTOCOL_ERROR, and cancelled on Ember's side (returned).
+  private def malformed(stream: Int): Int =
+    if cancelled.size >= MaxCancelled then return fail(ProtocolError)
+    closed(stream)
+    refusals.add(Reset(stream, ProtocolError))
+    cancelled.add(stream)
+    stream
 
   // The client has sent all of `stream`.
   private def ended(stream: Int): Unit =
@@ -217,6 +248,10 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
 
   private val listener: HeaderListener = (name, value, _) =>
     if java.util.Arrays.equals(name, AuthorityName) then authority = String(value, StandardCharsets.ISO_8859_1)
+    else if java.util.Arrays.equals(name, ContentLengthName) then
+      // Digits only, as Rapier reads it; a value it can't read is Rapier's to refuse
+      val text = String(value, StandardCharsets.ISO_8859_1)
+      contentLength = if text.nonEmpty && text.length <= 18 && text.forall(_.isDigit) then text.toLong else -1L
 
   private def fail(code: Int): Int =
     cut = code
@@ -225,6 +260,7 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   private def closed(stream: Int): Unit =
     open.remove(stream)
     authorities.remove(stream)
+    lengthLeft.remove(stream)
     credit.remove(stream)
     clientEnded.remove(stream)
 
@@ -242,8 +278,8 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
 
   /**
    * The frames the client is owed: after what Ember wrote (`written`), RST_STREAM NO_ERROR for the streams it answered
-   * early, which must follow their answers; after a read, REFUSED_STREAM for the streams refused, and a WINDOW_UPDATE
-   * for the DATA left out, which Ember never counted.
+   * early, which must follow their answers; after a read, REFUSED_STREAM for the streams refused, PROTOCOL_ERROR for
+   * those whose DATA broke their content-length, and a WINDOW_UPDATE for the DATA left out, which Ember never counted.
    */
   def owedToClient(written: Boolean): Array[Byte] =
     val credit = if written then 0 else owedCredit.getAndSet(0)
@@ -254,10 +290,10 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
       while stream != null do
         frames.write(rstStream(stream, NoError))
         stream = stopped.poll()
-      stream = if written then null else refusals.poll()
-      while stream != null do
-        frames.write(rstStream(stream, RefusedStream))
-        stream = refusals.poll()
+      var reset = if written then null else refusals.poll()
+      while reset != null do
+        frames.write(rstStream(reset.stream, reset.code))
+        reset = refusals.poll()
       if credit > 0 then frames.write(windowUpdate(0, credit))
       frames.toByteArray
 
@@ -318,3 +354,6 @@ private[http4s] object Http2Watch:
   private val MaxRefused = 10_000
 
   private val AuthorityName = ":authority".getBytes(StandardCharsets.US_ASCII)
+  private val ContentLengthName = "content-length".getBytes(StandardCharsets.US_ASCII)
+
+  private final case class Reset(stream: Int, code: Int)

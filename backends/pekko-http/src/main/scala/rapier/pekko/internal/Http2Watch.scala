@@ -11,7 +11,8 @@ import scala.util.control.NoStackTrace
 
 /**
  * Rapier's watch over an HTTP/2 connection pekko-http serves, between its frames (above) and the connection's bytes
- * (below): it reads the frame headers going both ways and holds the client to the limits pekko-http has none for —
+ * (below): it reads the frame headers going both ways and holds the client to the frame [[Rules]] pekko-http leaves
+ * unchecked and to the limits it has none for —
  * resets per window (where pekko-http only slows a client down), CONTINUATION frames per header block, empty DATA
  * frames, SETTINGS and PING frames left unacknowledged — and ends a connection idle for `idleTimeout`, or whose
  * client spends longer than `headTimeout` on a header block. Either way the client gets a GOAWAY, naming the last
@@ -30,6 +31,7 @@ private[pekko] final class Http2Watch(limits: Http2, idleTimeout: Duration, head
     private val in = Reader(keeps = true)
     private val out = Reader(keeps = false)
     private val floods = Floods(limits)
+    private val rules = Rules()
     // The client's preface (RFC 9113 §3.4), which pekko-http's framing reads, comes before its first frame
     private var prefaceLeft = Http2Watch.PrefaceLength
     private var lastStream = 0
@@ -100,10 +102,15 @@ private[pekko] final class Http2Watch(limits: Http2, idleTimeout: Duration, head
       while at < bytes.length do
         at = in.feed(bytes, at, bytes.length)
         if in.oversized then return FrameSizeError
-        if in.headerDone then floods.begun(in)
-        in.headerDone = false
+        if in.headerDone then
+          in.headerDone = false
+          floods.begun(in)
+          val broken = rules.header(in)
+          if broken >= 0 then return broken
         if in.done then
           if in.kind == Headers && in.stream > lastStream then lastStream = in.stream
+          val broken = rules.frame(in)
+          if broken >= 0 then return broken
           if floods.received(in) then return EnhanceYourCalm
           in.reset()
       -1
