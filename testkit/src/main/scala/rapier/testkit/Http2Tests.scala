@@ -45,6 +45,14 @@ trait Http2Tests extends ServerTestSupport:
    */
   def http2RefusedOtherwise: Map[String, String] = Map.empty
 
+  /**
+   * Where h2spec, a third-party conformance tester, runs against this backend's server: the cases (by h2spec's
+   * numbering, `http2/5.1/6`) it may fail, with the reason, each its HTTP/2 layer's or the server's own decision (some
+   * depend on a race inside that layer, so a declared case may pass). None: not run in this class (h2spec tests the
+   * server's HTTP/2 layer, the same whatever the logic's style: it runs in one class per server).
+   */
+  def h2specFailures: Option[Map[String, String]] = None
+
   private def http2Test(name: String)(body: => Unit): Unit =
     test(name) {
       assume(http2Unserved.isEmpty, s"unsupported on ${server.name}: ${http2Unserved.getOrElse("")}")
@@ -276,6 +284,15 @@ trait Http2Tests extends ServerTestSupport:
         assert(r.bool("served_after"), s"$mode: $r")
     }
 
+  http2Test("HTTP/2: h2spec, a third-party conformance tester, finds nothing but what is declared"):
+    assume(h2specFailures.isDefined, s"h2spec runs in another class of ${server.name}")
+    val declared = h2specFailures.get
+    withHttp2(tls = overTls) { port =>
+      val failed = h2spec(port, overTls, declared.keySet)
+      val undeclared = failed -- declared.keySet
+      assert(undeclared.isEmpty, undeclared.map((id, why) => s"$id: $why").mkString("h2spec:\n", "\n", ""))
+    }
+
   http2Test(
     "HTTP/2: streams past the limit are refused; a window never opened ends the connection at the idle timeout"
   ):
@@ -291,6 +308,24 @@ trait Http2Tests extends ServerTestSupport:
     }
 
 object Http2Tests:
+  /** The h2spec case a server fails by serving HTTP/1.1 beside h2c on one port, and why. */
+  val sharedPort: Map[String, String] = Map(
+    "http2/3.5/2" ->
+      ("the port serves HTTP/1.1 beside h2c: bytes that are not HTTP/2's preface are an HTTP/1.1 " +
+        "request, refused over HTTP/1.1, not with a GOAWAY")
+  )
+
+  private val codec = "Netty's HTTP/2 codec"
+
+  /** The h2spec cases Netty's HTTP/2 codec decides, under Rapier's Netty and Vert.x servers alike, and why. */
+  val nettyCodecDecides: Map[String, String] = Map(
+    "http2/5.1/6" -> s"$codec leaves a second HEADERS on a stream its client ended to the stream, not STREAM_CLOSED",
+    "http2/5.1/12" -> s"$codec resets a stream for a HEADERS on it once closed, with another code than STREAM_CLOSED",
+    "http2/5.1.1/2" ->
+      (s"$codec can't tell a HEADERS on a lower stream never opened from one on a closed stream: " +
+        "it resets the stream, where RFC 9113 §5.1.1 ends the connection")
+  )
+
   private val ProtocolError = 1
   private val EnhanceYourCalm = 11
 
@@ -339,6 +374,61 @@ object Http2Tests:
     val line = text.linesIterator.toList.lastOption.getOrElse("")
     if !line.startsWith("{") then throw AssertionError(s"probe $name failed (is python3's h2 installed?):\n$text")
     Probed(line)
+
+  /**
+   * Runs h2spec (`go install github.com/summerwind/h2spec/cmd/h2spec@v2.2.1+incompatible`; on the PATH or in
+   * `~/go/bin`) against the server at `port`: the cases that failed, by number, with h2spec's words. A case fails on
+   * an answer not in 2 s too: each failed case not `expected` to is run again alone with 10 s, and counted only if it
+   * fails again, so that a slow machine isn't taken for a server that doesn't answer.
+   */
+  def h2spec(port: Int, tls: Boolean, expected: Set[String]): Map[String, String] =
+    val report = Files.createTempFile("rapier-h2spec", ".xml")
+    try
+      val text = runH2spec(port, tls, 2, List("-j", report.toString))._2
+      if Files.size(report) == 0 then throw AssertionError(s"h2spec wrote no report:\n$text")
+      h2specFailed(report).filter((id, _) => expected(id) || runH2spec(port, tls, 10, List(id))._1 != 0)
+    finally Files.deleteIfExists(report)
+
+  // h2spec's exit code and output, with `timeout` seconds for each answer
+  private def runH2spec(port: Int, tls: Boolean, timeout: Int, arguments: List[String]): (Int, String) =
+    val installed = sys.env.get("PATH").toList.flatMap(_.split(java.io.File.pathSeparator)).map(Path.of(_))
+      .:+(Path.of(sys.props("user.home"), "go", "bin"))
+      .map(_.resolve("h2spec"))
+      .find(Files.isExecutable)
+      .getOrElse(throw AssertionError("h2spec is not installed (go install github.com/summerwind/h2spec/cmd/h2spec)"))
+    val command = List(installed.toString, "-h", "localhost", "-p", port.toString, "-P", "/h2/hello") ++
+      List("-o", timeout.toString) ++ (if tls then List("-t", "-k") else Nil) ++ arguments
+    val process = ProcessBuilder(command*).redirectErrorStream(true).start()
+    process.getOutputStream.close()
+    val output =
+      Future(String(process.getInputStream.readAllBytes(), StandardCharsets.UTF_8))(using ExecutionContext.global)
+    if !process.waitFor(600, java.util.concurrent.TimeUnit.SECONDS) then
+      process.destroyForcibly()
+      throw AssertionError("h2spec ran past 600 s")
+    (process.exitValue, scala.concurrent.Await.result(output, 5.seconds))
+
+  // The failed cases of an h2spec JUnit report: each numbered by its suite's package and its place in the suite
+  private def h2specFailed(report: Path): Map[String, String] =
+    // h2spec quotes what a server sent, control characters included, which XML 1.0 can't hold
+    val text = Files.readString(report).filter(c => c >= ' ' || c == '\n' || c == '\r' || c == '\t')
+    val document = javax.xml.parsers.DocumentBuilderFactory
+      .newInstance()
+      .newDocumentBuilder()
+      .parse(org.xml.sax.InputSource(java.io.StringReader(text)))
+    val suites = document.getElementsByTagName("testsuite")
+    val failed = Map.newBuilder[String, String]
+    for i <- 0 until suites.getLength do
+      val suite = suites.item(i).asInstanceOf[org.w3c.dom.Element]
+      val cases = suite.getElementsByTagName("testcase")
+      for j <- 0 until cases.getLength do
+        val testCase = cases.item(j).asInstanceOf[org.w3c.dom.Element]
+        val failures = testCase.getElementsByTagName("failure")
+        val errors = testCase.getElementsByTagName("error")
+        val problem = if failures.getLength > 0 then failures.item(0) else errors.item(0)
+        if problem != null then
+          val id = s"${suite.getAttribute("package")}/${j + 1}"
+          failed += id -> s"${testCase.getAttribute("classname")}: ${problem.getTextContent.trim.replace('\n', ' ')}"
+    failed.result()
 
   /** A probe's result: one flat JSON object, read field by field. */
   final case class Probed(raw: String):

@@ -16,6 +16,7 @@ class Http4sServerTests extends ServerTests, WebSocketTests:
   override def unsupportedLegalRequests: Map[String, String] = Http4sServerTests.unsupportedLegalRequests
   override def h2cUpgradeUnserved: Option[String] = Http4sServerTests.h2cUpgradeUnserved
   override def http2RefusedOtherwise: Map[String, String] = Http4sServerTests.http2RefusedOtherwise
+  override def h2specFailures: Option[Map[String, String]] = Some(Http4sServerTests.h2spec)
 
 /** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
 class Http4sHttp2ServerTests extends KitTests:
@@ -47,6 +48,16 @@ object Http4sServerTests:
     "value-with-control" ->
       ("Ember's HTTP/2 layer takes a field value with a control character, and its app can't " +
         "reset a stream: Rapier answers 400 with HTTP/1.1's problem, and the stream ends")
+  )
+  private val ember = "Ember's HTTP/2 layer"
+  val h2spec: Map[String, String] = Http2Tests.sharedPort ++ Map(
+    "generic/2/4" ->
+      s"$ember may end the connection on an RST_STREAM for a stream its client had ended, as it answers it (a race)",
+    "http2/5.1/11" -> s"$ember drops DATA on a closed stream without STREAM_CLOSED",
+    "http2/8.1/1" -> s"$ember takes a second HEADERS without END_STREAM as trailers, not as a malformed request",
+    "http2/8.1.2.1/3" -> s"$ember takes pseudo-header fields in trailers",
+    "hpack/4.2/1" -> s"$ember's HPACK decoder takes a table size update at the end of a header block",
+    "hpack/5.2/1" -> s"$ember's HPACK decoder takes a Huffman string padded with more than 7 bits"
   )
   val clientGone = "Ember reads nothing from a connection while its request's logic runs, so it sees the " +
     "client leave only when it writes the response"

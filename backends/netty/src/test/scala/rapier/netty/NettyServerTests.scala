@@ -8,6 +8,10 @@ import scala.concurrent.Future
 /** The shared server test kit, on Netty with its native transport (epoll, here). */
 class NettyServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettyTestServer(NettyTransport.Auto)
+  override def h2specFailures: Option[Map[String, String]] = Some(NettyServerTests.h2spec)
+
+object NettyServerTests:
+  val h2spec: Map[String, String] = Http2Tests.nettyCodecDecides ++ Http2Tests.sharedPort
 
 /** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
 class NettyHttp2ServerTests extends KitTests:

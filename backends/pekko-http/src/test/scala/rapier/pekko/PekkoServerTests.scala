@@ -75,6 +75,7 @@ class PekkoServerTests extends ServerTests, WebSocketTests:
   override def unsupportedLegalRequests: Map[String, String] = PekkoServerTests.unsupportedLegalRequests
   override def h2cUpgradeUnserved: Option[String] = PekkoServerTests.h2cUpgradeUnserved
   override def http2RefusedOtherwise: Map[String, String] = PekkoServerTests.http2RefusedOtherwise
+  override def h2specFailures: Option[Map[String, String]] = Some(PekkoServerTests.h2spec)
 
 /** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
 class PekkoHttp2ServerTests extends KitTests:
@@ -135,6 +136,27 @@ object PekkoServerTests:
 
   val h2cUpgradeUnserved: Option[String] = Some(
     "PekkoServer starts HTTP/2 on a connection's preface or by ALPN: an Upgrade: h2c is answered over HTTP/1.1"
+  )
+
+  private val pekko = "pekko-http's HTTP/2 layer"
+  private val ignored = s"$pekko drops it without STREAM_CLOSED"
+  val h2spec: Map[String, String] = Http2Tests.sharedPort ++ Map(
+    "http2/4.1/3" -> s"$pekko ends the connection on a frame with the reserved bit set, which RFC 9113 §4.1 ignores",
+    "http2/5.1/5" -> s"DATA on a stream its client ended: $ignored",
+    "http2/5.1/6" -> s"HEADERS on a stream its client ended: $ignored",
+    "http2/5.1/8" -> s"DATA on a stream its client reset: $ignored",
+    "http2/5.1/9" -> s"HEADERS on a stream its client reset: $ignored",
+    "http2/5.1/11" -> s"DATA on a closed stream: $ignored",
+    "http2/5.1/12" -> s"HEADERS on a closed stream: $ignored",
+    "http2/6.1/2" -> s"DATA on a stream neither open nor half-closed (local): $ignored",
+    "http2/6.9.1/2" -> s"$pekko lets WINDOW_UPDATEs take the connection's window past 2^31-1",
+    "http2/6.9.1/3" -> s"$pekko lets WINDOW_UPDATEs take a stream's window past 2^31-1",
+    "http2/6.9.2/2" ->
+      (s"$pekko doesn't keep a window a SETTINGS frame made negative: after the next " +
+        "WINDOW_UPDATE it sends more DATA than the window holds"),
+    "hpack/4.2/1" -> s"$pekko's HPACK decoder takes a table size update at the end of a header block",
+    "hpack/5.2/1" -> s"$pekko's HPACK decoder takes a Huffman string padded with more than 7 bits",
+    "hpack/5.2/3" -> s"$pekko's HPACK decoder takes a Huffman string holding the EOS symbol"
   )
 
   private val pekkoParses =

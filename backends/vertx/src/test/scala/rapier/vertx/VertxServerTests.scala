@@ -13,6 +13,7 @@ class VertxServerTests extends ServerTests, WebSocketTests:
   override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
   override def h2cUnserved: Option[String] = VertxServerTests.h2cUnserved
   override def http2RefusedOtherwise: Map[String, String] = VertxServerTests.http2RefusedOtherwise
+  override def h2specFailures: Option[Map[String, String]] = Some(Http2Tests.nettyCodecDecides)
 
   // VertxServer's own idle timeout counts a request as in progress from its head to its response's end: a streamed
   // response's end and a file's must end it too, or the connection would never close.
