@@ -355,6 +355,50 @@ object Catalogue:
           http2 = true
         ),
         ServerSpec(
+          "http4s.VanillaH2",
+          Side.Rapier,
+          vanillaHttp4s,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "http4s 0.23 DSL routes on Ember withHttp2 (h2c by prior knowledge, Ember's default settings)",
+          http2 = true
+        ),
+        ServerSpec(
+          "http4s.cats.RapierH2",
+          Side.Rapier,
+          rapierHttp4s,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("http4s.VanillaH2"),
+          "Rapier's Ember server with IO logic and HTTP/2 on (h2c, Http2()), request log off",
+          http2 = true
+        ),
+        ServerSpec(
+          "pekko.VanillaH2",
+          Side.Rapier,
+          vanillaPekko,
+          1,
+          false,
+          Implementation.Vanilla,
+          None,
+          "pekko-http 1.3 routing DSL with enable-http2 (h2c by prior knowledge, pekko-http's default settings)",
+          http2 = true
+        ),
+        ServerSpec(
+          "pekko.future.RapierH2",
+          Side.Rapier,
+          rapierPekko,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("pekko.VanillaH2"),
+          "Rapier's pekko-http server with Future logic and HTTP/2 on (h2c, Http2()), log off",
+          http2 = true
+        ),
+        ServerSpec(
           "http4s.VanillaH2Tls",
           Side.Rapier,
           vanillaHttp4s,
