@@ -12,12 +12,13 @@ import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * Rapier's watch over an HTTP/2 connection Ember serves: it reads the frame headers going both ways, and what Ember
- * lacks it adds. It holds the client to the frame [[Rules]] Ember leaves unchecked, to the limits Ember has none for (resets per window, CONTINUATION frames per
- * header block, empty DATA frames, SETTINGS and PING acknowledgements left unsent) by ending the connection with a
- * GOAWAY ([[cut]]), and times the header block being received ([[headerBlockFor]]); it refuses a stream past `maxConcurrentStreams` (REFUSED_STREAM to the client, and a CANCEL
- * to Ember, which must still read its HEADERS to keep HPACK's state); and it decodes each header block beside Ember,
- * as the same HPACK decoder, for the `:authority` Ember's URI loses and the `content-length` Ember doesn't hold the
- * DATA to (a stream whose DATA break it is reset PROTOCOL_ERROR, and cancelled on Ember's side).
+ * lacks it adds. It holds the client to the frame [[Rules]] Ember leaves unchecked and to the limits Ember has none
+ * for (resets per window, CONTINUATION frames per header block, empty DATA frames, SETTINGS and PING acknowledgements
+ * left unsent) by ending the connection with a GOAWAY ([[cut]]), and times the header block being received
+ * ([[headerBlockFor]]); it refuses a stream past `maxConcurrentStreams` (REFUSED_STREAM to the client, and a CANCEL to
+ * Ember, which must still read its HEADERS to keep HPACK's state); and it decodes each header block beside Ember, as
+ * the same HPACK decoder, for the `:authority` Ember's URI loses and the `content-length` Ember doesn't hold the DATA
+ * to (a stream whose DATA break it is reset PROTOCOL_ERROR, and cancelled on Ember's side).
  *
  * Ember reads in one fiber and writes in another: [[inbound]] and [[outbound]] each keep their own parser, and share
  * only thread-safe counts.

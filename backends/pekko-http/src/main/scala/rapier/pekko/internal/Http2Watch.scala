@@ -12,11 +12,10 @@ import scala.util.control.NoStackTrace
 /**
  * Rapier's watch over an HTTP/2 connection pekko-http serves, between its frames (above) and the connection's bytes
  * (below): it reads the frame headers going both ways and holds the client to the frame [[Rules]] pekko-http leaves
- * unchecked and to the limits it has none for —
- * resets per window (where pekko-http only slows a client down), CONTINUATION frames per header block, empty DATA
- * frames, SETTINGS and PING frames left unacknowledged — and ends a connection idle for `idleTimeout`, or whose
- * client spends longer than `headTimeout` on a header block. Either way the client gets a GOAWAY, naming the last
- * stream it opened, before the connection closes.
+ * unchecked and to the limits it has none for — resets per window (where pekko-http only slows a client down),
+ * CONTINUATION frames per header block, empty DATA frames, SETTINGS and PING frames left unacknowledged — and ends a
+ * connection idle for `idleTimeout`, or whose client spends longer than `headTimeout` on a header block. Either way
+ * the client gets a GOAWAY, naming the last stream it opened, before the connection closes.
  */
 private[pekko] final class Http2Watch(limits: Http2, idleTimeout: Duration, headTimeout: Duration)
     extends GraphStage[BidiShape[ByteString, ByteString, ByteString, ByteString]]:
