@@ -398,6 +398,25 @@ def case_header_trickle(port, mode, pieces, interval):
             "served_after": serve_check(port)}
 
 
+def case_split_preface(port):
+    """A GET whose connection's first bytes (the preface among them) come a few at a time, as reads may cut them."""
+    sock = socket.create_connection(("localhost", port), timeout=TIMEOUT)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    config = h2.config.H2Configuration(client_side=True, header_encoding="utf-8")
+    conn = h2.connection.H2Connection(config=config)
+    conn.initiate_connection()
+    sid = conn.get_next_available_stream_id()
+    conn.send_headers(sid, base(port), end_stream=True)
+    data = conn.data_to_send()
+    for i in range(0, 40, 3):
+        sock.sendall(data[i:min(i + 3, 40)])
+        time.sleep(0.02)
+    sock.sendall(data[40:])
+    events, why = read_events(sock, conn, stream_done(sid))
+    sock.close()
+    return outcome(events, sid, why)
+
+
 CASES = {
     "get": case_get,
     "malformed": case_malformed,
@@ -412,6 +431,7 @@ CASES = {
     "streams": case_streams,
     "zero-window": case_zero_window,
     "header-trickle": case_header_trickle,
+    "split-preface": case_split_preface,
 }
 
 if __name__ == "__main__":

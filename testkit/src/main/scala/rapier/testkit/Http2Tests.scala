@@ -158,6 +158,9 @@ trait Http2Tests extends ServerTestSupport:
       val echoed = send(h2, s"http://localhost:$port/h2/echo", "y" * 100_000)
       assertEquals((echoed.version, echoed.body.length), (version, 100_000))
       assertEquals(curlVersion("-s", "--http1.1", url), ("1.1", "hello over HTTP/2"))
+      // The preface split across reads is still h2c's, not the start of an HTTP/1.1 request
+      val split = probe("split-preface", port.toString)
+      assertEquals((split.int("status"), split.string("body")), (Some(200), Some("hello over HTTP/2")), split.raw)
     }
 
   http2Test("HTTP/2: a client that chooses h2 by ALPN and then sends nothing is closed, not kept"):
@@ -243,7 +246,8 @@ trait Http2Tests extends ServerTestSupport:
       val answered = frames("early-answer", port, "1000000", "30000")
       assertEquals(
         (answered.int("status"), answered.string("body"), answered.int("reset")),
-        (Some(200), Some("early"), Some(0))
+        (Some(200), Some("early"), Some(0)),
+        answered.raw
       )
       val matching = frames("length-mismatch", port, "10", "10")
       assertEquals((matching.int("status"), matching.string("body")), (Some(200), Some("x" * 10)))

@@ -9,6 +9,8 @@ import org.apache.pekko.http.scaladsl.model.{AttributeKey, HttpRequest, HttpResp
 import org.apache.pekko.http.scaladsl.settings.ServerSettings
 import org.apache.pekko.stream.TLSProtocol.{SendBytes, SessionBytes, SslTlsInbound, SslTlsOutbound}
 import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, TLS, TLSPlacebo, Tcp}
+import org.apache.pekko.stream.stage.{GraphStage, GraphStageLogic, InHandler, OutHandler}
+import org.apache.pekko.stream.{Attributes, FlowShape, Inlet, Outlet}
 import org.apache.pekko.stream.{KillSwitches, Materializer, TLSClosing, UniqueKillSwitch}
 import org.apache.pekko.util.ByteString
 import rapier.server.spi.FramingGuard
@@ -82,7 +84,9 @@ private[pekko] final class Connections(
           e
         Connections.encrypted(() => created(), headDeadline, s => connection.session = s, () => closeSoon(connection))
       // Until h2c's preface or a request's first bytes come no layer is chosen, and none times the connection
-      case None => Connections.plain(if http2.exists(_.cleartext) then settings.idleTimeout else Duration.Inf)
+      case None =>
+        if http2.exists(_.cleartext) then Connections.plain(settings.idleTimeout, gatherPreface = true)
+        else Connections.plain(Duration.Inf, gatherPreface = false)
     // HTTP/2 by ALPN's choice over TLS, by its preface on a plain connection (h2c)
     val isHttp2: Option[SessionBytes => Boolean] = http2 match
       case Some(_) if tls.isDefined => Some(_ => engine != null && engine.nn.getApplicationProtocol == "h2")
@@ -159,9 +163,48 @@ private[pekko] final class Connections(
 
 private[pekko] object Connections:
   /** A plain connection's bytes as the TLS stage would carry them, the first due within `first`. */
-  def plain(first: Duration): BidiFlow[SslTlsOutbound, ByteString, ByteString, SslTlsInbound, NotUsed] =
-    BidiFlow.fromFlows(Flow[SslTlsOutbound], firstWithin(Flow[SessionBytes].map(b => b: SslTlsInbound), first))
-      .atop(TLSPlacebo())
+  def plain(
+      first: Duration,
+      gatherPreface: Boolean
+  ): BidiFlow[SslTlsOutbound, ByteString, ByteString, SslTlsInbound, NotUsed] =
+    val received = Flow[SessionBytes].map(b => b: SslTlsInbound)
+    val inbound = if gatherPreface then Flow.fromGraph(PrefaceGather()).via(received) else received
+    BidiFlow.fromFlows(Flow[SslTlsOutbound], firstWithin(inbound, first)).atop(TLSPlacebo())
+
+  /**
+   * Holds a plain connection's first bytes until they tell h2c's preface from anything else (24 bytes of it, or one
+   * that differs): pekko-http's protocol switch decides on the first piece it is given, and would take a preface split
+   * across reads for HTTP/1.1.
+   */
+  private final class PrefaceGather extends GraphStage[FlowShape[SessionBytes, SessionBytes]]:
+    private val in = Inlet[SessionBytes]("PrefaceGather.in")
+    private val out = Outlet[SessionBytes]("PrefaceGather.out")
+    val shape: FlowShape[SessionBytes, SessionBytes] = FlowShape(in, out)
+
+    def createLogic(attributes: Attributes): GraphStageLogic =
+      new GraphStageLogic(shape) with InHandler with OutHandler:
+        private var held: SessionBytes | Null = null
+        private var gathering = true
+
+        def onPush(): Unit =
+          val piece = grab(in)
+          if !gathering then push(out, piece)
+          else
+            val bytes = if held == null then piece.bytes else held.nn.bytes ++ piece.bytes
+            if bytes.length >= Preface.length || !Preface.startsWith(bytes) then
+              gathering = false
+              held = null
+              push(out, SessionBytes(piece.session, bytes))
+            else
+              held = SessionBytes(piece.session, bytes)
+              pull(in)
+
+        def onPull(): Unit = pull(in)
+
+        override def onUpstreamFinish(): Unit =
+          if held != null then emit(out, held.nn, () => completeStage()) else completeStage()
+
+        setHandlers(in, out, this)
 
   private def firstWithin[A, B](flow: Flow[A, B, NotUsed], deadline: Duration): Flow[A, B, NotUsed] = deadline match
     case d: FiniteDuration => flow.initialTimeout(d)
