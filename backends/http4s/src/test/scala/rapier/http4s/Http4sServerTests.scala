@@ -50,7 +50,7 @@ object Http4sServerTests:
         "reset a stream: Rapier answers 400 with HTTP/1.1's problem, and the stream ends")
   )
   private val ember = "Ember's HTTP/2 layer"
-  val h2spec: Map[String, String] = Http2Tests.sharedPort ++ Map(
+  val h2spec: Map[String, String] = Http2Tests.sharedPort ++ Http2Tests.lengthRace ++ Map(
     "generic/2/4" ->
       s"$ember may end the connection on an RST_STREAM for a stream its client had ended, as it answers it (a race)",
     "http2/5.1/11" -> s"$ember drops DATA on a closed stream without STREAM_CLOSED",

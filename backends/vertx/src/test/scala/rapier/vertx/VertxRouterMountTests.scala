@@ -31,6 +31,8 @@ class VertxRouterMountTests extends ServerTests, WebSocketTests:
     "a request target that is not a path is a 400" -> routerFirst,
     "OPTIONS * is answered for the server as a whole, with the methods of its endpoints" -> routerFirst,
     "connections over the limit are closed at once, and service resumes when one closes" -> serverOwned,
+    "HTTP/2: a header block trickled a piece at a time ends its connection at the head deadline, no other" ->
+      s"$serverOwned: Rapier's HTTP/2 deadlines are not in its connections' pipelines",
     "stopping the server closes its WebSockets with 1001" -> serverOwned,
     "a request in progress is not cut by the idle timeout" -> appIdle,
     "a malformed request's refusal says what is wrong with it, in the same words on every server" ->
