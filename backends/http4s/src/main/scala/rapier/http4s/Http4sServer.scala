@@ -163,11 +163,10 @@ object Http4sServer:
     private def deadlines(session: Http2Socket[F], watch: Http2Watch): F[Unit] =
       val idleNanos = rapier.timeoutNanos(options.idleTimeout)
       val headNanos = rapier.timeoutNanos(options.headerReadTimeout)
-      val periods = List(idleNanos, headNanos).filter(_ > 0)
-      if periods.isEmpty then F.never
+      val tick = Http2Frames.deadlineTick(idleNanos, headNanos)
+      if tick == 0 then F.never
       else
-        val period = math.max(periods.min / 4, 10_000_000L).nanos
-        def check: F[Unit] = F.flatMap(F.sleep(period)) { _ =>
+        def check: F[Unit] = F.flatMap(F.sleep(tick.nanos)) { _ =>
           if (idleNanos > 0 && watch.idleFor(idleNanos)) || (headNanos > 0 && watch.headerBlockFor(headNanos)) then
             session.goAway(Http2Frames.NoError)
           else check

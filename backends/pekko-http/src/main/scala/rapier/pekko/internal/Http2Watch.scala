@@ -40,10 +40,8 @@ private[pekko] final class Http2Watch(limits: Http2, idleTimeout: Duration, head
     private val headNanos = rapier.timeoutNanos(headTimeout)
 
     override def preStart(): Unit =
-      val periods = List(idleNanos, headNanos).filter(_ > 0)
-      if periods.nonEmpty then
-        val tick = Http2Watch.tick(periods.min.nanos)
-        scheduleWithFixedDelay(Http2Watch.Deadlines, tick, tick)
+      val tick = deadlineTick(idleNanos, headNanos)
+      if tick > 0 then scheduleWithFixedDelay(Http2Watch.Deadlines, tick.nanos, tick.nanos)
 
     override protected def onTimer(key: Any): Unit =
       if idleNanos > 0 && System.nanoTime() - lastActive >= idleNanos then cut(NoError)
@@ -139,6 +137,3 @@ private[pekko] object Http2Watch:
 
   private val PrefaceLength = 24
   private val Deadlines = "deadlines"
-
-  // How often the deadlines are looked at: a quarter of the shorter, so a connection ends within 1.25 times it
-  private def tick(timeout: FiniteDuration): FiniteDuration = (timeout / 4).max(10.millis)
