@@ -58,9 +58,16 @@ object RapierGuardedTLSContext:
       bounded: cats.arrow.FunctionK[F, F]
   ) extends SocketProxy[F](guarded),
         TLSSocket.UnsealedTLSSocket[F]:
-    // Each waits for the handshake, which a client may never complete
-    def session: F[SSLSession] = bounded(tls.session)
+    // Set once the handshake is known complete: Ember asks for the session on every request, and a timeout each
+    // time costs a timer and a fiber.
+    @volatile private var handshaken = false
+
+    // Each waits for the handshake, which a client may never complete: within `bounded` until it has completed once
+    private def afterHandshake[A](fa: F[A]): F[A] =
+      if handshaken then fa else Async[F].flatTap(bounded(fa))(_ => Async[F].delay { handshaken = true })
+
+    def session: F[SSLSession] = afterHandshake(tls.session)
     // Rapier serves HTTP/2 itself (its guard sees ALPN's choice): Ember, told h2, would serve it with its defaults
     def applicationProtocol: F[String] =
-      Async[F].map(bounded(tls.applicationProtocol))(p => if p == "h2" then "http/1.1" else p)
+      Async[F].map(afterHandshake(tls.applicationProtocol))(p => if p == "h2" then "http/1.1" else p)
     def beginHandshake: F[Unit] = tls.beginHandshake
