@@ -1,7 +1,6 @@
 // Rapier: typed HTTP endpoints, served with next to no overhead.
 
-ThisBuild / organization := "rapier"
-ThisBuild / version := "0.1.0-SNAPSHOT"
+Publishing.settings
 ThisBuild / scalaVersion := "3.3.7"
 ThisBuild / scalacOptions ++= Seq(
   "-deprecation",

@@ -9,16 +9,17 @@
 #   RAPIER_SBT_CACHE   where the launcher jar is kept (default: ~/.cache/rapier/sbt-launch)
 #   RAPIER_USE_LAUNCHER=1  use the launcher even if `sbt` is installed
 #   SBT_JAVA_OPTS      JVM options for sbt itself (default: -Xms1g -Xmx3g -Xss4m)
+#   RAPIER_SBT_DIR     the build to run sbt in (default: this one), e.g. published-test/
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cd "$here"
+cd "${RAPIER_SBT_DIR:-$here}"
 
 if command -v sbt >/dev/null 2>&1 && [ -z "${RAPIER_USE_LAUNCHER:-}" ]; then
   exec sbt "$@"
 fi
 
-version="$(sed -n 's/^sbt\.version *= *\([^ ]*\).*/\1/p' project/build.properties)"
+version="$(sed -n 's/^sbt\.version *= *\([^ ]*\).*/\1/p' "$here/project/build.properties")"
 if [ -z "$version" ]; then
   echo "sbt: cannot read sbt.version from project/build.properties" >&2
   exit 2

@@ -23,7 +23,7 @@ trait ServerBuilder[F[_], O <: BackendOptionsOf[O], Self]:
   protected def copyWith(endpoints: List[ServerEndpoint[F]], options: O): Self
 
   /**
-   * What [[start]] gives: the running [[Binding]] for `Future` logic and direct style; for an effect module's server,
+   * What `start` gives: the running [[rapier.server.Binding]] for `Future` logic and direct style; for an effect module's server,
    * the server as a resource of that effect (a cats-effect `Resource[F, Binding]`), bound when it is used.
    */
   type Started

@@ -7,7 +7,7 @@ import rapier.server.spi.ServerRequest
 import org.slf4j.LoggerFactory
 
 /**
- * The backend-neutral server: turns a [[ServerRequest]] into a [[ServerResponse]] by way of the endpoints.
+ * The backend-neutral server: turns a [[rapier.server.spi.ServerRequest]] into a [[ServerResponse]] by way of the endpoints.
  *
  * Everything that does not depend on the request happens here, once: endpoints are compiled, the routing trie is
  * built, and each endpoint's chain of interceptors is composed. Serving a request is then:

@@ -4,7 +4,7 @@ import rapier.server.LogicContext
 
 import java.util.concurrent.Executor
 
-/** A [[LogicContext]] that sets a thread-local to `value`: what an effect's `within` must keep current. */
+/** A [[rapier.server.LogicContext]] that sets a thread-local to `value`: what an effect's `within` must keep current. */
 final class ThreadLocalContext(value: String) extends LogicContext:
   def attach(): AutoCloseable =
     val before = ThreadLocalContext.current.get

@@ -56,7 +56,7 @@ object SwaggerUi:
 
   /**
    * The endpoints serving `document` with Swagger UI.
-   * @throws IllegalStateException
+   * @throws java.lang.IllegalStateException
    *   if the swagger-ui webjar is not on the class path
    */
   def apply[F[_]: Monad](document: OpenApi, options: SwaggerUiOptions = SwaggerUiOptions()): List[ServerEndpoint[F]] =

@@ -50,7 +50,7 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
 
   /**
    * The requests an endpoint routes; the others fall through, their bodies unread.
-   * @throws IllegalStateException
+   * @throws java.lang.IllegalStateException
    *   if an endpoint is a WebSocket, which needs the server's `WebSocketBuilder2`: see `routes(webSockets)`
    */
   def routes: HttpRoutes[F] = routesWith(withoutWebSockets("routes"))
@@ -63,7 +63,7 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
 
   /**
    * Every request, answered: those no endpoint takes with Rapier's rejection (404, 405, 400).
-   * @throws IllegalStateException
+   * @throws java.lang.IllegalStateException
    *   if an endpoint is a WebSocket, which needs the server's `WebSocketBuilder2`: see `app(webSockets)`
    */
   def app: HttpApp[F] = appWith(withoutWebSockets("app"))

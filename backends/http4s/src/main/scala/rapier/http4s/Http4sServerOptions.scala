@@ -5,7 +5,7 @@ import rapier.server.{BackendOptions, BackendOptionsOf}
 import scala.concurrent.duration.*
 
 /**
- * Options of Rapier on http4s: the shared [[BackendOptions]] (the limits Rapier holds — body sizes — and those it hands
+ * Options of Rapier on http4s: the shared [[rapier.server.BackendOptions]] (the limits Rapier holds — body sizes — and those it hands
  * to Ember for the standalone server: host, port, header size, idle and shutdown timeouts, connections), and beside
  * them:
  *

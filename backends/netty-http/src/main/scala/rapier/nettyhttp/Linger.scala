@@ -9,7 +9,7 @@ import rapier.server.spi.Refusals
  * request after a malformed one) would otherwise have the connection reset under it, and with it the response it has
  * not read. The output is shut down at once (the client reads the answer, then the end of the stream), what still
  * arrives is read and dropped, and the connection closes when the client closes it, or after
- * [[Refusals.LingerMillis]] at most. Rapier's Netty backend and its Vert.x one close refused connections with it.
+ * `Refusals.LingerMillis` at most. Rapier's Netty backend and its Vert.x one close refused connections with it.
  */
 object Linger:
   /**

@@ -11,7 +11,7 @@ import rapier.server.{Monad, ServerEndpoint, ServerInterpreter}
  * ready-made one.
  *
  * The interpreter (routing trie, compiled endpoints) is built once, here; each channel gets a strict request decoder,
- * Netty's response encoder and its own small [[HttpHandler]].
+ * Netty's response encoder and its own small `HttpHandler`.
  */
 final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOptions.default):
 

@@ -7,7 +7,7 @@ import scala.concurrent.duration.*
 
 /**
  * How a [[NettyServer]] listens and what it accepts: the options every backend shares (`backend`: host, port, limits,
- * timeouts, the interpreter's options; read and set through [[BackendOptionsOf]]'s `withPort`, `withMaxBodySize`, …),
+ * timeouts, the interpreter's options; read and set through [[rapier.server.BackendOptionsOf]]'s `withPort`, `withMaxBodySize`, …),
  * and Netty's own beside them. Immutable: each `withX` returns a copy.
  *
  * @param backend

@@ -8,7 +8,7 @@ import scala.concurrent.duration.*
 
 /**
  * How a [[PekkoServer]] listens and what it accepts: the options every backend shares (host, port, limits, timeouts,
- * the interpreter's options; read and set through [[BackendOptionsOf]]'s `withPort`, `withMaxBodySize`, …). The body
+ * the interpreter's options; read and set through [[rapier.server.BackendOptionsOf]]'s `withPort`, `withMaxBodySize`, …). The body
  * limits and the body read timeout are Rapier's, held in the route; the others are handed to pekko-http as its own
  * server settings ([[serverSettings]]). Immutable: each `withX` returns a copy.
  *

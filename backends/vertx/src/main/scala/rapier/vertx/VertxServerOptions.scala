@@ -12,7 +12,7 @@ import scala.concurrent.duration.{Duration, FiniteDuration}
 
 /**
  * How a [[VertxServer]] listens and what it accepts: the options every backend shares (host, port, limits, timeouts,
- * the interpreter's options; read and set through [[BackendOptionsOf]]'s `withPort`, `withMaxBodySize`, …), and the
+ * the interpreter's options; read and set through [[rapier.server.BackendOptionsOf]]'s `withPort`, `withMaxBodySize`, …), and the
  * deadline of a request's head. The HTTP limits are set as Vert.x's own options ([[httpServerOptions]]); the body
  * limit and read timeout are Rapier's. Immutable: each `withX` returns a copy.
  *

@@ -78,5 +78,5 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
   private inline def pureValue[A](fa: F[A]): Any =
     if io then PureValue.of(fa.asInstanceOf[AnyRef]) else PureValue.NotPure
 
-/** The interpreter's [[Monad]] for any `F[_]: Async`. */
+/** The interpreter's [[rapier.server.Monad]] for any `F[_]: Async`. */
 given catsMonad[F[_]](using F: Async[F]): Monad[F] = CatsMonad(F)

@@ -106,5 +106,5 @@ object ZioMonad:
 
   def apply[R]: ZioMonad[R] = instance.asInstanceOf[ZioMonad[R]]
 
-/** The interpreter's [[Monad]] for ZIO's `RIO[R, *]`, `Task` included. */
+/** The interpreter's [[rapier.server.Monad]] for ZIO's `RIO[R, *]`, `Task` included. */
 given zioMonad[R]: Monad[[A] =>> RIO[R, A]] = ZioMonad[R]

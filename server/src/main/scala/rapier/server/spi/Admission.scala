@@ -66,7 +66,7 @@ final class Admission(options: BackendOptions):
 
 object Admission:
   /**
-   * A Content-Length field's value as [[decide]] takes it: -1 for none, -2 for one that is not a length (anything but
+   * A Content-Length field's value as `decide` takes it: -1 for none, -2 for one that is not a length (anything but
    * digits, around which whitespace is allowed, or a number past `Long`).
    */
   def declaredLength(field: String | Null): Long =

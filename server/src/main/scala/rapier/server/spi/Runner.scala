@@ -10,13 +10,13 @@ import scala.concurrent.Future
  * serves `Future` logic, an effect module's (cats-effect's `IO`, any `F[_]: Async`) and direct style alike.
  *
  * A runner answers at once, on the calling thread (the connection's loop), when it can: logic that completes at once
- * then costs no hop between threads. Otherwise it hands back a [[Running]] to wait on.
+ * then costs no hop between threads. Otherwise it hands back a [[rapier.server.spi.Running]] to wait on.
  */
 trait Runner[F[_]]:
   /**
    * Serves `request` through the `chain` the backend's routing found at its head (null when no endpoint took it: its
    * rejection), and starts what the interpreter answers: the response, when it is complete before anything had to
-   * wait, else the [[Running]] that will be. What the interpreter throws is a 500 (see [[Completion.responseOf]]).
+   * wait, else the [[rapier.server.spi.Running]] that will be. What the interpreter throws is a 500 (see [[rapier.server.spi.Completion.responseOf]]).
    */
   def start(
       interpreter: ServerInterpreter[F],

@@ -15,7 +15,7 @@ import java.net.InetSocketAddress
  *
  * The class also holds the interpreter's state for the request — where the path lies in the target, what routing
  * captured, the query once parsed — so that serving a request costs one object here rather than a view and a
- * context. An instance serves one request at a time. It is the [[RequestView]] that `extractFromRequest` inputs and
+ * context. An instance serves one request at a time. It is the [[rapier.model.RequestView]] that `extractFromRequest` inputs and
  * interceptors see.
  */
 abstract class ServerRequest extends RequestView:

@@ -12,7 +12,7 @@ import scala.util.control.NonFatal
  * started where a [[VirtualThreadStart]] says, the response hopping back to the connection's loop when the thread is not
  * on it. A client that goes away interrupts its request's thread.
  *
- * Virtual threads are JDK 21's; the project builds for JDK 17, so they are reached by reflection, and [[create]]
+ * Virtual threads are JDK 21's; the project builds for JDK 17, so they are reached by reflection, and `create`
  * fails with a message that says so on an older JDK.
  */
 final class VirtualThreadRunner private (starter: VirtualThreadRunner.Starter) extends Runner[Identity]:

@@ -7,7 +7,7 @@ import rapier.server.{Identity, ServerBuilder, ServerEndpoint, VirtualThreadStar
 /**
  * A Rapier server on Netty for direct-style endpoints: logic that returns its value ([[rapier.server.Identity]]) and
  * may block, run one virtual thread per request, first run where `threadStart` says (the JDK's carriers by default;
- * see [[VirtualThreadStart.OnLoop]] for running it on the connection's event loop until it first waits). Needs JDK 21
+ * see [[rapier.server.VirtualThreadStart.OnLoop]] for running it on the connection's event loop until it first waits). Needs JDK 21
  * or newer to start; on an older JDK, `start()` fails saying so.
  *
  * {{{
@@ -30,7 +30,7 @@ final case class NettySyncServer(
 
   /**
    * @throws UnsupportedOperationException
-   *   on a JDK without virtual threads, or for [[VirtualThreadStart.OnLoop]] on a JVM that doesn't open `java.lang`
+   *   on a JDK without virtual threads, or for [[rapier.server.VirtualThreadStart.OnLoop]] on a JVM that doesn't open `java.lang`
    */
   def start(): NettyServer.Binding =
     val threads = VirtualThreadRunner.create(threadStart)
