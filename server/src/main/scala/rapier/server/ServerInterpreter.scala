@@ -34,7 +34,8 @@ final class ServerInterpreter[F[_]](
       ce ->
         EndpointChain(
           Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, options, files)),
-          ce.input.streamsBody
+          ce.input.streamsBody,
+          ce.input.hasBody || ce.input.streamsBody
         )
     }
     val shadowed = handlers.flatMap { (ce, handler) =>

@@ -113,8 +113,13 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
     else
       val http10 = view.request.httpVersion == HttpVersion.`HTTP/1.0`
       val expect = view.headerOrNull("Expect")
+      // RFC 9113 §8.1.1: an HTTP/2 body may come without a content-length, ended by its stream's end; Ember's
+      // request doesn't tell whether any comes, so an endpoint that reads a body waits for it
+      val unsized = view.lengthUnknown ||
+        view.request.httpVersion == HttpVersion.`HTTP/2` && view.declaredLength < 0 && chain != null &&
+        chain.nn.readsBody
       // Ember stops taking requests as it shuts down: none is seen draining
-      admission.decide(chain, view.declaredLength, view.lengthUnknown, expect, http10, draining = false) match
+      admission.decide(chain, view.declaredLength, unsized, expect, http10, draining = false) match
         case refusal: RequestSyntax.Invalid => refuse(view, refusal, bodyUnread = true)
         // A rejection reads no body: Ember drains what is left before the connection's next request
         case _ if chain == null => answer(view, interpreter.serve(view, null), closes = false)

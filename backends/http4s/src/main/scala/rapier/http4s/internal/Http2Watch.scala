@@ -335,6 +335,14 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
           val increment = int(bytes, at).toLong - initialWindow + limits.initialWindowSize
           if rewritten == null then rewritten = java.util.Arrays.copyOfRange(bytes, offset, end)
           putInt(rewritten.nn, at - offset, math.max(1L, increment).toInt)
+        // Ember allows more streams than the client may open (see RapierHttp2.emberStreams): the client reads the limit
+        else if out.kind == Settings && (out.flags & Ack) == 0 && at + out.length <= end then
+          var entry = at
+          while entry + 6 <= at + out.length do
+            if (((bytes(entry) & 0xff) << 8) | (bytes(entry + 1) & 0xff)) == MaxConcurrentStreamsId then
+              if rewritten == null then rewritten = java.util.Arrays.copyOfRange(bytes, offset, end)
+              putInt(rewritten.nn, entry + 2 - offset, limits.maxConcurrentStreams)
+            entry += 6
       if out.done then
         out.kind match
           case Data =>
@@ -349,6 +357,8 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
     rewritten
 
 private[http4s] object Http2Watch:
+  // RFC 9113 §6.5.2: SETTINGS_MAX_CONCURRENT_STREAMS
+  private val MaxConcurrentStreamsId = 0x3
   // Streams answered early and cancelled at once: past it, a stream answered early is left to its client
   private val MaxCancelled = 10_000
   // Streams refused whose requests Ember has not handed over yet

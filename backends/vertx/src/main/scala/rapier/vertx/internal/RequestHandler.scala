@@ -97,7 +97,7 @@ private[vertx] final class RequestHandler[F[_]](
       connections.admission.decide(
         chain,
         length,
-        view.transferEncoding,
+        view.transferEncoding || unsizedHttp2Body(request, view, chain),
         view.expect,
         http10,
         connections.draining
@@ -132,6 +132,13 @@ private[vertx] final class RequestHandler[F[_]](
             protected def refused(reason: RequestSyntax.Invalid): Unit = responder.refuse(request, reason)
           reader.start(resume = context != null)
         case _: Admission.Streamed => () // ended: answered above
+
+  // RFC 9113 §8.1.1: an HTTP/2 request may carry DATA without a content-length, ended by its stream's end, read as a
+  // chunked HTTP/1.1 body is. Vert.x tells no stream's end before the handler runs, so only an endpoint that reads a
+  // body waits for it; others are served at once, as a GET should be.
+  private def unsizedHttp2Body(request: HttpServerRequest, view: VertxRequest, chain: EndpointChain[F] | Null) =
+    view.contentLength == null && request.version == HttpVersion.HTTP_2 && !request.isEnded && chain != null &&
+      chain.nn.readsBody
 
   /** A body a vertx-web `BodyHandler` read: within Rapier's limit, it is served as it is. */
   private def readBefore(

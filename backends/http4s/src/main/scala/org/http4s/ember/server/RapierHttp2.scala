@@ -38,7 +38,10 @@ object RapierHttp2:
     val defaults = H2Frame.Settings.ConnectionSettings.default
     val settings = defaults.copy(
       enablePush = H2Frame.Settings.SettingsEnablePush(false),
-      maxConcurrentStreams = H2Frame.Settings.SettingsMaxConcurrentStreams(limits.maxConcurrentStreams),
+      // Rapier's watch refuses streams past the limit itself, and hands their HEADERS to Ember for HPACK's sake with a
+      // cancel after them: Ember held to the limit would refuse them again, and call the cancel a protocol error. It
+      // gets room for them; the watch writes the limit into the SETTINGS the client reads.
+      maxConcurrentStreams = H2Frame.Settings.SettingsMaxConcurrentStreams(emberStreams(limits.maxConcurrentStreams)),
       initialWindowSize = H2Frame.Settings.SettingsInitialWindowSize(limits.initialWindowSize),
       maxHeaderListSize = Some(H2Frame.Settings.SettingsMaxHeaderListSize(limits.maxHeaderListSize))
     )
@@ -46,6 +49,9 @@ object RapierHttp2:
       val attributed = Kleisli((request: Request[F]) => app.run(request.withAttributes(request.attributes ++ vault)))
       F.void(H2Server.fromSocket(socket, attributed, headerTimeout, idleTimeout, settings, logger).use(_ => F.unit))
     }
+
+  /** The streams Ember itself allows at once: the limit, and room for the streams the watch refuses. */
+  def emberStreams(limit: Int): Int = math.min(Int.MaxValue.toLong, limit.toLong + 16_384).toInt
 
   /** The HTTP/2 stream a request came on, as Ember's HTTP/2 layer names it. */
   def streamOf[F[_]](request: Request[F]): Option[Int] = request.attributes.lookup(H2Keys.StreamIdentifier)
