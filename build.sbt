@@ -45,6 +45,7 @@ lazy val root = (project in file("."))
     pekkoHttp,
     openapi,
     swaggerUi,
+    client,
     metricsPrometheus,
     metricsOpenTelemetry,
     tracingOpenTelemetry,
@@ -235,6 +236,15 @@ lazy val pekkoHttp = (project in file("backends/pekko-http"))
   )
 
 // Documentation interpreters, under apidocs/.
+// The client interpreter, on the JDK's HttpClient: an endpoint called as a function.
+lazy val client = (project in file("client"))
+  .dependsOn(server)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-client",
+    libraryDependencies += "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test
+  )
+
 lazy val openapi = (project in file("apidocs/openapi"))
   .dependsOn(core, jsonJsoniter % Test, server % Test)
   .settings(testSettings)
@@ -302,7 +312,7 @@ lazy val tracingOpenTelemetry = (project in file("tracing/opentelemetry"))
   )
 
 lazy val testkit = (project in file("testkit"))
-  .dependsOn(server, jsonJsoniter, metricsPrometheus, metricsOpenTelemetry, tracingOpenTelemetry)
+  .dependsOn(server, client, jsonJsoniter, metricsPrometheus, metricsOpenTelemetry, tracingOpenTelemetry)
   .settings(testSettings)
   .settings(
     name := "rapier-testkit",
@@ -356,7 +366,7 @@ lazy val fuzz = (project in file("fuzz"))
   )
 
 lazy val examples = (project in file("examples"))
-  .dependsOn(netty, vertx, nettyCats, nettyZio, nettySync, jsonJsoniter, openapi, swaggerUi, metricsPrometheus)
+  .dependsOn(netty, vertx, nettyCats, nettyZio, nettySync, jsonJsoniter, openapi, swaggerUi, metricsPrometheus, client)
   .dependsOn(metricsOpenTelemetry, tracingOpenTelemetry)
   .dependsOn(testkit % Test)
   .settings(testSettings)

@@ -78,9 +78,14 @@ trait PartCodec[T]:
   /** The value from every part with the field's name (possibly none). */
   def decode(parts: List[Part[PartData]]): DecodeResult[T]
 
+  /** The parts that send `value` as the field `name` (a client's request). */
+  def encode(name: String, value: T): List[Part[PartData]]
+
 object PartCodec extends LowPriorityPartCodecs:
-  /** A codec for exactly one part, read by `f`. */
-  private[rapier] def single[T](disk: Boolean, s: Schema[T])(f: Part[PartData] => DecodeResult[T]): PartCodec[T] =
+  /** A codec for exactly one part, read by `f` and written by `g`. */
+  private[rapier] def single[T](disk: Boolean, s: Schema[T])(f: Part[PartData] => DecodeResult[T])(
+      g: (String, T) => Part[PartData]
+  ): PartCodec[T] =
     new PartCodec[T]:
       val toDisk = disk
       val schema = s
@@ -88,6 +93,14 @@ object PartCodec extends LowPriorityPartCodecs:
         case p :: Nil => f(p)
         case Nil => DecodeResult.Missing
         case many => DecodeResult.Multiple(many.length)
+      def encode(name: String, value: T): List[Part[PartData]] = List(g(name, value))
+
+  private val OctetStream = Some(MediaType.ApplicationOctetStream.render)
+
+  private[rapier] def textPart(name: String, text: String): Part[PartData] =
+    Part(name, PartData.InMemory(text.getBytes(StandardCharsets.UTF_8)))
+
+  private def onDisk(file: Path): PartData = PartData.OnDisk(file, java.nio.file.Files.size(file))
 
   private val notInMemory = DecodeResult.Error("a field, not a file")
   private val notOnDisk = DecodeResult.Error("a file")
@@ -110,29 +123,43 @@ object PartCodec extends LowPriorityPartCodecs:
     case PartData.OnDisk(file, _) => DecodeResult.Value(file)
     case _ => notOnDisk
 
-  given text: PartCodec[String] = single(false, Schema.string)(textOf)
-  given bytes: PartCodec[Array[Byte]] = single(false, Schema.binary)(bytesOf)
-  given file: PartCodec[Path] = single(true, Schema.binary)(fileOf)
-  given textPart: PartCodec[Part[String]] = single(false, Schema.string)(p => textOf(p).map(v => p.map(_ => v)))
-  given bytesPart: PartCodec[Part[Array[Byte]]] = single(false, Schema.binary)(p => bytesOf(p).map(v => p.map(_ => v)))
-  given filePart: PartCodec[Part[Path]] = single(true, Schema.binary)(p => fileOf(p).map(v => p.map(_ => v)))
+  given text: PartCodec[String] = single(false, Schema.string)(textOf)(textPart)
+  given bytes: PartCodec[Array[Byte]] =
+    single(false, Schema.binary)(bytesOf)((n, b) => Part(n, PartData.InMemory(b), contentType = OctetStream))
+  given file: PartCodec[Path] = single(true, Schema.binary)(fileOf) { (n, f) =>
+    Part(n, onDisk(f), Some(f.getFileName.toString), OctetStream)
+  }
+  given textPart: PartCodec[Part[String]] = single(false, Schema.string)(p => textOf(p).map(v => p.map(_ => v))) {
+    (n, p) => p.copy(name = n).map(t => PartData.InMemory(t.getBytes(StandardCharsets.UTF_8)))
+  }
+  given bytesPart: PartCodec[Part[Array[Byte]]] =
+    single(false, Schema.binary)(p => bytesOf(p).map(v => p.map(_ => v)))((n, p) =>
+      p.copy(name = n).map(PartData.InMemory(_))
+    )
+  given filePart: PartCodec[Part[Path]] = single(true, Schema.binary)(p => fileOf(p).map(v => p.map(_ => v))) {
+    (n, p) => p.copy(name = n, fileName = p.fileName.orElse(Some(p.body.getFileName.toString))).map(onDisk)
+  }
 
   given optional[T](using c: PartCodec[T]): PartCodec[Option[T]] = new PartCodec[Option[T]]:
     val toDisk = c.toDisk
     val schema = c.schema.asOption
     def decode(parts: List[Part[PartData]]): DecodeResult[Option[T]] =
       if parts.isEmpty then DecodeResult.Value(None) else c.decode(parts).map(Some(_))
+    def encode(name: String, value: Option[T]): List[Part[PartData]] = value.toList.flatMap(c.encode(name, _))
 
   given list[T](using c: PartCodec[T]): PartCodec[List[T]] = new PartCodec[List[T]]:
     val toDisk = c.toDisk
     val schema = c.schema.asIterable[List[T]]
     def decode(parts: List[Part[PartData]]): DecodeResult[List[T]] =
       DecodeResult.sequence(parts.map(p => c.decode(p :: Nil)))
+    def encode(name: String, value: List[T]): List[Part[PartData]] = value.flatMap(c.encode(name, _))
 
 private[rapier] trait LowPriorityPartCodecs:
   /** A text part decoded by a string codec: `Int`, `UUID`, an enum, … */
   given fromStringCodec[T](using c: Codec[String, T]): PartCodec[T] =
-    PartCodec.single(false, c.schema)(p => PartCodec.textOf(p).flatMap(c.decode))
+    PartCodec.single(false, c.schema)(p => PartCodec.textOf(p).flatMap(c.decode))((n, v) =>
+      PartCodec.textPart(n, c.encode(v))
+    )
 
 /** How to read a `T` from the parts of a multipart body. */
 @implicitNotFound(
@@ -164,7 +191,7 @@ object MultipartCodec:
     val files = names.zip(codecs).filter(_._2.toDisk).map(_._1).toSet
     MultipartCodec(ProductParts[T](names, codecs, make), (name, _) => files(name))
 
-/** The codec behind [[MultipartCodec.derived]]. Decoding only: multipart bodies are read, not written. */
+/** The codec behind [[MultipartCodec.derived]]: a server reads the parts, a client writes them. */
 private final class ProductParts[T](names: List[String], codecs: List[PartCodec[Any]], make: Array[Any] => T)
     extends FieldsCodec[Multipart, T](names, codecs.map(_.schema), make, MediaType.MultipartFormData):
   private val codecArray = codecs.toArray
@@ -172,4 +199,5 @@ private final class ProductParts[T](names: List[String], codecs: List[PartCodec[
   protected def field(raw: Multipart, i: Int): DecodeResult[Any] = codecArray(i).decode(raw.all(fieldNames(i)))
 
   def encode(value: T): Multipart =
-    throw UnsupportedOperationException("multipart bodies are read from requests, not written")
+    val product = value.asInstanceOf[Product]
+    Multipart(fieldNames.indices.toList.flatMap(i => codecArray(i).encode(fieldNames(i), product.productElement(i))))

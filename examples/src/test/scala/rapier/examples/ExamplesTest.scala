@@ -58,6 +58,18 @@ class ExamplesTest extends munit.FunSuite:
       ws.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "done").get(10, java.util.concurrent.TimeUnit.SECONDS)
     finally binding.stop()
 
+  test("the README's endpoint called through the client: output, typed error"):
+    val binding = NettyServer(List(readme.served)).withPort(0).start()
+    try
+      val base = s"http://localhost:${binding.port}"
+      val got = scala.concurrent.Await.result(
+        Clients.books(base)((1L, Some("fr"))),
+        scala.concurrent.duration.Duration(10, "s")
+      )
+      assertEquals(got, Right("Dune (fr)"))
+      assertEquals(Clients.bookNow(base, 2), Left(readme.NotFound("no book 2")))
+    finally binding.stop()
+
   test("hello world greets"):
     serving(List(HelloWorld.helloServer)) { c =>
       assertEquals(c.get("/hello?name=you").body, "Hello, you!")

@@ -88,3 +88,8 @@ class ReadmeTest extends munit.FunSuite:
     assert(bad.bodyText.contains("path parameter 'id'") && !bad.bodyText.contains("x'"), bad.bodyText)
     val wrongMethod = stub.sendAndWait(StubRequest.post("/books/1", ""))
     assertEquals((wrongMethod.status, wrongMethod.header("Allow")), (405, Some("GET, HEAD")))
+
+  test("the guide's client page shows the client as it is in the example"):
+    val page = Files.readString(Path.of("../docs/client.md"))
+    val block = """(?s)```scala\n(.*?)```""".r.findFirstMatchIn(page).map(_.group(1)).getOrElse("")
+    assertEquals(block, region("Clients.scala", "client"))

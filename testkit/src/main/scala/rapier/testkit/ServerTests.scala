@@ -41,4 +41,5 @@ abstract class KitTests
       CompressionTests,
       MetricsTests,
       StaticFilesTests,
-      OpenTelemetryTests
+      OpenTelemetryTests,
+      ClientTests

@@ -28,6 +28,27 @@ abstract class CatsTests extends EffectChecks:
   private def text(path: String)(logic: IO[String]): ServerEndpoint[IO] =
     endpoint.get.in(path).out(stringBody).serverLogicSuccess[IO](_ => logic)
 
+  test("client: IO calls, typed errors as Left, fs2 streams sent and received"):
+    import _root_.cats.effect.unsafe.implicits.global
+    import rapier.client.*
+    val greet = endpoint.get.in("greet" / path[String]("name")).errorOut(stringBody).out(stringBody)
+    val up = endpoint.post.in("up").in(fs2Body[IO]).out(stringBody)
+    val down = endpoint.get.in("down" / path[Int]("n")).out(fs2Body[IO])
+    def bytes(n: Int): Stream[IO, Byte] = Stream.range(0, n).map(_.toByte).covary[IO].chunkN(4096).unchunks
+    withIOServer(
+      greet.serverLogic[IO](n => IO.pure(if n == "x" then Left("no x") else Right(s"hi $n"))),
+      up.serverLogicSuccess[IO](s => s.chunks.map(_.size.toLong).compile.foldMonoid.map(_.toString)),
+      down.serverLogicSuccess[IO](n => IO.pure(bytes(n)))
+    ) { t =>
+      val base = s"http://localhost:${t.port}"
+      val g = greet.client[IO](base)
+      assertEquals(g("ada").unsafeRunSync(), Right("hi ada"))
+      assertEquals(g("x").unsafeRunSync(), Left("no x"))
+      assertEquals(up.client[IO](base)(bytes(300001)).unsafeRunSync(), Right("300001"))
+      val got = down.client[IO](base)(123457).flatMap(r => r.toOption.get.compile.toVector).unsafeRunSync()
+      assertEquals(got, Vector.tabulate(123457)(_.toByte))
+    }
+
   test("IO logic answers at once, after an async boundary, and from IO.blocking"):
     val now = text("now")(IO.pure("now"))
     val delayed = text("delayed")(IO.delay("delayed"))

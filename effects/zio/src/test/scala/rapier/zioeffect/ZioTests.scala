@@ -29,6 +29,27 @@ abstract class ZioTests extends EffectChecks:
 
   private def millis(n: Long) = zio.Duration.fromMillis(n)
 
+  test("client: ZIO calls, typed errors as Left, ZStreams sent and received"):
+    import rapier.client.*
+    val greet = endpoint.get.in("greet" / path[String]("name")).errorOut(stringBody).out(stringBody)
+    val up = endpoint.post.in("up").in(zioStreamBody).out(stringBody)
+    val down = endpoint.get.in("down" / path[Int]("n")).out(zioStreamBody)
+    def bytes(n: Int): ZStream[Any, Throwable, Byte] = ZStream.range(0, n).map(_.toByte).rechunk(4096)
+    withZioServer(
+      greet.zServerLogic(n => if n == "x" then ZIO.fail("no x") else ZIO.succeed(s"hi $n")),
+      up.serverLogicSuccess[Task](s => s.runCount.map(_.toString)),
+      down.serverLogicSuccess[Task](n => ZIO.succeed(bytes(n)))
+    ) { t =>
+      import ZioKit.run
+      val base = s"http://localhost:${t.port}"
+      val g = greet.client[Task](base)
+      assertEquals(run(g("ada")), Right("hi ada"))
+      assertEquals(run(g("x")), Left("no x"))
+      assertEquals(run(up.client[Task](base)(bytes(300001))), Right("300001"))
+      val got = run(down.client[Task](base)(123457).flatMap(r => r.toOption.get.runCollect))
+      assertEquals(got, Chunk.fromIterable(Vector.tabulate(123457)(_.toByte)))
+    }
+
   test("ZIO logic answers at once, after an async boundary, and from ZIO.attemptBlocking"):
     val now = text("now")(ZIO.succeed("now"))
     val later = text("later")(ZIO.sleep(millis(20)).as("later"))

@@ -15,7 +15,7 @@ import scala.util.control.NonFatal
  * buffer of its own that the subscriber may keep (the backend's is only valid until its next pull). A body is read
  * once: it takes one subscriber.
  */
-private[server] final class BodyPublisher(source: BodySource) extends Flow.Publisher[ByteBuffer]:
+private[rapier] final class BodyPublisher(source: BodySource) extends Flow.Publisher[ByteBuffer]:
   private val subscribed = AtomicBoolean()
 
   def subscribe(subscriber: Flow.Subscriber[? >: ByteBuffer]): Unit =

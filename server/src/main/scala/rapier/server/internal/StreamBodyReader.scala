@@ -23,16 +23,8 @@ private[server] final class StreamBodyReader(
   val ref: InputRef = InputRef(InputSource.Body, "")
 
   private val stream: BodySource => Any = raw match
-    case RawBodyType.StreamBody(kind) => reader(kind)
+    case RawBodyType.StreamBody(kind) => StreamBodyReader.reader(kind)
     case _ => null
-
-  private def reader(kind: StreamKind[?]): BodySource => Any = kind match
-    case StreamKind.Publisher => BodyPublisher(_)
-    case StreamKind.Input => BodyInputStream(_)
-    case StreamKind.Chunks => ChunkFold(_)
-    case reader: StreamReader[?] => reader.read(_)
-    case other =>
-      throw IllegalArgumentException(s"no reader for bodies as ${other.name}: its module provides one (a StreamReader)")
 
   // A stream of a specific media type (a JSON array, NDJSON) must arrive with that Content-Type; bytes with any.
   private val contentType = RequiredContentType(codec.mediaType)
@@ -90,6 +82,15 @@ private[server] final class StreamBodyReader(
             .start()
         )
 
-private[server] object StreamBodyReader:
+private[rapier] object StreamBodyReader:
+  /** How a body's source becomes a stream of `kind`: the same for a server's request and a client's response. */
+  def reader(kind: StreamKind[?]): BodySource => Any = kind match
+    case StreamKind.Publisher => BodyPublisher(_)
+    case StreamKind.Input => BodyInputStream(_)
+    case StreamKind.Chunks => ChunkFold(_)
+    case reader: StreamReader[?] => reader.read(_)
+    case other =>
+      throw IllegalArgumentException(s"no reader for bodies as ${other.name}: its module provides one (a StreamReader)")
+
   /** A body value that a callback delivers once the body has arrived (`register` as in `Monad.async`). */
   final class Pending(val register: (Either[Throwable, Any] => Unit) => Unit)

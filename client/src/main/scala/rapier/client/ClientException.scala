@@ -1,0 +1,25 @@
+package rapier.client
+
+import rapier.server.Problem
+
+/**
+ * A response that is neither the endpoint's output nor its error output. A call fails with one (in its effect);
+ * the endpoint's own errors are never exceptions, but the `Left` of its result.
+ */
+sealed abstract class ClientException(message: String) extends RuntimeException(message)
+
+object ClientException:
+  /**
+   * The server answered with an RFC 9457 problem (`application/problem+json`) rather than one of the endpoint's
+   * outputs: what a Rapier server answers a request it refuses before the logic runs (400 with each input that failed,
+   * 401, 404, 413, 415, …) or a failure of its own (500, with the id its log gives the request).
+   */
+  final case class ProblemAnswer(problem: Problem)
+      extends ClientException(
+        s"${problem.status.code} ${problem.titleOrReason}: ${problem.detail}" +
+          problem.errors.map(e => s"\n  ${e.location}: ${e.message}").mkString
+      )
+
+  /** The response could not be read as the endpoint's output or error output: which, and why. */
+  final case class UndecodableResponse(status: Int, detail: String)
+      extends ClientException(s"a $status response the endpoint can't read: $detail")

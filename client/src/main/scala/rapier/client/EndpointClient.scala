@@ -1,0 +1,121 @@
+package rapier.client
+
+import rapier.*
+import rapier.client.internal.{RequestParts, RequestWriter, ResponseReader}
+import rapier.server.Monad
+
+import java.net.URI
+import java.net.http.{HttpClient, HttpRequest, HttpResponse}
+import java.util.concurrent.CompletionException
+
+/**
+ * Calls one endpoint over HTTP: its inputs written into a request as a server reads them, its response read back as
+ * its output (`Right`), its error output (`Left`), or a failure of the effect — a [[ClientException]] for a response
+ * that is neither, the JDK's `IOException` for a connection that failed. The endpoint is walked once, here; a call
+ * costs a walk of its values.
+ *
+ * @param baseUri
+ *   where the server is: `http://localhost:8080`, or with a path the endpoints' paths follow (`https://host/api`)
+ */
+final class EndpointClient[F[_], S, I, E, O](
+    endpoint: Endpoint[S, I, E, O],
+    baseUri: String,
+    options: ClientOptions,
+    transport: ClientTransport
+)(using m: Monad[F]):
+  private val base = baseUri.stripSuffix("/")
+  private val secure = URI.create(base).getScheme.equalsIgnoreCase("https")
+  private val securityTree = IOTree.ofInput(endpoint.securityInput)
+  private val inputTree = IOTree.ofInput(endpoint.input)
+  private val reader = ResponseReader(endpoint.output, endpoint.errorOutput)
+  private val version =
+    options.version.getOrElse(if secure then HttpClient.Version.HTTP_2 else HttpClient.Version.HTTP_1_1)
+  // Direct style blocks its caller: the JDK's own blocking send, which completes on the caller's thread, spares the
+  // hops between pools an asynchronous send takes (a third of a loopback call's time)
+  private val direct = m eq Monad.identity
+  private val timeout = options.timeout match
+    case f: scala.concurrent.duration.FiniteDuration => java.time.Duration.ofNanos(f.toNanos)
+    case _ => null
+
+  RequestWriter.check(securityTree).orElse(RequestWriter.check(inputTree)).orElse(reader.check).foreach { why =>
+    throw IllegalArgumentException(s"no client for ${endpoint.show}: $why")
+  }
+
+  /** Calls the endpoint with these security inputs and inputs; the request is made when the effect runs. */
+  def apply(security: S, input: I): F[Either[E, O]] =
+    m.flatMap(m.unit(())) { _ =>
+      val parts = RequestParts()
+      RequestWriter.write(securityTree, security, parts)
+      RequestWriter.write(inputTree, input, parts)
+      val request = build(parts)
+      val sent =
+        if direct then m.unit(transport.sendAndWait(request, reader.handler))
+        else
+          m.async[HttpResponse[ResponseReader.Received]] { done =>
+            transport.send(request, reader.handler).whenComplete { (response, failure) =>
+              if failure != null then done(Left(unwrapped(failure))) else done(Right(response))
+            }
+          }
+      val started = if parts.start == null then sent else m.flatMap(parts.start.asInstanceOf[F[Unit]])(_ => sent)
+      m.flatMap(started) { response =>
+        reader.result(response) match
+          case Right(value) => m.unit(value.asInstanceOf[Either[E, O]])
+          case Left(e) => m.error(e)
+      }
+    }
+
+  private def build(parts: RequestParts): HttpRequest =
+    val path = if parts.path.length == 0 then "/" else parts.path.toString
+    val builder = HttpRequest.newBuilder(URI.create(base + path + parts.query))
+    val body = parts.body
+    val method = parts.method match
+      case null => if body == null then "GET" else "POST"
+      case name => name.nn
+    // Without a body publisher (GET(), DELETE()) the JDK sends the head alone; with even an empty one it runs a body
+    // subscription after it, a few hops more
+    if body != null then builder.method(method, body.nn)
+    else if method == "GET" then builder.GET()
+    else if method == "DELETE" then builder.DELETE()
+    else builder.method(method, HttpRequest.BodyPublishers.noBody())
+    builder.version(version)
+    if timeout != null then builder.timeout(timeout)
+    options.headers.foreach(h => header(builder, h.name, h.value))
+    var i = 0
+    while i < parts.headers.size do
+      header(builder, parts.headers.get(i), parts.headers.get(i + 1))
+      i += 2
+    if parts.cookies.length > 0 then builder.header("Cookie", parts.cookies.toString)
+    builder.build()
+
+  // The JDK writes these itself from the request and refuses them from a caller
+  private def header(builder: HttpRequest.Builder, name: String, value: String): Unit =
+    if !EndpointClient.Restricted.contains(name.toLowerCase) then builder.header(name, value)
+
+  private def unwrapped(e: Throwable): Throwable = e match
+    case c: CompletionException if c.getCause != null => c.getCause
+    case other => other
+
+object EndpointClient:
+  private val Restricted = Set("connection", "content-length", "expect", "host", "upgrade")
+
+/** How a client's requests reach a server: the JDK's `HttpClient`, or a server in memory (see [[StubTransport]]). */
+trait ClientTransport:
+  def send[T](
+      request: HttpRequest,
+      handler: HttpResponse.BodyHandler[T]
+  ): java.util.concurrent.CompletableFuture[HttpResponse[T]]
+
+  /** `send`, its caller waiting for the response. */
+  def sendAndWait[T](request: HttpRequest, handler: HttpResponse.BodyHandler[T]): HttpResponse[T] =
+    try send(request, handler).get()
+    catch case e: java.util.concurrent.ExecutionException if e.getCause != null => throw e.getCause
+
+  /** Where requests go when the caller names no server: a transport in memory has one of its own. */
+  def baseUri: String = "http://localhost"
+
+object ClientTransport:
+  /** Over the network, by `client`. */
+  def jdk(client: HttpClient): ClientTransport = new ClientTransport:
+    def send[T](request: HttpRequest, handler: HttpResponse.BodyHandler[T]) = client.sendAsync(request, handler)
+    override def sendAndWait[T](request: HttpRequest, handler: HttpResponse.BodyHandler[T]): HttpResponse[T] =
+      client.send(request, handler)
