@@ -24,7 +24,7 @@ final class EndpointClient[F[_], S, I, E, O](
     transport: ClientTransport
 )(using m: Monad[F]):
   private val base = baseUri.stripSuffix("/")
-  private val secure = URI.create(base).getScheme.equalsIgnoreCase("https")
+  private val secure = EndpointClient.schemeOf(base) == "https"
   private val securityTree = IOTree.ofInput(endpoint.securityInput)
   private val inputTree = IOTree.ofInput(endpoint.input)
   private val reader = ResponseReader(endpoint.output, endpoint.errorOutput)
@@ -97,6 +97,18 @@ final class EndpointClient[F[_], S, I, E, O](
 
 object EndpointClient:
   private val Restricted = Set("connection", "content-length", "expect", "host", "upgrade")
+
+  /** `http` or `https`, or a readable failure for a base URI a client can't call. */
+  private def schemeOf(base: String): String =
+    val uri =
+      try URI.create(base)
+      catch case _: IllegalArgumentException => null
+    val scheme = if uri == null || uri.getHost == null then null else uri.getScheme.toLowerCase
+    if scheme != "http" && scheme != "https" || uri.getRawQuery != null || uri.getRawFragment != null then
+      throw IllegalArgumentException(
+        s"not a base URI a client can call: '$base'; give http(s)://host[:port][/path], e.g. http://localhost:8080"
+      )
+    scheme.nn
 
 /** How a client's requests reach a server: the JDK's `HttpClient`, or a server in memory (see [[StubTransport]]). */
 trait ClientTransport:

@@ -52,3 +52,11 @@ class ResponsePartsTest extends munit.FunSuite:
     assertEquals(SetCookies.parseOrNull("id=\"q\"; path=/x"), ("id", CookieValueWithMeta("q", path = Some("/x"))))
     assertEquals(SetCookies.parseOrNull("no-equals-sign"), null)
     assertEquals(SetCookies.parseOrNull("bad=a b"), null)
+
+  test("a base URI a client can't call is refused when the client is made, saying what to give"):
+    import scala.concurrent.Future
+    val e = rapier.endpoint.get.in("x").out(rapier.stringBody)
+    for bad <- List("localhost:8080", "ftp://host", "http://", "http://host/?q=1", "not a uri") do
+      val failure = intercept[IllegalArgumentException](e.client[Future](bad))
+      assert(failure.getMessage.contains("http(s)://host[:port][/path]"), s"$bad: ${failure.getMessage}")
+    e.client[Future]("https://example.com/api/")
