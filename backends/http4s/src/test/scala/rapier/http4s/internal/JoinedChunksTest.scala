@@ -12,7 +12,10 @@ class JoinedChunksTest extends munit.FunSuite:
   private val later = Executors.newSingleThreadScheduledExecutor()
   override def afterAll(): Unit = later.shutdown()
 
-  /** Chunks of `size` bytes; those whose index `ready` holds answered at once, the others 5 ms later. */
+  /**
+   * Chunks of `size` bytes; those whose index `ready` holds answered at once, the others 50 ms later (on a loaded
+   * machine a shorter delay may pass before the reader looks, and its chunk is then rightly joined).
+   */
   private final class Source(count: Int, size: Int, ready: Int => Boolean, failAtEnd: Boolean = false)
       extends BodySource:
     var pulls = 0
@@ -26,7 +29,7 @@ class JoinedChunksTest extends munit.FunSuite:
         if i < count then receiver.onChunk(ByteBuffer.wrap(Array.fill(size)(('a' + i % 26).toByte)))
         else if failAtEnd then receiver.onError(IllegalStateException("cut"))
         else receiver.onEnd()
-      if ready(i) then answer() else later.schedule((() => answer()): Runnable, 5, TimeUnit.MILLISECONDS)
+      if ready(i) then answer() else later.schedule((() => answer()): Runnable, 50, TimeUnit.MILLISECONDS)
 
   private def chunks(source: Source, limit: Int): List[Int] =
     JoinedChunks[IO](source, limit).stream.chunks.map(_.size).compile.toList.unsafeRunSync()
