@@ -48,7 +48,8 @@ final class EndpointClient[F[_], S, I, E, O](
       RequestWriter.write(securityTree, security, parts)
       RequestWriter.write(inputTree, input, parts)
       val request = build(parts)
-      val sent =
+      // Sent once a stream body's producer has started (a `def`: direct style would send at once)
+      def sent =
         if direct then m.unit(transport.sendAndWait(request, reader.handler))
         else
           m.async[HttpResponse[ResponseReader.Received]] { done =>
@@ -71,8 +72,6 @@ final class EndpointClient[F[_], S, I, E, O](
     val method = parts.method match
       case null => if body == null then "GET" else "POST"
       case name => name.nn
-    // Without a body publisher (GET(), DELETE()) the JDK sends the head alone; with even an empty one it runs a body
-    // subscription after it, a few hops more
     if body != null then builder.method(method, body.nn)
     else if method == "GET" then builder.GET()
     else if method == "DELETE" then builder.DELETE()
@@ -110,7 +109,7 @@ object EndpointClient:
       )
     scheme.nn
 
-/** How a client's requests reach a server: the JDK's `HttpClient`, or a server in memory (see [[StubTransport]]). */
+/** How a client's requests reach a server: the JDK's `HttpClient`, or one in memory (the testkit's `StubTransport`). */
 trait ClientTransport:
   def send[T](
       request: HttpRequest,
