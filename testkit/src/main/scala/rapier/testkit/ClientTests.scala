@@ -125,7 +125,18 @@ trait ClientTests extends ServerTestSupport:
     val basicServed = basic
       .serverSecurityLogic[UsernamePassword, Future](up => Future.successful(Right(up)))
       .serverLogicSuccess((up, _) => Future.successful(s"${up.username}:${up.password}"))
-    withServer(served, basicServed) { t =>
+    // Either scheme: the value's type says which one the client writes
+    val either = endpoint.get
+      .securityIn(auth.firstOf(auth.bearer, auth.apiKey(header[Long]("X-Key"))))
+      .in("either")
+      .out(stringBody)
+    val eitherServed = either
+      .serverSecurityLogic[String | Long, Future](who => Future.successful(Right(who.toString)))
+      .serverLogicSuccess((who, _) => Future.successful(s"as $who"))
+    withServer(served, basicServed, eitherServed) { t =>
+      val e2 = either.secureClient[Future](t.base, t.options)
+      assertEquals(call(e2("t0k3n")(())), Right("as t0k3n"))
+      assertEquals(call(e2(42L)(())), Right("as 42"))
       val me = e.secureClient[Future](t.base, t.options)
       assertEquals(call(me("t0k3n")(())), Right("hello ada"))
       assertEquals(call(me("other")(())), Left(Unauthorized("unknown token")))

@@ -95,12 +95,11 @@ private[client] object RequestWriter:
     case b: EndpointIO.Body[?, ?] => body(b, v, r)
     case EndpointIO.OneOfBody(variants, _) => body(variants.head, v, r)
 
-  // The credentials are one scheme's, told apart by type: the first whose codec takes the value writes it.
+  // The credentials are one scheme's, told apart by type: the first whose codec takes the value writes it (a codec
+  // fails on encoding, before anything is written)
   private def alternative(alternatives: List[EndpointInput.Auth[?]], v: Any, r: RequestParts): Unit =
     val written = alternatives.exists { a =>
-      val attempt = RequestParts()
       try
-        leafOf(a, v, attempt)
         leafOf(a, v, r)
         true
       catch case _: ClassCastException => false

@@ -2,13 +2,13 @@ package rapier.client.internal
 
 import rapier.*
 import rapier.client.ClientException
-import rapier.model.{CookieValueWithMeta, Header, MediaType, StatusCode}
+import rapier.model.{CookieValueWithMeta, Header, MediaType, StatusCode, Text}
 import rapier.server.internal.StreamBodyReader
 import rapier.server.spi.BodySource
 
 import java.net.http.HttpResponse
 import java.net.http.HttpResponse.{BodySubscriber, BodySubscribers, ResponseInfo}
-import java.nio.charset.Charset
+import java.nio.charset.{Charset, StandardCharsets}
 import java.nio.file.Files
 import scala.jdk.CollectionConverters.*
 
@@ -56,7 +56,8 @@ private[client] final class ResponseReader(output: EndpointOutput[?], errorOutpu
       case Side.Error => errorTree
       case Side.Problem => IOTree.Empty
     val subscriber: BodySubscriber[Any] =
-      if side == Side.Problem then BodySubscribers.mapping(BodySubscribers.ofString(charsetOf(contentType)), identity)
+      if side == Side.Problem then
+        BodySubscribers.mapping(BodySubscribers.ofString(charsetOf(contentType, StandardCharsets.UTF_8)), identity)
       else
         bodyOf(tree, status, contentType) match
           case Some(b) => bodySubscriber(b, info, contentType)
@@ -187,16 +188,16 @@ private[client] object ResponseReader:
   private def chosenBody(variants: List[EndpointIO.Body[?, ?]], contentType: String): EndpointIO.Body[?, ?] =
     variants.find(_.codec.mediaType.matchesContentType(contentType)).getOrElse(variants.head)
 
-  private def charsetOf(contentType: String): Charset =
-    MediaType.parse(contentType).toOption.flatMap(_.charset).flatMap(c => scala.util.Try(Charset.forName(c)).toOption)
-      .getOrElse(java.nio.charset.StandardCharsets.UTF_8)
+  // The charset the response names, `default` when it names none or one the JVM doesn't know
+  private def charsetOf(contentType: String, default: Charset): Charset =
+    Text.charsetOf(contentType, default) match
+      case null => default
+      case named: Charset => named
 
   private def bodySubscriber(b: EndpointIO.Body[?, ?], info: ResponseInfo, contentType: String): BodySubscriber[Any] =
     b.raw match
       case RawBodyType.StringBody(charset) =>
-        val named = MediaType.parse(contentType).toOption.flatMap(_.charset)
-        val cs = named.flatMap(c => scala.util.Try(Charset.forName(c)).toOption).getOrElse(charset)
-        BodySubscribers.mapping(BodySubscribers.ofString(cs), identity)
+        BodySubscribers.mapping(BodySubscribers.ofString(charsetOf(contentType, charset)), identity)
       case RawBodyType.ByteArrayBody => BodySubscribers.mapping(BodySubscribers.ofByteArray(), identity)
       case RawBodyType.FileBody =>
         val file = Files.createTempFile("rapier-response-", ".bin")
