@@ -92,20 +92,24 @@ object Main:
       System.err.println(s"perf: no such file: $file")
       2
     else
-      RunResults.fromJson(Files.readAllBytes(file)) match
+      RunResults.read(file) match
         case Left(why) =>
           System.err.println(s"perf: $why")
           2
         case Right(old) =>
           val results = RunResults.of(old.meta, old.rows)
           val dir = Option(file.toAbsolutePath.getParent).getOrElse(Paths.get("."))
-          write(dir, results)
+          // A committed run keeps only its gzipped results: its reports are written beside it, the json left as it is.
+          if file.getFileName.toString.endsWith(".gz") then writeReports(dir, results) else write(dir, results)
           println(Terminal.summary(results))
           println(s"\nReport: ${dir.resolve("report.html")}")
           0
 
   private def write(out: java.nio.file.Path, results: RunResults): Unit =
     Files.write(out.resolve("results.json"), RunResults.toJson(results))
+    writeReports(out, results)
+
+  private def writeReports(out: java.nio.file.Path, results: RunResults): Unit =
     Files.writeString(out.resolve("results.csv"), Csv.render(results.rows))
     Files.writeString(out.resolve("report.html"), Html.render(results))
     Files.writeString(out.resolve("summary.md"), Markdown.render(results))
@@ -158,7 +162,7 @@ object Main:
     o.baseline match
       case None => 0
       case Some(file) =>
-        RunResults.fromJson(Files.readAllBytes(file)) match
+        RunResults.read(file) match
           case Left(why) =>
             System.err.println(s"perf: cannot use the baseline $file: $why")
             2

@@ -34,6 +34,14 @@ object RunResults:
 
   def toJson(r: RunResults): Array[Byte] = writeToArray(r, WriterConfig.withIndentionStep(2))
 
+  /** A `results.json`, or one gzipped as the runs under `docs/perf` are committed (`results.json.gz`). */
+  def read(file: java.nio.file.Path): Either[String, RunResults] =
+    val bytes = java.nio.file.Files.readAllBytes(file)
+    val gzipped = bytes.length > 2 && bytes(0) == 0x1f.toByte && bytes(1) == 0x8b.toByte
+    fromJson(
+      if gzipped then java.util.zip.GZIPInputStream(java.io.ByteArrayInputStream(bytes)).readAllBytes() else bytes
+    )
+
   def fromJson(bytes: Array[Byte]): Either[String, RunResults] =
     try Right(readFromArray[RunResults](bytes))
     catch case e: JsonReaderException => Left(s"not a results.json of this suite: ${e.getMessage}")

@@ -37,8 +37,7 @@ class EndToEndTest extends munit.FunSuite:
    * can reach: 1000x vanilla (every run regressed against it) or 1/1000 (no run regressed against it).
    */
   private def claiming(ratio: Double): Path =
-    val committed = Files.readAllBytes(Path.of("../../docs/perf/2026-11-23-default/results.json"))
-    val base = RunResults.fromJson(committed).fold(fail(_), identity)
+    val base = RunResults.read(Path.of("../../docs/perf/2026-11-23-default/results.json.gz")).fold(fail(_), identity)
     val claims =
       base.summaries.filter(_.ratio.isDefined).map(s => s.copy(users = 4, ratio = s.ratio.map(_.copy(mean = ratio))))
     assertEquals(claims.map(_.key).toSet, Set("netty.future.Rapier|SimpleGet|4", "netty.future.Rapier|PostBytes|4"))
