@@ -31,6 +31,7 @@ lazy val root = (project in file("."))
     core,
     server,
     jsonJsoniter,
+    jsonCirce,
     nettyHttp,
     netty,
     vertx,
@@ -86,6 +87,18 @@ lazy val jsonJsoniter = (project in file("json/jsoniter"))
     libraryDependencies ++= Seq(
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % Versions.jsoniter,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Test,
+      "org.scalameta" %% "munit-scalacheck" % Versions.munitScalacheck % Test
+    )
+  )
+
+lazy val jsonCirce = (project in file("json/circe"))
+  .dependsOn(core, server % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-json-circe",
+    libraryDependencies ++= Seq(
+      "io.circe" %% "circe-core" % Versions.circe,
+      "io.circe" %% "circe-jawn" % Versions.circe,
       "org.scalameta" %% "munit-scalacheck" % Versions.munitScalacheck % Test
     )
   )
@@ -312,7 +325,7 @@ lazy val tracingOpenTelemetry = (project in file("tracing/opentelemetry"))
   )
 
 lazy val testkit = (project in file("testkit"))
-  .dependsOn(server, client, jsonJsoniter, metricsPrometheus, metricsOpenTelemetry, tracingOpenTelemetry)
+  .dependsOn(server, client, jsonJsoniter, jsonCirce, metricsPrometheus, metricsOpenTelemetry, tracingOpenTelemetry)
   .settings(testSettings)
   .settings(
     name := "rapier-testkit",
@@ -428,6 +441,7 @@ lazy val perf = (project in file("perf-suite/rapier"))
     http4s,
     pekkoHttp,
     jsonJsoniter,
+    jsonCirce,
     metricsPrometheus,
     tracingOpenTelemetry,
     testkit % Test

@@ -9,6 +9,8 @@ object Versions {
   val munit = "1.3.0"
   val munitScalacheck = "1.3.0"
   val jsoniter = "2.38.17"
+  // The circe module: circe-core with circe-jawn, which parses from bytes.
+  val circe = "0.14.15"
   val jazzer = "0.30.0"
   val vertx = "5.2.3"
   // The newest vertx-web on Maven Central; it runs on the vertx-core above.

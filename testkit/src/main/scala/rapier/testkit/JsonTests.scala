@@ -48,6 +48,21 @@ trait JsonTests extends ServerTestSupport:
       )
     }
 
+  /** The same model with circe's codecs, derived as its documentation shows. */
+  private object Circe:
+    given io.circe.Codec[Status] = io.circe.Codec.AsObject.derived
+    given io.circe.Codec[Line] = io.circe.Codec.AsObject.derived
+    given io.circe.Codec[Order] = io.circe.Codec.AsObject.derived
+
+    val echo = endpoint.post
+      .in("circe" / "orders")
+      .in(rapier.json.circe.jsonBody[Order])
+      .out(rapier.json.circe.jsonBody[Order])
+      .serverLogicSuccess[Future](o => Future.successful(o.copy(id = o.id + 1)))
+
+    def write(o: Order): String = io.circe.syntax.EncoderOps(o).asJson.noSpaces
+    def read(json: String): Order = io.circe.jawn.decode[Order](json).fold(throw _, identity)
+
   private val sample = order(Line("pen", 2, BigDecimal("1.50")), Line("ink", 1, BigDecimal("7")))
 
   test("a JSON body round trip: decoded from the request's bytes, encoded into the response's"):
@@ -96,6 +111,25 @@ trait JsonTests extends ServerTestSupport:
       assertEquals(r.status, 400)
       assert(!r.body.contains("EVIL"), r.body)
       assertEquals(r.problem.errors.map(_.rule), List("syntax"))
+    }
+
+  test("a circe JSON body round trip, and its failures located and never quoted as jsoniter's are"):
+    withServer(Circe.echo) { t =>
+      val r = t.post("/circe/orders", Circe.write(sample), json)
+      assertEquals(r.status, 200)
+      assertEquals(r.header("Content-Type"), Some("application/json"))
+      assertEquals(Circe.read(r.body), sample.copy(id = 8))
+      val wrong =
+        t.post("/circe/orders", Circe.write(sample).replace("\"quantity\":2", "\"quantity\":\"SECRET\""), json)
+      assertEquals(wrong.status, 400)
+      val error = wrong.problem.errors.head
+      assertEquals((error.location, error.rule), ("body.lines[0].quantity", "syntax"))
+      assert(!wrong.body.contains("SECRET"), wrong.body)
+      val broken = t.post("/circe/orders", """{"id": 7, "customer": "SECRET" "status": {}}""", json)
+      assertEquals(broken.status, 400)
+      assert(broken.problem.errors.head.message.contains("at byte 31"), broken.body)
+      assert(!broken.body.contains("SECRET"), broken.body)
+      assertEquals(t.post("/circe/orders", Circe.write(sample), "Content-Type" -> "text/plain").status, 415)
     }
 
   test("a missing required field is named"):

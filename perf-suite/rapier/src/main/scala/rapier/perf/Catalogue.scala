@@ -93,6 +93,7 @@ object Catalogue:
   private val vanillaPekko = "rapier.perf.vanilla.VanillaPekkoServer"
   private val rapierPekko = "rapier.perf.servers.RapierPekkoServer"
 
+  private val rapierCirce = "rapier.perf.servers.RapierNettyCirceServer"
   private val rapierMetrics = "rapier.perf.servers.RapierNettyMetricsServer"
   private val rapierTracing = "rapier.perf.servers.RapierNettyTracingServer"
   private val rapierNettyCatsTracing = "rapier.perf.servers.RapierNettyCatsTracingServer"
@@ -567,6 +568,16 @@ object Catalogue:
           Some("pekko.VanillaGzip"),
           "Rapier's pekko-http server with its compression (gzip and deflate from 1 KiB), request log off",
           compression = true
+        ),
+        ServerSpec(
+          "netty.future.RapierCirce",
+          Side.Rapier,
+          rapierCirce,
+          1,
+          false,
+          Implementation.Rapier,
+          Some("netty.Vanilla"),
+          "Rapier on Netty 4.2 with its JSON read and written by circe (rapier-json-circe), request log off"
         ),
         observed(
           "netty.future.RapierMetrics",

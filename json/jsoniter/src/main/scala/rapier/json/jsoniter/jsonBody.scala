@@ -2,6 +2,7 @@ package rapier.json.jsoniter
 
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import rapier.*
+import rapier.codec.JsonPath
 import rapier.model.MediaType
 
 /**

@@ -21,9 +21,13 @@ class RapierNettyServer extends PerfServer:
   /** What an observed variant adds to the options (see [[Observed]]). */
   protected def instrument(options: NettyServerOptions): NettyServerOptions = options
 
+  /** How the JSON routes read and write an order: jsoniter-scala here, circe in [[RapierNettyCirceServer]]. */
+  protected def json: EndpointIO.Body[Array[Byte], Order] = RapierNettyServer.orderJson
+
   def start(config: ServerConfig): Int =
     val options = instrument(RapierNettyServer.options(config))
-    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ StudyLogic.endpoints :+
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints(_, json)) ++
+      StudyLogic.endpoints :+
       RapierNettyServer.statics
     val started = NettyServer(endpoints, options).start()
     binding = started
@@ -45,23 +49,24 @@ object RapierNettyServer:
   /** JSON as a user writes it: `jsonBody`, with jsoniter-scala reading and writing the bytes directly. */
   private val orderJson = jsonBody[Order]
 
-  def endpoints(n: Int): List[ServerEndpoint[Future]] = List(
-    endpoint.get.in(s"path$n" / path[Int]("id")).out(stringBody).serverLogicSuccess(id =>
-      Future.successful(PerfApi.ok(id))
-    ),
-    endpoint.post.in(s"path$n").in(stringBody).out(stringBody).serverLogicSuccess(s =>
-      Future.successful(PerfApi.ok(s.length))
-    ),
-    endpoint.post
-      .in(s"pathBytes$n")
-      .in(byteArrayBody)
-      .out(stringBody)
-      .serverLogicSuccess(b => Future.successful(PerfApi.ok(b.length))),
-    endpoint.post.in(s"pathJson$n").in(orderJson).out(orderJson).serverLogicSuccess(Future.successful),
-    endpoint.get.in(s"pathJson$n").out(orderJson).serverLogicSuccess(_ => Future.successful(PerfApi.order)),
-    endpoint.post.in(s"pathStream$n").in(chunksBody).out(stringBody).serverLogicSuccess(count),
-    endpoint.get.in(s"pathFile$n").out(fileBody).serverLogicSuccess(_ => Future.successful(PerfApi.file))
-  )
+  def endpoints(n: Int, orderJson: EndpointIO.Body[Array[Byte], Order] = orderJson): List[ServerEndpoint[Future]] =
+    List(
+      endpoint.get.in(s"path$n" / path[Int]("id")).out(stringBody).serverLogicSuccess(id =>
+        Future.successful(PerfApi.ok(id))
+      ),
+      endpoint.post.in(s"path$n").in(stringBody).out(stringBody).serverLogicSuccess(s =>
+        Future.successful(PerfApi.ok(s.length))
+      ),
+      endpoint.post
+        .in(s"pathBytes$n")
+        .in(byteArrayBody)
+        .out(stringBody)
+        .serverLogicSuccess(b => Future.successful(PerfApi.ok(b.length))),
+      endpoint.post.in(s"pathJson$n").in(orderJson).out(orderJson).serverLogicSuccess(Future.successful),
+      endpoint.get.in(s"pathJson$n").out(orderJson).serverLogicSuccess(_ => Future.successful(PerfApi.order)),
+      endpoint.post.in(s"pathStream$n").in(chunksBody).out(stringBody).serverLogicSuccess(count),
+      endpoint.get.in(s"pathFile$n").out(fileBody).serverLogicSuccess(_ => Future.successful(PerfApi.file))
+    )
 
   /**
    * Counts a streamed body's bytes as its chunks arrive, with no copy of them and nothing allocated per chunk (a

@@ -19,7 +19,7 @@ final class RapierPekkoServer extends PerfServer:
   def start(config: ServerConfig): Int =
     val s = ActorSystem("rapier-pekko")
     system = s
-    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ StudyLogic.endpoints :+
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints(_)) ++ StudyLogic.endpoints :+
       RapierNettyServer.statics
     val started = PekkoServer(endpoints, SuiteOptions(PekkoServerOptions(), config)).withSystem(s).start()
     binding = started

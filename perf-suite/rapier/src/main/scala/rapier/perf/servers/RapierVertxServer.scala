@@ -17,7 +17,7 @@ final class RapierVertxServer extends PerfServer:
   def start(config: ServerConfig): Int =
     val v = RapierVertxServer.newVertx(config)
     vertx = v
-    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints) ++ StudyLogic.endpoints :+
+    val endpoints = (0 until config.routes).toList.flatMap(RapierNettyServer.endpoints(_)) ++ StudyLogic.endpoints :+
       RapierNettyServer.statics
     val started = VertxServer(endpoints, RapierVertxServer.options(config)).withVertx(v).start()
     binding = started

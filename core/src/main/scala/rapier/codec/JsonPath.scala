@@ -1,4 +1,4 @@
-package rapier.json.jsoniter
+package rapier.codec
 
 import rapier.{Schema, SchemaType, ValidationError}
 
@@ -7,12 +7,12 @@ import scala.collection.mutable.ArrayBuffer
 
 /**
  * Where in a JSON document a byte offset falls, as a path of the type's own names (`lines`, `[1]`, `quantity`): what
- * a message about a document jsoniter-scala could not read names besides the offset. The document is scanned up to the
+ * the JSON modules' messages about a document that could not be read name besides the offset. The document is scanned up to the
  * offset, keeping the key or index of each object and array still open there; a key is kept only while it names a
  * field of the schema at its depth, so that a path never quotes what the client sent: a key the type doesn't know, a
  * map's key, a recursive type's reference, ends the path there. Runs only for a document that failed.
  */
-private[jsoniter] object JsonPath:
+private[rapier] object JsonPath:
   /**
    * The path to the value `offset` falls in, in the document `json` holds from `from` to `to`; empty at the top, or
    * where the schema can't follow.
@@ -21,7 +21,7 @@ private[jsoniter] object JsonPath:
     named(scan(json, from, to, math.min(math.max(offset, from.toLong), to.toLong).toInt), schema)
 
   /** One level of the path, as the document has it. */
-  private enum Step:
+  enum Step:
     case Key(name: String)
     case Index(i: Int)
 
@@ -135,7 +135,7 @@ private[jsoniter] object JsonPath:
       out.toString
 
   /** The steps the schema can name, in its words; stops at the first it can't. */
-  private def named(steps: List[Step], schema: Schema[?]): List[String] = steps match
+  def named(steps: List[Step], schema: Schema[?]): List[String] = steps match
     case Nil => Nil
     case step :: rest =>
       follow(schema, step) match
