@@ -379,7 +379,19 @@ lazy val fuzz = (project in file("fuzz"))
   )
 
 lazy val examples = (project in file("examples"))
-  .dependsOn(netty, vertx, nettyCats, nettyZio, nettySync, jsonJsoniter, openapi, swaggerUi, metricsPrometheus, client)
+  .dependsOn(
+    netty,
+    vertx,
+    nettyCats,
+    nettyZio,
+    nettySync,
+    jsonJsoniter,
+    jsonCirce,
+    openapi,
+    swaggerUi,
+    metricsPrometheus
+  )
+  .dependsOn(client)
   .dependsOn(metricsOpenTelemetry, tracingOpenTelemetry)
   .dependsOn(testkit % Test)
   .settings(testSettings)

@@ -298,3 +298,13 @@ class ExamplesTest extends munit.FunSuite:
         None
       )
     finally binding.stop()
+
+  test("circe: a note read and written by circe, a wrong one located without its value"):
+    serving(List(CirceJson.addNote)) { c =>
+      val added = c.send("POST", "/notes", """{"title":"t","tags":["a","a","b"]}""", json)
+      assertEquals((added.status, added.body), (200, """{"title":"t","tags":["a","b"]}"""))
+      val wrong = c.send("POST", "/notes", """{"title":"t","tags":["a",{"k":"SECRET"}]}""", json)
+      assertEquals(wrong.status, 400)
+      assertEquals(wrong.problem.errors.map(_.location), List("body.tags[1]"))
+      assert(!wrong.body.contains("SECRET"), wrong.body)
+    }

@@ -6,7 +6,7 @@ import scala.concurrent.duration.*
 import scala.jdk.OptionConverters.*
 
 /**
- * The `./perf` commands the README shows, as written. Each is read as `./perf` reads it, and must be accepted and plan
+ * The `./perf` commands the guide's performance page shows, as written. Each is read as `./perf` reads it, and must be accepted and plan
  * what its comment says; the quick ones run for real: `--list`, `--help`, and `serve`, whose server is started and
  * checked on every scenario it serves. The long runs (minutes to hours) are planned here and run by hand: their
  * results are the committed runs under docs/perf/, each with its command.
@@ -14,7 +14,7 @@ import scala.jdk.OptionConverters.*
 class ReadmeCommandsTest extends munit.FunSuite:
   override def munitTimeout: Duration = 3.minutes
 
-  private val readme = Files.readString(Path.of("../../README.md"))
+  private val readme = Files.readString(Path.of("../../docs/performance.md"))
 
   /** The commands of the sh block under the suite's heading, each split into its arguments as a shell would. */
   private val commands: List[(String, List[String])] =
@@ -31,11 +31,11 @@ class ReadmeCommandsTest extends munit.FunSuite:
   private def parsed(args: List[String]): Command =
     Cli.parse(args).fold(why => fail(s"./perf ${args.mkString(" ")}: $why"), identity)
 
-  test("the README shows the suite's commands, and every one is accepted"):
+  test("the performance page shows the suite's commands, and every one is accepted"):
     assert(commands.size >= 8, commands.map(_._1))
     for (line, args) <- commands do parsed(args)
 
-  test("the long runs plan what the README says they do"):
+  test("the long runs plan what the performance page says they do"):
     def plan(args: List[String]) = parsed(args) match
       case Command.Run(o) => Runner(o, Files.createTempDirectory("readme"), Map.empty, _ => ()).plan
       case other => fail(s"not a run: $other")
@@ -91,9 +91,9 @@ class ReadmeCommandsTest extends munit.FunSuite:
     assert(Files.readString(out.resolve("report.html")).contains("""<section id="studies">"""))
     (RunResults.fromJson(Files.readAllBytes(out.resolve("results.json"))).fold(fail(_), identity), out)
 
-  test("the README's WebSocket study plans what it says, and a small one runs: every user answered, every meter read"):
+  test("the page's WebSocket study plans what it says, and a small one runs: every user answered, every meter read"):
     val shown = commands.filter(_._2.contains("WebSocketLatency"))
-    assert(shown.nonEmpty, "the README shows no WebSocket study")
+    assert(shown.nonEmpty, "the performance page shows no WebSocket study")
     for (line, args) <- shown do
       parsed(args) match
         case Command.Run(o) =>
@@ -125,7 +125,7 @@ class ReadmeCommandsTest extends munit.FunSuite:
 
   // Every server's events reach the study's client in ServersTest; here the study runs whole, in two groups
   test("the SSE study runs on two backends' twins and Rapier: every user gets its events"):
-    assert(commands.exists(_._2.contains("SseLatency")), "the README shows no SSE study")
+    assert(commands.exists(_._2.contains("SseLatency")), "the performance page shows no SSE study")
     val servers = List("netty.future.Rapier", "http4s.cats.Rapier")
     val (results, _) = study(servers, "SseLatency", users = 3, requests = 4, warmup = 0, rounds = 1)
     assertEquals(results.rows.size, servers.size * 3)
@@ -155,7 +155,7 @@ class ReadmeCommandsTest extends munit.FunSuite:
   test("--list and --help run"):
     for (_, args) <- commands if args == List("--list") || args.contains("--help") do assertEquals(Main.run(args), 0)
 
-  /** The README's `serve` command: its line, its arguments, and what ./perf reads in them. */
+  /** The performance page's `serve` command: its line, its arguments, and what ./perf reads in them. */
   private def serveCommand: (String, List[String], Command.Serve) =
     val (line, args) = commands.find(_._2.headOption.contains("serve")).getOrElse(fail("no serve command"))
     parsed(args) match
