@@ -6,13 +6,26 @@ import rapier.model.MediaType
 class CodecTest extends munit.FunSuite:
   import DecodeResult.*
 
-  test("integers: anything but an optional sign and digits is an error that doesn't repeat the input"):
-    for bad <- List("", " 1", "1 ", "1.0", "0x10", "abc", "1e3", "--1", "+", "１２") do
+  test("integers: anything but an optional sign and digits, or a whole number, is an error that doesn't repeat it"):
+    for bad <- List("", " 1", "1 ", "1.5", "0x10", "abc", "1e-3", "--1", "+", "１２", "1.0.0", "1e") do
       Codec.int.decode(bad) match
         case Error(expected, _) => assertEquals(expected, "an integer between -2147483648 and 2147483647")
         case other => fail(s"'$bad' decoded as $other")
     assertEquals(Codec.int.decode("+42"), Value(42))
     assertEquals(Codec.int.decode("-2147483648"), Value(Int.MinValue))
+
+  test("a whole number written with a fraction or an exponent is the integer JSON Schema calls it"):
+    assertEquals(Codec.int.decode("-12537.0"), Value(-12537))
+    assertEquals(Codec.int.decode("1e3"), Value(1000))
+    assertEquals(Codec.long.decode("25.00E1"), Value(250L))
+    assertEquals(Codec.byte.decode("127.0"), Value(127.toByte))
+    assert(Codec.byte.decode("128.0").isInstanceOf[Error])
+    assertEquals(Codec.bigInt.decode("-1.5e2"), Value(BigInt(-150)))
+    // An exponent too large to write out is refused at once, not expanded.
+    assert(Codec.int.decode("1e999999999").isInstanceOf[Error])
+    assert(Codec.bigInt.decode("1e999999999").isInstanceOf[Error])
+    val inPath = Codec.int.asInstanceOf[rapier.codec.RangeDecoder].rawDecodeRange("/x/2.0/y", 3, 6)
+    assertEquals[Any, Any](inPath, 2)
 
   test("integers out of range are errors"):
     assert(Codec.int.decode("2147483648").isInstanceOf[Error])
@@ -49,7 +62,7 @@ class CodecTest extends munit.FunSuite:
   test("big numbers are bounded: 308 digits, a decimal's exponent within 6178, as JSON's are"):
     for bad <- List("1e999999999", "1e-6179", "9" * 309, "0." + "1" * 309, "1" * 100000) do
       assert(Codec.bigDecimal.decode(bad).isInstanceOf[Error], bad.take(20))
-    for bad <- List("9" * 309, "-" + "9" * 309, "1e3") do
+    for bad <- List("9" * 309, "-" + "9" * 309, "1.5", "1e999") do
       assert(Codec.bigInt.decode(bad).isInstanceOf[Error], bad.take(20))
     assertEquals(Codec.bigDecimal.decode("1e6178"), Value(BigDecimal("1e6178")))
     assertEquals(Codec.bigDecimal.decode("-12.50"), Value(BigDecimal("-12.50")))

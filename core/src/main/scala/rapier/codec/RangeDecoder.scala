@@ -35,7 +35,14 @@ private[rapier] final class IntegralCodec[T](min: Long, max: Long, val schema: S
 
   def encode(value: T): String = value.toString
 
-  def rawDecodeRange(s: String, from: Int, to: Int): Any =
+  /** A plain integer; or, once that fails, one written with a zero fraction or an exponent ([[WholeNumbers]]). */
+  def rawDecodeRange(s: String, from: Int, to: Int): Any = plain(s, from, to) match
+    case f: DecodeResult.Failure =>
+      val whole = WholeNumbers.plain(s, from, to)
+      if whole == null then f else plain(whole.nn, 0, whole.nn.length)
+    case v => v
+
+  private def plain(s: String, from: Int, to: Int): Any =
     var i = from
     val negative = i < to && s.charAt(i) == '-'
     if i < to && (negative || s.charAt(i) == '+') then i += 1

@@ -84,7 +84,11 @@ private[codec] object StringCodecs:
   def boundedInteger(s: String): BigInt =
     val signed = s.nonEmpty && (s.charAt(0) == '-' || s.charAt(0) == '+')
     if s.length - (if signed then 1 else 0) > MaxDigits then throw NumberFormatException("too many digits")
-    BigInt(s)
+    try BigInt(s)
+    catch
+      case e: NumberFormatException =>
+        val whole = WholeNumbers.plain(s, 0, s.length)
+        if whole == null then throw e else BigInt(whole.nn)
 
   def boundedDecimal(s: String): BigDecimal =
     if s.length > MaxDigits + 16 then throw NumberFormatException("too long")

@@ -9,12 +9,14 @@ import scala.collection.mutable
 /**
  * What the documentation says beyond the endpoints themselves.
  *
- * @param documentDecodeFailures
- *   document the 400 the server answers when a request's inputs don't decode, with its problem-details body, for
- *   every endpoint with inputs that can fail (beside the endpoint's own 400, if it has one)
+ * @param documentServerAnswers
+ *   document, on each endpoint, the answers the server gives by itself with a problem-details body: 400 for inputs
+ *   that don't decode, 401 for refused credentials, 406, 408, 413, 415 and 503 where its bodies allow them, 426 for a
+ *   WebSocket's handshake and 500 for a failed logic (beside the endpoint's own outputs on those statuses)
  */
-final case class OpenApiOptions(documentDecodeFailures: Boolean = true):
-  def withoutDecodeFailures: OpenApiOptions = copy(documentDecodeFailures = false)
+final case class OpenApiOptions(documentServerAnswers: Boolean = true):
+  /** Documents only the endpoints' own outputs (and the 401 challenge of a secured one). */
+  def withoutServerAnswers: OpenApiOptions = copy(documentServerAnswers = false)
 
 /**
  * Documents endpoints as an OpenAPI 3.1 document: paths and parameters with their schemas and validation rules,

@@ -89,7 +89,10 @@ class OpenApiTest extends munit.FunSuite:
     assertEquals(conflict.description, "The book exists; The catalogue changed meanwhile")
     val schema = conflict.content("application/json").schema
     assertEquals(schema.oneOf.flatMap(_.ref), List("#/components/schemas/Duplicate", "#/components/schemas/Stale"))
-    assertEquals(document.paths("/books").operations("post").responses.keys.toList, List("201", "400", "401", "409"))
+    assertEquals(
+      document.paths("/books").operations("post").responses.keys.toList,
+      List("201", "400", "401", "408", "409", "413", "415", "500", "503")
+    )
   }
 
   test("the server's own 400 and 401 sit beside the endpoint's under the same status code") {
@@ -100,7 +103,7 @@ class OpenApiTest extends munit.FunSuite:
   }
 
   test("an output whose status code the logic chooses is the default response") {
-    assertEquals(document.paths("/login").operations("post").responses.keys.toList, List("400", "default"))
+    assertEquals(document.paths("/login").operations("post").responses.keys.toList, List("400", "500", "default"))
   }
 
   test("types of one simple name in two packages get their full names; generic types their arguments") {
@@ -166,7 +169,7 @@ class OpenApiTest extends munit.FunSuite:
 
   test("an endpoint of no inputs that can fail has no 400 of the server's") {
     val categories = document.paths("/categories").operations("get")
-    assertEquals(categories.responses.keys.toList, List("200"))
+    assertEquals(categories.responses.keys.toList, List("200", "500"))
   }
 
   test("an application's type named Problem keeps its name; the server's problem details take another") {
@@ -194,7 +197,7 @@ class OpenApiTest extends munit.FunSuite:
     val e = endpoint.post.in("reset").out(emptyOutput)
     val doc = OpenApiInterpreter().toOpenApi(List(e), "x", "1")
     val responses = doc.paths("/reset").operations("post").responses
-    assertEquals(responses.keys.toList, List("200"))
+    assertEquals(responses.keys.toList, List("200", "500"))
     assertEquals(responses("200"), Response("OK"))
     assertEquals(problems(doc.toYaml), Nil)
   }
@@ -236,13 +239,34 @@ class OpenApiTest extends munit.FunSuite:
     val responses = doc.paths("/file").operations("get").responses
     val binary = SchemaObject(types = List("string"), format = Some("binary"))
     assertEquals(responses("200").content("application/octet-stream").schema, binary)
-    assertEquals(responses.keys.toList, List("200", "206", "416"))
+    assertEquals(responses.keys.toList, List("200", "206", "416", "500"))
     assertEquals(responses("200").headers.keys.toList, List("Accept-Ranges"))
     assertEquals(responses("206").headers.keys.toList, List("Content-Range"))
     assertEquals(responses("206").content("application/octet-stream").schema, binary)
     assertEquals(responses("416").content.keys.toList, List("application/problem+json"))
     // Only a GET is answered with a range
-    assertEquals(doc.paths("/made").operations("post").responses.keys.toList, List("200"))
+    assertEquals(doc.paths("/made").operations("post").responses.keys.toList, List("200", "500"))
+    assertEquals(problems(doc.toYaml), Nil)
+  }
+
+  test("each status the server answers by itself is documented where the endpoint allows it, as a problem") {
+    given com.github.plokhotnyuk.jsoniter_scala.core.JsonValueCodec[List[String]] =
+      com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker.make
+    val json = endpoint.post.in("json").in(jsonBody[List[String]]).out(stringBody)
+    val bytes = endpoint.put.in("bytes").in(byteArrayBody).out(oneOfBody(stringBody, plainBody[String]))
+    val upload = endpoint.post.in("upload").in(fileBody).out(emptyOutput)
+    val socket = endpoint.get.in("ws").out(webSocketBody[String, String])
+    val doc = OpenApiInterpreter().toOpenApi(List(json, bytes, upload, socket), "x", "1")
+    def statuses(path: String, method: String) = doc.paths(path).operations(method).responses.keys.toList
+    assertEquals(statuses("/json", "post"), List("200", "400", "408", "413", "415", "500", "503"))
+    assertEquals(statuses("/bytes", "put"), List("200", "400", "406", "408", "413", "500", "503"))
+    assertEquals(statuses("/upload", "post"), List("200", "400", "408", "413", "500"))
+    assertEquals(statuses("/ws", "get"), List("101", "426", "500"))
+    val busy = doc.paths("/json").operations("post").responses("503")
+    assertEquals(busy.headers.keys.toList, List("Retry-After"))
+    assertEquals(busy.content("application/problem+json").schema.ref, Some("#/components/schemas/Problem"))
+    val own = OpenApiInterpreter(OpenApiOptions().withoutServerAnswers).toOpenApi(List(json, bytes), "x", "1")
+    assertEquals(own.paths("/json").operations("post").responses.keys.toList, List("200"))
     assertEquals(problems(doc.toYaml), Nil)
   }
 

@@ -9,7 +9,8 @@ import scala.collection.immutable.ListMap
 /**
  * The responses of an operation: the success output under its status code (200 unless it sets one), the error
  * output's variants each under theirs (400 for an error output without one, as the server answers), and what the
- * server itself answers: 400 for a request whose inputs don't decode, 401 with a challenge for a secured endpoint.
+ * server itself answers ([[ServerAnswers]]): 400 for a request whose inputs don't decode, 401 with a challenge for a
+ * secured endpoint, and each other status its inputs and outputs allow.
  * An output whose status code the logic chooses is the `default` response. Several outputs under one status code
  * share the response; bodies of one media type become a `oneOf`.
  */
@@ -38,14 +39,15 @@ private[openapi] final class Responses(
     val success = ranged(e, parts(e.output, StatusCode.Ok))
     // An endpoint without an error output sends none; one without an output still answers 200, empty.
     val errors = if Inputs.outputs(e.errorOutput).isEmpty then Nil else parts(e.errorOutput, StatusCode.BadRequest)
-    val invalid =
-      if options.documentDecodeFailures && inputs.exists(decodable) then
-        List("400" -> Part(List("The request's inputs are invalid"), ListMap.empty, List(problem)))
-      else Nil
     val unauthorized =
       if secured then List("401" -> Part(List("Credentials are missing or invalid"), challenge, List(problem)))
       else Nil
-    val own = invalid ++ unauthorized
+    val answers =
+      if options.documentServerAnswers then ServerAnswers.of(e, inputs, inputs.exists(decodable)) else Nil
+    val own =
+      (answers.map((status, description, retry) =>
+        status -> Part(List(description), if retry then retryAfter else ListMap.empty, List(problem))
+      ) ++ unauthorized).sortBy((status, _) => order(status))
     // The server's answers share a status code with the endpoint's own outputs there: both can be sent.
     val all = success ++ errors ++ own
     val grouped = all.groupBy(_._1).view.mapValues(_.map(_._2)).toMap
@@ -76,6 +78,9 @@ private[openapi] final class Responses(
   /** A header every such response carries: a string, of one fixed value when `const` is given. */
   private def stringHeader(description: Option[String], const: Option[String] = None): HeaderObject =
     HeaderObject(SchemaObject.of("string").copy(const = const.map(Json.Str(_))), true, description)
+
+  private lazy val retryAfter =
+    ListMap(HeaderNames.RetryAfter -> stringHeader(Some("How many seconds to wait before trying again")))
 
   private lazy val acceptRanges =
     ListMap(HeaderNames.AcceptRanges -> stringHeader(Some("Ranges of bytes may be asked for"), Some("bytes")))

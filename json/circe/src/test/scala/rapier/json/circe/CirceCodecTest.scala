@@ -111,6 +111,12 @@ class CirceCodecTest extends ScalaCheckSuite:
         assert(!f.describe.contains("SECRET"), f.describe)
       case other => fail(s"not malformed: $other")
 
+  test("an integer written with a zero fraction is read as JSON Schema reads it"):
+    assertEquals(
+      codec.decode("""{"id":7.0,"lines":[{"name":"a","quantity":-2e1,"price":3,"kind":"Pen"}]}""".getBytes),
+      DecodeResult.Value(Order(7, List(Line("a", -20, 3, Kind.Pen)), None))
+    )
+
   test("null is not an order"):
     assertEquals(codec.decode("null".getBytes), DecodeResult.Malformed("expected object, got null"))
 

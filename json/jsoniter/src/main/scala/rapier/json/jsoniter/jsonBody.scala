@@ -38,12 +38,26 @@ final class JsoniterCodec[T](
 ) extends Codec[Array[Byte], T]:
   def mediaType: MediaType = MediaType.ApplicationJson
 
+  /**
+   * The document read as `T`; once that fails, read again with its integral numbers written plainly (`-12537.0` as
+   * `-12537`: JSON Schema's integers), the first failure reported if that fails too.
+   */
   def rawDecode(raw: Array[Byte]): DecodeResult[T] =
-    try
-      readFromArray(raw, readerConfig)(using json) match
-        case null => JsoniterCodec.nullValue
-        case v => DecodeResult.Value(v)
-    catch case e: JsonReaderException => JsoniterCodec.malformed(e, raw, 0, raw.length, schema)
+    try read(raw)
+    catch
+      case e: JsonReaderException =>
+        val whole = WholeNumbersInJson.rewritten(raw, 0, raw.length)
+        val again =
+          if whole == null then null
+          else
+            try read(whole.nn)
+            catch case _: JsonReaderException => null
+        if again == null then JsoniterCodec.malformed(e, raw, 0, raw.length, schema) else again.nn
+
+  private def read(raw: Array[Byte]): DecodeResult[T] =
+    readFromArray(raw, readerConfig)(using json) match
+      case null => JsoniterCodec.nullValue
+      case v => DecodeResult.Value(v)
 
   def encode(value: T): Array[Byte] = writeToArray(value, writerConfig)(using json)
 

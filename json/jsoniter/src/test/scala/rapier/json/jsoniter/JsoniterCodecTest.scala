@@ -122,6 +122,19 @@ class JsoniterCodecTest extends ScalaCheckSuite:
       case f: DecodeResult.Failure => assert(f.describe.startsWith("is malformed in id: "), f.describe)
       case other => fail(s"not malformed: $other")
 
+  test("an integer written with a zero fraction or an exponent is read as JSON Schema reads it; others still fail"):
+    val whole = """{"id":7.0,"lines":[{"name":"1.0","quantity":-2e1,"price":3.0,"kind":{"type":"Pen"}}],"note":"5.0"}"""
+    assertEquals(
+      codec.decode(whole.getBytes),
+      DecodeResult.Value(Order(7, List(Line("1.0", -20, 3.0, Kind.Pen)), Some("5.0")))
+    )
+    val fraction = """{"id":7.0,"lines":[{"name":"a","quantity":2.5,"price":1,"kind":{"type":"Pen"}}]}"""
+    codec.decode(fraction.getBytes) match
+      case DecodeResult.Malformed(_, Some(at), path) =>
+        assertEquals(at, 7L) // the first failure, in the document as sent
+        assertEquals(path, List("id"))
+      case other => fail(s"not malformed: $other")
+
   test("null is not an order"):
     assertEquals(codec.decode("null".getBytes), DecodeResult.Malformed("expected '{'", Some(0)))
 
