@@ -1,27 +1,9 @@
 // Rapier: typed HTTP endpoints, served with next to no overhead.
 
 Publishing.settings
-ThisBuild / scalaVersion := "3.3.7"
-ThisBuild / scalacOptions ++= Seq(
-  "-deprecation",
-  "-feature",
-  "-unchecked",
-  "-Wunused:imports,privates,locals,implicits",
-  "-Werror"
-)
-ThisBuild / javacOptions ++= Seq("--release", "17")
-ThisBuild / scalacOptions ++= Seq("-release", "17")
+Settings.build
 
 import Settings._
-
-// A module's tests run in a JVM of their own and mostly wait on sockets and deadlines: up to three such JVMs at once,
-// where sbt runs one, while compiling still takes the cores one task each.
-Global / concurrentRestrictions := Seq(
-  Tags.limitAll(4),
-  Tags.limit(Tags.CPU, java.lang.Runtime.getRuntime.availableProcessors),
-  Tags.limit(Tags.ForkedTestGroup, 3),
-  Tags.exclusiveGroup(Tags.Clean)
-)
 
 // `./sbt test` builds and tests the library: its modules, the fuzz targets and the examples. The performance suite
 // and its peers (Tapir, zio-http), with the JMH benchmarks, are the `suite` aggregate: built by ./perf, tested by
@@ -283,15 +265,7 @@ lazy val swaggerUi = (project in file("apidocs/swagger-ui"))
       "org.slf4j" % "slf4j-nop" % Versions.slf4j % Test
     ),
     nettyPin,
-    Compile / sourceGenerators += Def.task {
-      // The webjar's version, for the path of its files inside the jar.
-      val file = (Compile / sourceManaged).value / "rapier" / "swaggerui" / "WebjarVersion.scala"
-      IO.write(
-        file,
-        s"""package rapier.swaggerui\n\nprivate[swaggerui] object WebjarVersion:\n  val value = "${Versions.swaggerUi}"\n"""
-      )
-      Seq(file)
-    }.taskValue
+    Settings.webjarVersionSource
   )
 
 // Prometheus metrics of a server's requests: an interceptor and the endpoint that serves them.
@@ -352,30 +326,7 @@ lazy val fuzz = (project in file("fuzz"))
       "org.slf4j" % "slf4j-simple" % Versions.slf4j % Test,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Provided
     ),
-    testFrameworks += new TestFramework("com.github.sbt.junit.jupiter.api.JupiterFramework"),
-    // JUnit finds the tests in a class; sbt only needs the classes, by the Jupiter framework's fingerprint.
-    Test / definedTests := {
-      val jupiter = new sbt.testing.AnnotatedFingerprint {
-        def isModule = false
-        def annotationName = "com.github.sbt.junit.jupiter.api.JupiterTestFingerprint"
-      }
-      ((Test / scalaSource).value ** "*FuzzTest.scala").get.map { file =>
-        val pkg = IO.relativize((Test / scalaSource).value, file.getParentFile).get.replace('/', '.')
-        new TestDefinition(s"$pkg.${file.base}", jupiter, false, Array(new sbt.testing.SuiteSelector))
-      }
-    },
-    Test / testGrouping := {
-      val jvmOptions = (Test / javaOptions).value.toVector
-      val directory = baseDirectory.value
-      (Test / definedTests).value.map { test =>
-        val env = Map(
-          "JAZZER_FUZZ" -> sys.env.getOrElse("JAZZER_FUZZ", "1"),
-          "JAZZER_MAX_DURATION" -> sys.env.getOrElse("JAZZER_MAX_DURATION", "30s")
-        )
-        val options = ForkOptions().withRunJVMOptions(jvmOptions).withEnvVars(env).withWorkingDirectory(directory)
-        Tests.Group(test.name, Seq(test), Tests.SubProcess(options))
-      }
-    }
+    Fuzz.settings
   )
 
 lazy val examples = (project in file("examples"))
@@ -465,19 +416,7 @@ lazy val perf = (project in file("perf-suite/rapier"))
     PerfSuite.vanillaSources,
     PerfSuite.sources("vanilla-http4s", "vanilla-pekko"),
     nettyPin,
-    // The tests start the Tapir and zio-http sides' servers too, from the class paths written here.
-    Test / javaOptions ++= {
-      val tapir =
-        PerfSuite.writeClassPath(target.value / "classpath-tapir.txt", (perfTapir / Runtime / fullClasspath).value)
-      val zio =
-        PerfSuite.writeClassPath(target.value / "classpath-ziohttp.txt", (perfZio / Runtime / fullClasspath).value)
-      Seq(s"-Drapier.perf.classpath.tapir=$tapir", s"-Drapier.perf.classpath.ziohttp=$zio")
-    },
-    // Each suite in a JVM of its own: the three that run servers under load take minutes each, and run side by side.
-    Test / testGrouping := {
-      val options = (Test / forkOptions).value
-      (Test / definedTests).value.map(t => Tests.Group(t.name, Seq(t), Tests.SubProcess(options)))
-    },
+    PerfSuite.testSettings(perfTapir, perfZio),
     libraryDependencies ++= Seq(
       "io.vertx" % "vertx-web" % Versions.vertxWeb,
       "org.http4s" %% "http4s-dsl" % Versions.http4s,
@@ -535,11 +474,4 @@ lazy val perfZio = (project in file("perf-suite/ziohttp"))
     )
   )
 
-PerfSuite.perfStage := {
-  val out = (LocalRootProject / target).value / "perf"
-  IO.createDirectory(out)
-  PerfSuite.writeClassPath(out / "classpath-rapier.txt", (perf / Runtime / fullClasspathAsJars).value)
-  PerfSuite.writeClassPath(out / "classpath-tapir.txt", (perfTapir / Runtime / fullClasspathAsJars).value)
-  PerfSuite.writeClassPath(out / "classpath-ziohttp.txt", (perfZio / Runtime / fullClasspathAsJars).value)
-  streams.value.log.info(s"perf classpaths written to $out")
-}
+PerfSuite.perfStage := PerfSuite.stage(perf, perfTapir, perfZio).value

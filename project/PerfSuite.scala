@@ -25,4 +25,30 @@ object PerfSuite {
    * docs/perf/2026-11-26-netty-start-rss).
    */
   val perfStage = taskKey[Unit]("Compile the performance suite and write its classpaths for ./perf")
+
+  /** Writes each side's run-time classpath, its modules as jars, where ./perf reads them. */
+  def stage(perf: Project, tapir: Project, zio: Project): Def.Initialize[Task[Unit]] = Def.task {
+    val out = (LocalRootProject / target).value / "perf"
+    IO.createDirectory(out)
+    writeClassPath(out / "classpath-rapier.txt", (perf / Runtime / fullClasspathAsJars).value)
+    writeClassPath(out / "classpath-tapir.txt", (tapir / Runtime / fullClasspathAsJars).value)
+    writeClassPath(out / "classpath-ziohttp.txt", (zio / Runtime / fullClasspathAsJars).value)
+    streams.value.log.info(s"perf classpaths written to $out")
+  }
+
+  /**
+   * The runner's tests: they start the Tapir and zio-http sides' servers too, from the classpaths written here, and
+   * each suite runs in a JVM of its own (the three that run servers under load take minutes each, side by side).
+   */
+  def testSettings(tapir: Project, zio: Project): Seq[Setting[_]] = Seq(
+    Test / javaOptions ++= {
+      val tapirPath = writeClassPath(target.value / "classpath-tapir.txt", (tapir / Runtime / fullClasspath).value)
+      val zioPath = writeClassPath(target.value / "classpath-ziohttp.txt", (zio / Runtime / fullClasspath).value)
+      Seq(s"-Drapier.perf.classpath.tapir=$tapirPath", s"-Drapier.perf.classpath.ziohttp=$zioPath")
+    },
+    Test / testGrouping := {
+      val options = (Test / forkOptions).value
+      (Test / definedTests).value.map(t => Tests.Group(t.name, Seq(t), Tests.SubProcess(options)))
+    }
+  )
 }

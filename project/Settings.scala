@@ -3,6 +3,39 @@ import sbt.Keys._
 
 /** Settings the build's modules share. */
 object Settings {
+
+  /** The compiler every module is built with, and how many tasks run at once. */
+  val build: Seq[Setting[_]] = Seq(
+    ThisBuild / scalaVersion := "3.3.7",
+    ThisBuild / scalacOptions ++= Seq(
+      "-deprecation",
+      "-feature",
+      "-unchecked",
+      "-Wunused:imports,privates,locals,implicits",
+      "-Werror",
+      "-release",
+      "17"
+    ),
+    ThisBuild / javacOptions ++= Seq("--release", "17"),
+    // A module's tests run in a JVM of their own and mostly wait on sockets and deadlines: up to three such JVMs at
+    // once, where sbt runs one, while compiling still takes the cores one task each.
+    Global / concurrentRestrictions := Seq(
+      Tags.limitAll(4),
+      Tags.limit(Tags.CPU, java.lang.Runtime.getRuntime.availableProcessors),
+      Tags.limit(Tags.ForkedTestGroup, 3),
+      Tags.exclusiveGroup(Tags.Clean)
+    )
+  )
+
+  /** The swagger-ui webjar's version, generated into the swaggerUi module: its files' path inside the jar names it. */
+  val webjarVersionSource: Setting[_] = Compile / sourceGenerators += Def.task {
+    val file = (Compile / sourceManaged).value / "rapier" / "swaggerui" / "WebjarVersion.scala"
+    IO.write(
+      file,
+      s"""package rapier.swaggerui\n\nprivate[swaggerui] object WebjarVersion:\n  val value = "${Versions.swaggerUi}"\n"""
+    )
+    Seq(file)
+  }.taskValue
   val munit = "org.scalameta" %% "munit" % Versions.munit
 
   // Vert.x brings a newer Netty patch release; every module runs on the build's one Netty instead.
