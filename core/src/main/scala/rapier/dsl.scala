@@ -244,14 +244,14 @@ def webSocketBody[In, Out](using
  * A `text/event-stream` response (Server-Sent Events): the logic's `Flow.Publisher` of [[ServerSentEvent]]s, each
  * written as it comes, one asked for at a time as the connection takes them; while no event has gone out for
  * `keepAlive`, a comment line keeps the connection from being closed as idle (`Duration.Inf`: never). Sent with
- * `Cache-Control: no-cache`, chunked; the publisher completing ends the response, failing cuts it. An output only:
- * events are written, not read.
+ * `Cache-Control: no-cache`, chunked; the publisher completing ends the response, failing cuts it. A client reads
+ * the events back as they arrive, as its subscriber asks for them.
  */
 def sseBody(
     keepAlive: scala.concurrent.duration.Duration = scala.concurrent.duration.Duration(15, "s")
 ): EndpointOutput[Flow.Publisher[ServerSentEvent]] =
   val nanos = keepAliveNanos(keepAlive)
-  eventStreamOutput(StreamKind.Publisher, rapier.flow.EventStream(_, nanos))
+  eventStreamOutput(StreamKind.Publisher, rapier.flow.EventStream(_, nanos), rapier.flow.EventsFromBytes(_))
 
 /**
  * Whether `d` may be a timeout or a period: longer than zero, or `Duration.Inf` for none, the rule of every option
@@ -276,10 +276,10 @@ private[rapier] def keepAliveNanos(keepAlive: scala.concurrent.duration.Duration
  * A `text/event-stream` output of events `E`, written as the bytes `encode` makes of them, a body of stream kind
  * `kind`, with `Cache-Control: no-cache`: what every stream library's Server-Sent Events output is.
  */
-private[rapier] def eventStreamOutput[E, B](kind: StreamKind[B], encode: E => B): EndpointOutput[E] =
+private[rapier] def eventStreamOutput[E, B](kind: StreamKind[B], encode: E => B, decode: B => E): EndpointOutput[E] =
   val body = EndpointIO.Body(RawBodyType.StreamBody(kind), Codec.id(Schema.binary[B], MediaType.TextEventStream))
   EndpointOutput.Mapped(
     EndpointIO.FixedHeader(HeaderNames.CacheControl, "no-cache").and(body),
-    (_: B) => DecodeResult.Mismatch("events that a server writes, not reads"),
+    (b: B) => DecodeResult.Value(decode(b)),
     encode
   )

@@ -237,9 +237,30 @@ trait ClientTests extends ServerTestSupport:
     val e = endpoint.post.in("fold").in(chunksBody).out(stringBody)
     val failure = intercept[IllegalArgumentException](e.client[Future]("http://localhost:1"))
     assert(failure.getMessage.contains("BodyChunks"), failure.getMessage)
-    val events = endpoint.get.in("events").out(sseBody())
-    val sse = intercept[IllegalArgumentException](events.client[Future]("http://localhost:1"))
-    assert(sse.getMessage.contains("Server-Sent Events"), sse.getMessage)
+
+  test("client: Server-Sent Events read back as they were sent, keep-alive comments skipped"):
+    val sent = List(
+      ServerSentEvent(data = Some("first line\nsecond line"), event = Some("note"), id = Some("1")),
+      ServerSentEvent(data = Some(""), retry = Some(2500)),
+      ServerSentEvent(id = Some("3")),
+      ServerSentEvent.data("ünïcode, and a long one: " + "x" * 20000)
+    )
+    val e = endpoint.get.in("events").out(sseBody(keepAlive = 20.millis))
+    val logic = e.serverLogicSuccess[Future] { _ =>
+      // Paced, so that the keep-alive writes comments between the events.
+      val events = java.util.concurrent.SubmissionPublisher[ServerSentEvent]()
+      Future {
+        for event <- sent do
+          Thread.sleep(60)
+          events.submit(event)
+        events.close()
+      }(using scala.concurrent.ExecutionContext.global)
+      Future.successful(events)
+    }
+    withServer(logic) { t =>
+      val got = call(e.client[Future](t.base, t.options)(()))
+      assertEquals(call(collect(got.toOption.get)), sent)
+    }
 
 object ClientTests:
   final case class Upload(title: String, copies: Int, cover: Part[Path], notes: Option[String], tags: List[String])
@@ -255,6 +276,22 @@ object ClientTests:
       count += n
       n = in.read(buffer)
     s"$count ${Sha256.hex(digest)}"
+
+  /** Every element of a publisher, asked for one at a time. */
+  def collect[T](publisher: Flow.Publisher[T]): Future[List[T]] =
+    val done = Promise[List[T]]()
+    publisher.subscribe(new Flow.Subscriber[T]:
+      private val all = List.newBuilder[T]
+      private var subscription: Flow.Subscription | Null = null
+      def onSubscribe(s: Flow.Subscription): Unit =
+        subscription = s
+        s.request(1)
+      def onNext(item: T): Unit =
+        all += item
+        subscription.nn.request(1)
+      def onError(t: Throwable): Unit = done.tryFailure(t)
+      def onComplete(): Unit = done.trySuccess(all.result()))
+    done.future
 
   /** Reads a publisher one chunk at a time: its size and digest. */
   def digestOf(body: Flow.Publisher[ByteBuffer]): Future[String] =

@@ -36,8 +36,6 @@ private[client] final class ResponseReader(output: EndpointOutput[?], errorOutpu
       case EndpointIO.Body(_: RawBodyType.MultipartBody, _, _) => "a multipart body: the client doesn't read one"
       case EndpointIO.Body(RawBodyType.StreamBody(StreamKind.Chunks), _, _) =>
         "a body as BodyChunks, which only a server reads"
-      case b if b.codec.mediaType.matchesContentType(MediaType.TextEventStream.render) =>
-        "Server-Sent Events: the client doesn't read an event stream yet"
     })
     unreadable(outputTree).orElse(unreadable(errorTree))
 

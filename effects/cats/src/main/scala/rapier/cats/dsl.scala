@@ -32,7 +32,7 @@ def fs2WebSocketBody[F[_], In, Out](using
  * A `text/event-stream` response (Server-Sent Events) from an fs2 `Stream[F, ServerSentEvent]`: each event written as
  * the stream emits it, as the connection takes it; while no event has gone out for `keepAlive`, a comment line keeps
  * the connection from being closed as idle. Sent with `Cache-Control: no-cache`; the stream ending ends the response,
- * failing cuts it. An output only: events are written, not read.
+ * failing cuts it. A client reads the events back as its stream is pulled.
  *
  * The keep-alive's timer runs merged with the events (fs2's `mergeHaltL`), which hands each event from one fiber to
  * another: `Duration.Inf` (no keep-alive) writes the events as the stream emits them, in its own fiber.
@@ -41,7 +41,18 @@ def fs2SseBody[F[_]](
     keepAlive: Duration = FiniteDuration(15, TimeUnit.SECONDS)
 )(using F: Async[F]): EndpointOutput[Stream[F, ServerSentEvent]] =
   val nanos = rapier.keepAliveNanos(keepAlive)
-  rapier.eventStreamOutput(Fs2Body[F](), eventStream(_, nanos))
+  rapier.eventStreamOutput(Fs2Body[F](), eventStream(_, nanos), eventsOf[F])
+
+/** The events of a `text/event-stream`'s bytes, for a client: parsed chunk by chunk as the stream is pulled. */
+private def eventsOf[F[_]](bytes: Stream[F, Byte]): Stream[F, ServerSentEvent] =
+  Stream.suspend {
+    val parser = rapier.flow.EventParser()
+    bytes.chunks.flatMap { chunk =>
+      val events = scala.collection.mutable.ListBuffer.empty[ServerSentEvent]
+      parser.feed(chunk.toByteBuffer, events += _)
+      Stream.emits(events.toList)
+    }
+  }
 
 /** The events' bytes, with a comment at each tick of `keepAliveNanos` (if any) after which no event went out. */
 private def eventStream[F[_]](events: Stream[F, ServerSentEvent], keepAliveNanos: Long)(using

@@ -49,6 +49,21 @@ abstract class CatsTests extends EffectChecks:
       assertEquals(got, Vector.tabulate(123457)(_.toByte))
     }
 
+  test("client: Server-Sent Events from an fs2 stream read back as an fs2 stream, comments skipped"):
+    import _root_.cats.effect.unsafe.implicits.global
+    import rapier.client.*
+    val sent = List(
+      ServerSentEvent(data = Some("a\nb"), event = Some("note"), id = Some("1")),
+      ServerSentEvent(retry = Some(10)),
+      ServerSentEvent.data("last")
+    )
+    val e = endpoint.get.in("events").out(fs2SseBody[IO](20.millis))
+    val paced = Stream.emits(sent).covary[IO].metered(60.millis)
+    withIOServer(e.serverLogicSuccess[IO](_ => IO.pure(paced))) { t =>
+      val got = e.client[IO](s"http://localhost:${t.port}")(()).flatMap(_.toOption.get.compile.toList)
+      assertEquals(got.unsafeRunSync(), sent)
+    }
+
   test("IO logic answers at once, after an async boundary, and from IO.blocking"):
     val now = text("now")(IO.pure("now"))
     val delayed = text("delayed")(IO.delay("delayed"))

@@ -26,7 +26,18 @@ def zioSseBody(
     keepAlive: Duration = FiniteDuration(15, TimeUnit.SECONDS)
 ): EndpointOutput[ZStream[Any, Throwable, ServerSentEvent]] =
   val nanos = rapier.keepAliveNanos(keepAlive)
-  rapier.eventStreamOutput(ZStreamBody, eventStream(_, nanos))
+  rapier.eventStreamOutput(ZStreamBody, eventStream(_, nanos), eventsOf)
+
+/** The events of a `text/event-stream`'s bytes, for a client: parsed chunk by chunk as the stream is pulled. */
+private def eventsOf(bytes: ZStream[Any, Throwable, Byte]): ZStream[Any, Throwable, ServerSentEvent] =
+  ZStream.suspend {
+    val parser = rapier.flow.EventParser()
+    bytes.mapChunks { chunk =>
+      val events = zio.ChunkBuilder.make[ServerSentEvent]()
+      parser.feed(java.nio.ByteBuffer.wrap(chunk.toArray), events += _)
+      events.result()
+    }
+  }
 
 /** The events' bytes, with a comment at each tick of `keepAliveNanos` (if any) after which no event went out. */
 private def eventStream(events: ZStream[Any, Throwable, ServerSentEvent], keepAliveNanos: Long) =

@@ -50,6 +50,21 @@ abstract class ZioTests extends EffectChecks:
       assertEquals(got, Chunk.fromIterable(Vector.tabulate(123457)(_.toByte)))
     }
 
+  test("client: Server-Sent Events from a ZStream read back as a ZStream, comments skipped"):
+    import rapier.client.*
+    val sent = List(
+      ServerSentEvent(data = Some("a\nb"), event = Some("note"), id = Some("1")),
+      ServerSentEvent(retry = Some(10)),
+      ServerSentEvent.data("last")
+    )
+    val e = endpoint.get.in("events").out(zioSseBody(scala.concurrent.duration.FiniteDuration(20, "ms")))
+    val paced = ZStream.fromIterable(sent).schedule(zio.Schedule.spaced(millis(60)))
+    withZioServer(e.serverLogicSuccess[Task](_ => ZIO.succeed(paced))) { t =>
+      import ZioKit.run
+      val got = run(e.client[Task](s"http://localhost:${t.port}")(()).flatMap(_.toOption.get.runCollect))
+      assertEquals(got.toList, sent)
+    }
+
   test("ZIO logic answers at once, after an async boundary, and from ZIO.attemptBlocking"):
     val now = text("now")(ZIO.succeed("now"))
     val later = text("later")(ZIO.sleep(millis(20)).as("later"))
