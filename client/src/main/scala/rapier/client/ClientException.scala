@@ -23,3 +23,18 @@ object ClientException:
   /** The response could not be read as the endpoint's output or error output: which, and why. */
   final case class UndecodableResponse(status: Int, detail: String)
       extends ClientException(s"a $status response the endpoint can't read: $detail")
+
+  /**
+   * The server answered a WebSocket's handshake with `status` rather than 101: a credential refused (401), an input
+   * that failed (400), an origin not allowed (403). The JDK's WebSocket client does not read that answer's body.
+   */
+  final case class WebSocketRefused(status: Int)
+      extends ClientException(s"the server refused to open the WebSocket: $status")
+
+  /** The server closed the WebSocket with `code` other than a normal closure (1000), for `reason`. */
+  final case class WebSocketClosed(code: Int, reason: String)
+      extends ClientException(s"the WebSocket was closed with $code${if reason.isEmpty then "" else s": $reason"}")
+
+  /** A message of the server's that the endpoint's codec can't read; the WebSocket is closed with 1007. */
+  final case class UndecodableMessage(detail: String)
+      extends ClientException(s"a WebSocket message the endpoint can't read: $detail")

@@ -1,11 +1,11 @@
 package rapier.client
 
 import rapier.*
-import rapier.client.internal.{RequestParts, RequestWriter, ResponseReader}
+import rapier.client.internal.{ClientWebSocket, RequestParts, RequestWriter, ResponseReader}
 import rapier.server.Monad
 
 import java.net.URI
-import java.net.http.{HttpClient, HttpRequest, HttpResponse}
+import java.net.http.{HttpClient, HttpRequest, HttpResponse, WebSocket, WebSocketHandshakeException}
 import java.util.concurrent.CompletionException
 
 /**
@@ -37,9 +37,17 @@ final class EndpointClient[F[_], S, I, E, O](
     case f: scala.concurrent.duration.FiniteDuration => java.time.Duration.ofNanos(f.toNanos)
     case _ => null
 
-  RequestWriter.check(securityTree).orElse(RequestWriter.check(inputTree)).orElse(reader.check).foreach { why =>
-    throw IllegalArgumentException(s"no client for ${endpoint.show}: $why")
+  // A WebSocket endpoint's call opens it, and answers with the pipe its logic would take
+  private val webSocket = IOTree.ofOutput(endpoint.output).leaves.collectFirst {
+    case w: EndpointOutput.WebSocketBody[?, ?, ?] => w
   }
+
+  RequestWriter
+    .check(securityTree)
+    .orElse(RequestWriter.check(inputTree))
+    .orElse(reader.check)
+    .orElse(webSocket.flatMap(EndpointClient.unopenable(_, IOTree.ofOutput(endpoint.output).leaves.size)))
+    .foreach(why => throw IllegalArgumentException(s"no client for ${endpoint.show}: $why"))
 
   /** Calls the endpoint with these security inputs and inputs; the request is made when the effect runs. */
   def apply(security: S, input: I): F[Either[E, O]] =
@@ -47,21 +55,47 @@ final class EndpointClient[F[_], S, I, E, O](
       val parts = RequestParts()
       RequestWriter.write(securityTree, security, parts)
       RequestWriter.write(inputTree, input, parts)
-      val request = build(parts)
-      // Sent once a stream body's producer has started (a `def`: direct style would send at once)
-      def sent =
-        if direct then m.unit(transport.sendAndWait(request, reader.handler))
-        else
-          m.async[HttpResponse[ResponseReader.Received]] { done =>
-            transport.send(request, reader.handler).whenComplete { (response, failure) =>
-              if failure != null then done(Left(unwrapped(failure))) else done(Right(response))
-            }
+      if webSocket.isDefined then open(webSocket.get, parts) else exchange(parts)
+    }
+
+  private def exchange(parts: RequestParts): F[Either[E, O]] =
+    val request = build(parts)
+    // Sent once a stream body's producer has started (a `def`: direct style would send at once)
+    def sent =
+      if direct then m.unit(transport.sendAndWait(request, reader.handler))
+      else
+        m.async[HttpResponse[ResponseReader.Received]] { done =>
+          transport.send(request, reader.handler).whenComplete { (response, failure) =>
+            if failure != null then done(Left(unwrapped(failure))) else done(Right(response))
           }
-      val started = if parts.start == null then sent else m.flatMap(parts.start.asInstanceOf[F[Unit]])(_ => sent)
-      m.flatMap(started) { response =>
-        reader.result(response) match
-          case Right(value) => m.unit(value.asInstanceOf[Either[E, O]])
-          case Left(e) => m.error(e)
+        }
+    val started = if parts.start == null then sent else m.flatMap(parts.start.asInstanceOf[F[Unit]])(_ => sent)
+    m.flatMap(started) { response =>
+      reader.result(response) match
+        case Right(value) => m.unit(value.asInstanceOf[Either[E, O]])
+        case Left(e) => m.error(e)
+    }
+
+  /** Opens the WebSocket: its pipe once the server answered 101, a [[ClientException.WebSocketRefused]] otherwise. */
+  private def open(w: EndpointOutput.WebSocketBody[?, ?, ?], parts: RequestParts): F[Either[E, O]] =
+    val path = if parts.path.length == 0 then "/" else parts.path.toString
+    val uri = URI.create("ws" + base.stripPrefix("http") + path + parts.query)
+    val headers = List.newBuilder[(String, String)]
+    options.headers.foreach(h => headers += h.name -> h.value)
+    var i = 0
+    while i < parts.headers.size do
+      headers += parts.headers.get(i) -> parts.headers.get(i + 1)
+      i += 2
+    if parts.cookies.length > 0 then headers += "Cookie" -> parts.cookies.toString
+    val socket = ClientWebSocket(w.in, w.out, w.maxMessageSize)
+    m.async { done =>
+      transport.webSocket(uri, headers.result(), socket).whenComplete { (_, failure) =>
+        if failure == null then done(Right(Right(socket.pipe.asInstanceOf[O])))
+        else
+          unwrapped(failure) match
+            case refused: WebSocketHandshakeException =>
+              done(Left(ClientException.WebSocketRefused(refused.getResponse.statusCode)))
+            case other => done(Left(other))
       }
     }
 
@@ -95,7 +129,14 @@ final class EndpointClient[F[_], S, I, E, O](
     case other => other
 
 object EndpointClient:
-  private val Restricted = Set("connection", "content-length", "expect", "host", "upgrade")
+  private[client] val Restricted = Set("connection", "content-length", "expect", "host", "upgrade")
+
+  /** Why a client can't open this WebSocket, if it can't. */
+  private def unopenable(w: EndpointOutput.WebSocketBody[?, ?, ?], outputs: Int): Option[String] =
+    if w.kind ne WebSocketKind.Publishers then
+      Some(s"a WebSocket whose pipe is a ${w.kind.name}: the client opens those of webSocketBody, as publishers")
+    else if outputs > 1 then Some("a WebSocket with other outputs beside it")
+    else None
 
   /** `http` or `https`, or a readable failure for a base URI a client can't call. */
   private def schemeOf(base: String): String =
@@ -124,9 +165,27 @@ trait ClientTransport:
   /** Where requests go when the caller names no server: a transport in memory has one of its own. */
   def baseUri: String = "http://localhost"
 
+  /** Opens a WebSocket at `uri` (`ws:` or `wss:`) with these headers, its events to `listener`. */
+  def webSocket(
+      uri: URI,
+      headers: List[(String, String)],
+      listener: WebSocket.Listener
+  ): java.util.concurrent.CompletableFuture[WebSocket] =
+    java.util.concurrent.CompletableFuture.failedFuture(
+      UnsupportedOperationException("this transport opens no WebSocket")
+    )
+
 object ClientTransport:
   /** Over the network, by `client`. */
   def jdk(client: HttpClient): ClientTransport = new ClientTransport:
     def send[T](request: HttpRequest, handler: HttpResponse.BodyHandler[T]) = client.sendAsync(request, handler)
     override def sendAndWait[T](request: HttpRequest, handler: HttpResponse.BodyHandler[T]): HttpResponse[T] =
       client.send(request, handler)
+    override def webSocket(uri: URI, headers: List[(String, String)], listener: WebSocket.Listener) =
+      val builder = client.newWebSocketBuilder()
+      // The JDK writes the handshake's own fields and refuses them from a caller
+      for (name, value) <- headers do
+        val lower = name.toLowerCase
+        if !EndpointClient.Restricted.contains(lower) && !lower.startsWith("sec-websocket-") then
+          builder.header(name, value)
+      builder.buildAsync(uri, listener)

@@ -238,6 +238,26 @@ trait ClientTests extends ServerTestSupport:
     val failure = intercept[IllegalArgumentException](e.client[Future]("http://localhost:1"))
     assert(failure.getMessage.contains("BodyChunks"), failure.getMessage)
 
+  test("client: a WebSocket opened by the client, its messages both ways; a refused handshake a failure"):
+    val shout = endpoint.get.in("shout").in(header[String]("X-Suffix")).out(webSocketBody[String, String])
+    val logic = shout.serverLogicSuccess[Future](suffix => Future.successful(WebSocketPipe.map(_.toUpperCase + suffix)))
+    withServer(logic) { t =>
+      val c = shout.client[Future](t.base, t.options)
+      val pipe = call(c("!")).toOption.get
+      val long = "x" * 100000
+      // The client's messages end only once the answers are in: a server may close as soon as the client does
+      val outgoing = java.util.concurrent.SubmissionPublisher[String]()
+      val answers = collect(pipe(outgoing), upTo = 3)
+      List("a", "b", long).foreach(outgoing.submit)
+      assertEquals(call(answers), List("A!", "B!", long.toUpperCase + "!"))
+      outgoing.close()
+      intercept[IllegalStateException](pipe(outgoing))
+      // No header: the server refuses the handshake with a 400
+      val bare = endpoint.get.in("shout").out(webSocketBody[String, String])
+      val refused = intercept[ClientException.WebSocketRefused](call(bare.client[Future](t.base, t.options)(())))
+      assertEquals(refused.status, 400)
+    }
+
   test("client: Server-Sent Events read back as they were sent, keep-alive comments skipped"):
     val sent = List(
       ServerSentEvent(data = Some("first line\nsecond line"), event = Some("note"), id = Some("1")),
@@ -277,18 +297,23 @@ object ClientTests:
       n = in.read(buffer)
     s"$count ${Sha256.hex(digest)}"
 
-  /** Every element of a publisher, asked for one at a time. */
-  def collect[T](publisher: Flow.Publisher[T]): Future[List[T]] =
+  /** The elements of a publisher, asked for one at a time: all of them, or the first `upTo`, then cancelled. */
+  def collect[T](publisher: Flow.Publisher[T], upTo: Int = Int.MaxValue): Future[List[T]] =
     val done = Promise[List[T]]()
     publisher.subscribe(new Flow.Subscriber[T]:
       private val all = List.newBuilder[T]
+      private var count = 0
       private var subscription: Flow.Subscription | Null = null
       def onSubscribe(s: Flow.Subscription): Unit =
         subscription = s
         s.request(1)
       def onNext(item: T): Unit =
         all += item
-        subscription.nn.request(1)
+        count += 1
+        if count < upTo then subscription.nn.request(1)
+        else
+          subscription.nn.cancel()
+          done.trySuccess(all.result())
       def onError(t: Throwable): Unit = done.tryFailure(t)
       def onComplete(): Unit = done.trySuccess(all.result()))
     done.future

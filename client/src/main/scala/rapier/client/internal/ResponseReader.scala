@@ -29,7 +29,7 @@ private[client] final class ResponseReader(output: EndpointOutput[?], errorOutpu
   /** Why a client can't read these outputs, if it can't: checked once, when the client is made. */
   def check: Option[String] =
     def unreadable(tree: IOTree[EndpointOutput[?]]): Option[String] = tree.leaves.collectFirst {
-      case _: EndpointOutput.WebSocketBody[?, ?, ?] => "a WebSocket: the client doesn't open WebSockets yet"
+      case _: EndpointOutput.WebSocketBody[?, ?, ?] if tree ne outputTree => "a WebSocket in the error output"
       case EndpointOutput.OneOf(variants) if variants.exists(v => unreadable(IOTree.ofOutput(v.output)).isDefined) =>
         variants.flatMap(v => unreadable(IOTree.ofOutput(v.output))).head
     }.orElse(bodies(tree).collectFirst {

@@ -47,6 +47,10 @@ abstract class CatsTests extends EffectChecks:
       assertEquals(up.client[IO](base)(bytes(300001)).unsafeRunSync(), Right("300001"))
       val got = down.client[IO](base)(123457).flatMap(r => r.toOption.get.compile.toVector).unsafeRunSync()
       assertEquals(got, Vector.tabulate(123457)(_.toByte))
+      // A WebSocket whose pipe is fs2's: the client opens webSocketBody's, as publishers, in any effect
+      val pipe = endpoint.get.in("ws").out(fs2WebSocketBody[IO, String, String])
+      val refused = intercept[IllegalArgumentException](pipe.client[IO](base))
+      assert(refused.getMessage.contains("as publishers"), refused.getMessage)
     }
 
   test("client: Server-Sent Events from an fs2 stream read back as an fs2 stream, comments skipped"):

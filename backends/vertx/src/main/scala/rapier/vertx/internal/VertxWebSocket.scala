@@ -37,7 +37,8 @@ private[vertx] final class VertxWebSocket(
   private val afterWrite: Handler[AnyRef] =
     case result: AsyncResult[?] if result.failed => ()
     case _ =>
-      if !closeSent then
+      // Vert.x may have closed the socket before its close handler runs: the queue is then not to be asked
+      if !closeSent && !socket.isClosed then
         if socket.writeQueueFull then socket.drainHandler(afterWrite.asInstanceOf[Handler[Void]])
         else relay.written()
 
