@@ -64,10 +64,13 @@ final class EndpointClient[F[_], S, I, E, O](
     def sent =
       if direct then m.unit(transport.sendAndWait(request, reader.handler))
       else
-        m.async[HttpResponse[ResponseReader.Received]] { done =>
-          transport.send(request, reader.handler).whenComplete { (response, failure) =>
+        // A fiber cancelled while it waits abandons the exchange (the JDK closes its stream or connection)
+        m.cancelableAsync[HttpResponse[ResponseReader.Received]] { done =>
+          val exchange = transport.send(request, reader.handler)
+          exchange.whenComplete { (response, failure) =>
             if failure != null then done(Left(unwrapped(failure))) else done(Right(response))
           }
+          () => exchange.cancel(true)
         }
     val started = if parts.start == null then sent else m.flatMap(parts.start.asInstanceOf[F[Unit]])(_ => sent)
     m.flatMap(started) { response =>
@@ -88,8 +91,9 @@ final class EndpointClient[F[_], S, I, E, O](
       i += 2
     if parts.cookies.length > 0 then headers += "Cookie" -> parts.cookies.toString
     val socket = ClientWebSocket(w.in, w.out, w.maxMessageSize)
-    m.async { done =>
-      transport.webSocket(uri, headers.result(), socket).whenComplete { (_, failure) =>
+    m.cancelableAsync { done =>
+      val opening = transport.webSocket(uri, headers.result(), socket)
+      opening.whenComplete { (_, failure) =>
         if failure == null then done(Right(Right(socket.pipe.asInstanceOf[O])))
         else
           unwrapped(failure) match
@@ -97,6 +101,7 @@ final class EndpointClient[F[_], S, I, E, O](
               done(Left(ClientException.WebSocketRefused(refused.getResponse.statusCode)))
             case other => done(Left(other))
       }
+      () => opening.cancel(true)
     }
 
   private def build(parts: RequestParts): HttpRequest =

@@ -38,6 +38,13 @@ trait Monad[F[_]]:
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): F[A]
 
   /**
+   * [[async]], with what `register` returns run if the effect is stopped while it waits (a fiber cancelled): how a
+   * client's call abandons its exchange with its fiber. By default [[async]], for effects that can't be stopped.
+   */
+  def cancelableAsync[A](register: (Either[Throwable, A] => Unit) => (() => Unit)): F[A] =
+    async(done => register(done): Unit)
+
+  /**
    * `fa`, with `finalizer` run once it ends, whatever the end: a value, a failure, or — for an effect that can be
    * stopped (a fiber cancelled because its client went away) — cancellation. What the interpreter must undo on every
    * outcome, such as deleting the temporary files of an upload, goes here, and in `ServerRequest.whenCancelled` too:

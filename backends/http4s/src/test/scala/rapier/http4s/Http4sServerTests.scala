@@ -34,7 +34,9 @@ class Http4sCatsTests extends CatsTests:
   override def unsupported: Map[String, String] = Map(
     "a client that goes away cancels its request's fiber, and the finalizers and Resources around it run" ->
       Http4sServerTests.clientGone,
-    "an upload's file is deleted when its client goes away and its fiber is cancelled" -> Http4sServerTests.clientGone
+    "an upload's file is deleted when its client goes away and its fiber is cancelled" -> Http4sServerTests.clientGone,
+    "client: an IO call cancelled while it waits abandons its exchange: the server sees its client go" ->
+      Http4sServerTests.clientGone
   )
 
 /** What Ember decides before Rapier sees a request, or after Rapier has answered it, which the kit tests otherwise, and why. */

@@ -42,6 +42,13 @@ final class CatsMonad[F[_]](F: Async[F]) extends Monad[F]:
     if pureValue(fa).asInstanceOf[AnyRef] eq PureValue.NotPure then F.handleErrorWith(fa)(h) else fa
 
   def async[A](register: (Either[Throwable, A] => Unit) => Unit): F[A] = F.async_(register)
+  override def cancelableAsync[A](register: (Either[Throwable, A] => Unit) => (() => Unit)): F[A] =
+    F.async { done =>
+      F.delay {
+        val cancel = register(done)
+        Some(F.delay(cancel()))
+      }
+    }
 
   /**
    * Cancelled included, once the fiber runs the region: a fiber cancelled before it starts runs none, which the

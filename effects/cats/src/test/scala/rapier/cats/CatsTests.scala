@@ -53,6 +53,23 @@ abstract class CatsTests extends EffectChecks:
       assert(refused.getMessage.contains("as publishers"), refused.getMessage)
     }
 
+  test("client: an IO call cancelled while it waits abandons its exchange: the server sees its client go"):
+    import _root_.cats.effect.unsafe.implicits.global
+    import rapier.client.*
+    val started = java.util.concurrent.CountDownLatch(1)
+    val gone = java.util.concurrent.CountDownLatch(1)
+    val slow = endpoint.get.in("slow").out(stringBody)
+    val logic = slow.serverLogicSuccess[IO](_ =>
+      (IO.cede *> IO(started.countDown()) *> IO.never[String]).onCancel(IO(gone.countDown()))
+    )
+    withIOServer(logic) { t =>
+      val call = slow.client[IO](s"http://localhost:${t.port}")(())
+      val fiber = call.start.unsafeRunSync()
+      assert(started.await(10, java.util.concurrent.TimeUnit.SECONDS), "the logic never started")
+      fiber.cancel.unsafeRunSync()
+      assert(gone.await(10, java.util.concurrent.TimeUnit.SECONDS), "the server's logic was not cancelled")
+    }
+
   test("client: Server-Sent Events from an fs2 stream read back as an fs2 stream, comments skipped"):
     import _root_.cats.effect.unsafe.implicits.global
     import rapier.client.*

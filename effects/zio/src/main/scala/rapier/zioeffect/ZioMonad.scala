@@ -47,6 +47,15 @@ final class ZioMonad[R] private () extends Monad[[A] =>> RIO[R, A]]:
       }
     }
 
+  override def cancelableAsync[A](register: (Either[Throwable, A] => Unit) => (() => Unit)): RIO[R, A] =
+    ZIO.asyncInterrupt[Any, Throwable, A] { cb =>
+      val cancel = register {
+        case Right(a) => cb(Exit.succeed(a))
+        case Left(e) => cb(Exit.fail(e))
+      }
+      Left(ZIO.succeed(cancel()))
+    }
+
 /**
  * Where a request's fiber has `c` attached: from [[enter]], on the thread the fiber runs then, to [[leave]]; between
  * them, detached on every suspension and attached again on every resumption, whatever thread it resumes on. A fiber

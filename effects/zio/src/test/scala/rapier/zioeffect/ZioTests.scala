@@ -50,6 +50,23 @@ abstract class ZioTests extends EffectChecks:
       assertEquals(got, Chunk.fromIterable(Vector.tabulate(123457)(_.toByte)))
     }
 
+  test("client: a ZIO call interrupted while it waits abandons its exchange: the server sees its client go"):
+    import rapier.client.*
+    val started = java.util.concurrent.CountDownLatch(1)
+    val gone = java.util.concurrent.CountDownLatch(1)
+    val slow = endpoint.get.in("slow").out(stringBody)
+    val logic = slow.serverLogicSuccess[Task](_ =>
+      (ZIO.yieldNow *> ZIO.succeed(started.countDown()) *> ZIO.never).onInterrupt(ZIO.succeed(gone.countDown()))
+    )
+    withZioServer(logic) { t =>
+      import ZioKit.run
+      val call = slow.client[Task](s"http://localhost:${t.port}")(())
+      val fiber = run(call.forkDaemon)
+      assert(started.await(10, java.util.concurrent.TimeUnit.SECONDS), "the logic never started")
+      run(fiber.interrupt)
+      assert(gone.await(10, java.util.concurrent.TimeUnit.SECONDS), "the server's logic was not interrupted")
+    }
+
   test("client: Server-Sent Events from a ZStream read back as a ZStream, comments skipped"):
     import rapier.client.*
     val sent = List(
