@@ -13,7 +13,8 @@ import rapier.server.*
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse}
 import java.util.concurrent.TimeUnit
-import scala.concurrent.Future
+import scala.concurrent.duration.*
+import scala.concurrent.{Await, Future}
 
 /**
  * One call of a JSON endpoint with a path parameter, a query parameter and a header, through Rapier's client and
@@ -32,6 +33,7 @@ class ClientRoundTripBenchmark:
   private var base: String = null
   private var call: ((Long, String, String)) => Either[Unit, Book] = null
   private var untimed: ((Long, String, String)) => Either[Unit, Book] = null
+  private var future: ((Long, String, String)) => Future[Either[Unit, Book]] = null
   private val http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
 
   @Setup
@@ -45,7 +47,8 @@ class ClientRoundTripBenchmark:
       .start()
     base = s"http://127.0.0.1:${server.port}"
     call = book.client[Identity](base, ClientOptions(http = http))
-    untimed = book.client[Identity](base, ClientOptions(http = http, timeout = scala.concurrent.duration.Duration.Inf))
+    untimed = book.client[Identity](base, ClientOptions(http = http, timeout = Duration.Inf))
+    future = book.client[Future](base, ClientOptions(http = http))
 
   @TearDown
   def tearDown(): Unit = server.stop()
@@ -55,12 +58,25 @@ class ClientRoundTripBenchmark:
   /** Without a timeout on the response, which the JDK client arms as a timer on its selector thread. */
   @Benchmark def rapierClientUntimed(): Book = untimed((7L, "fr", "ada")).toOption.get
 
-  @Benchmark def handWritten(): Book =
+  /** The `Future` client, waited for: asynchronous as `sendAsync` is, so compared with [[handWrittenAsync]]. */
+  @Benchmark def rapierClientFuture(): Book = Await.result(future((7L, "fr", "ada")), 10.seconds).toOption.get
+
+  @Benchmark def handWritten(): Book = decoded(http.send(request(), HttpResponse.BodyHandlers.ofByteArray()))
+
+  /**
+   * The hand-written call through `sendAsync`, decoded where the response completes (the `HttpClient`'s threads, as a
+   * `Future` client's continuation is), waited for as a `Future` client's caller waits.
+   */
+  @Benchmark def handWrittenAsync(): Book =
+    http.sendAsync(request(), HttpResponse.BodyHandlers.ofByteArray()).thenApply(decoded).get(10, TimeUnit.SECONDS)
+
+  private def request(): HttpRequest =
     val uri = URI.create(
       s"$base/books/${PercentEncoding.encodePathSegment("7")}?lang=${PercentEncoding.encodeQueryComponent("fr")}"
     )
-    val request = HttpRequest.newBuilder(uri).GET().header("X-Who", "ada").build()
-    val response = http.send(request, HttpResponse.BodyHandlers.ofByteArray())
+    HttpRequest.newBuilder(uri).GET().header("X-Who", "ada").build()
+
+  private def decoded(response: HttpResponse[Array[Byte]]): Book =
     if response.statusCode != 200 then throw IllegalStateException(s"status ${response.statusCode}")
     readFromArray[Book](response.body)
 

@@ -286,16 +286,7 @@ object ClientTests:
   final case class Upload(title: String, copies: Int, cover: Part[Path], notes: Option[String], tags: List[String])
       derives MultipartCodec
 
-  def summary(in: InputStream): String =
-    val digest = Sha256.digest()
-    val buffer = new Array[Byte](8192)
-    var count = 0L
-    var n = in.read(buffer)
-    while n >= 0 do
-      digest.update(buffer, 0, n)
-      count += n
-      n = in.read(buffer)
-    s"$count ${Sha256.hex(digest)}"
+  def summary(in: InputStream): String = Digesting.of(in)
 
   /** The elements of a publisher, asked for one at a time: all of them, or the first `upTo`, then cancelled. */
   def collect[T](publisher: Flow.Publisher[T], upTo: Int = Int.MaxValue): Future[List[T]] =
@@ -319,19 +310,4 @@ object ClientTests:
     done.future
 
   /** Reads a publisher one chunk at a time: its size and digest. */
-  def digestOf(body: Flow.Publisher[ByteBuffer]): Future[String] =
-    val done = Promise[String]()
-    body.subscribe(new Flow.Subscriber[ByteBuffer]:
-      private val digest = Sha256.digest()
-      private var count = 0L
-      private var subscription: Flow.Subscription | Null = null
-      def onSubscribe(s: Flow.Subscription): Unit =
-        subscription = s
-        s.request(1)
-      def onNext(chunk: ByteBuffer): Unit =
-        count += chunk.remaining
-        digest.update(chunk)
-        subscription.nn.request(1)
-      def onError(t: Throwable): Unit = done.tryFailure(t)
-      def onComplete(): Unit = done.trySuccess(s"$count ${Sha256.hex(digest)}"))
-    done.future
+  def digestOf(body: Flow.Publisher[ByteBuffer]): Future[String] = Digesting.of(body)

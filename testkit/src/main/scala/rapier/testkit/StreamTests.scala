@@ -7,7 +7,7 @@ import java.io.InputStream
 import java.nio.ByteBuffer
 import java.security.MessageDigest
 import java.util.concurrent.{Executors, Flow}
-import scala.concurrent.{ExecutionContext, Future, Promise}
+import scala.concurrent.{ExecutionContext, Future}
 
 /**
  * Request bodies read as streams: a `Flow.Publisher` of chunks, an `InputStream`, a fold over chunks and a file, each
@@ -22,47 +22,14 @@ trait StreamTests extends ServerTestSupport:
     blocking.shutdown()
     super.afterAll()
 
-  protected def summary(count: Long, digest: MessageDigest): String = s"$count ${Sha256.hex(digest)}"
+  protected def summary(count: Long, digest: MessageDigest): String = Digesting.summary(count, digest)
 
-  protected def expected(bytes: Array[Byte]): String = s"${bytes.length} ${Sha256.of(bytes)}"
-
-  /**
-   * Reads a body one chunk at a time, counting and digesting it: its `result` is the body's size and digest, or its
-   * error. Once `count` bytes are read, `more` asks for the next chunk: at once, unless a test holds it back.
-   */
-  protected class Digesting extends Flow.Subscriber[ByteBuffer]:
-    private val done = Promise[String]()
-    private val digest = Sha256.digest()
-    private var count = 0L
-    private var subscription: Flow.Subscription = null
-    def result: Future[String] = done.future
-    protected def more(count: Long, request: () => Unit): Unit = request()
-    def onSubscribe(s: Flow.Subscription): Unit =
-      subscription = s
-      s.request(1)
-    def onNext(chunk: ByteBuffer): Unit =
-      count += chunk.remaining
-      digest.update(chunk)
-      more(count, () => subscription.request(1))
-    def onError(t: Throwable): Unit = done.failure(t)
-    def onComplete(): Unit = done.success(summary(count, digest))
+  protected def expected(bytes: Array[Byte]): String = Digesting.expected(bytes)
 
   /** Subscribes to a body, asking for one chunk at a time, and answers with its size and digest. */
-  private def subscribe(body: Flow.Publisher[ByteBuffer]): Future[String] =
-    val reader = Digesting()
-    body.subscribe(reader)
-    reader.result
+  private def subscribe(body: Flow.Publisher[ByteBuffer]): Future[String] = Digesting.of(body)
 
-  protected def read(in: InputStream): String =
-    val digest = Sha256.digest()
-    val buffer = new Array[Byte](8192)
-    var count = 0L
-    var n = in.read(buffer)
-    while n >= 0 do
-      digest.update(buffer, 0, n)
-      count += n
-      n = in.read(buffer)
-    summary(count, digest)
+  protected def read(in: InputStream): String = Digesting.of(in)
 
   protected val published =
     endpoint.post.in("stream" / "publisher").in(publisherBody).out(stringBody).serverLogicSuccess(subscribe)
