@@ -2,14 +2,14 @@ package rapier.client.internal
 
 import rapier.*
 import rapier.client.ClientException
-import rapier.flow.{Demand, DrainLoop}
+import rapier.flow.{Demand, QueueRelay}
 
 import java.io.ByteArrayOutputStream
 import java.net.http.WebSocket
 import java.nio.ByteBuffer
 import java.nio.charset.StandardCharsets.UTF_8
-import java.util.concurrent.{CompletionStage, ConcurrentLinkedQueue, Flow}
-import java.util.concurrent.atomic.{AtomicBoolean, AtomicLong}
+import java.util.concurrent.{CompletionStage, Flow}
+import java.util.concurrent.atomic.AtomicBoolean
 
 /**
  * One WebSocket a client opened, as the pipe a `webSocketBody[In, Out]` endpoint names: given the client's messages
@@ -22,28 +22,28 @@ private[client] final class ClientWebSocket[In, Out](
     in: WebSocketCodec[In],
     out: WebSocketCodec[Out],
     maxMessageSize: Int
-) extends DrainLoop,
+) extends QueueRelay[Out],
       WebSocket.Listener,
-      Flow.Publisher[Out],
-      Flow.Subscription:
-  private val ready = ConcurrentLinkedQueue[Out]()
-  private val demand = AtomicLong()
-  private val asked = AtomicBoolean(false)
+      Flow.Publisher[Out]:
   private val subscribed = AtomicBoolean(false)
   private val piped = AtomicBoolean(false)
   private val text = java.lang.StringBuilder()
   private val binary = ByteArrayOutputStream()
   @volatile private var socket: WebSocket | Null = null
-  @volatile private var downstream: Flow.Subscriber[? >: Out] | Null = null
-  @volatile private var ended: Throwable | Null = null // ClientWebSocket.Closed once closed normally
-  @volatile private var cancelled = false
-  private var done = false // only in step()
+  @volatile private var subscriber: Flow.Subscriber[? >: Out] | Null = null
 
   /** The pipe the call answers with: runs once, with the client's messages. */
   val pipe: Flow.Publisher[In] => Flow.Publisher[Out] = messages =>
     if !piped.compareAndSet(false, true) then throw IllegalStateException("a WebSocket's pipe runs once")
     messages.subscribe(Sender())
     this
+
+  protected def downstream: Flow.Subscriber[? >: Out] | Null = subscriber
+  protected def askMore(): Unit = socket.nn.request(1)
+
+  protected def stopSource(): Unit =
+    val ws = socket
+    if ws != null && !ws.nn.isOutputClosed then ws.nn.sendClose(WebSocket.NORMAL_CLOSURE, "")
 
   override def onOpen(ws: WebSocket): Unit = socket = ws // nothing asked for until the subscriber asks
 
@@ -54,7 +54,7 @@ private[client] final class ClientWebSocket[In, Out](
       val whole = text.toString
       text.setLength(0)
       received(ws, whole.getBytes(UTF_8), isText = true)
-    else ws.request(1)
+    else ws.request(1) // the rest of the message
     null
 
   override def onBinary(ws: WebSocket, data: ByteBuffer, last: Boolean): CompletionStage[?] | Null =
@@ -70,65 +70,30 @@ private[client] final class ClientWebSocket[In, Out](
     null
 
   override def onClose(ws: WebSocket, code: Int, reason: String): CompletionStage[?] | Null =
-    if ended == null then
-      ended = if code == WebSocket.NORMAL_CLOSURE then ClientWebSocket.Closed
-      else ClientException.WebSocketClosed(code, reason)
-    drain()
+    end(if code == WebSocket.NORMAL_CLOSURE then null else ClientException.WebSocketClosed(code, reason))
     null
 
-  override def onError(ws: WebSocket, error: Throwable): Unit =
-    if ended == null then ended = error
-    drain()
+  override def onError(ws: WebSocket, error: Throwable): Unit = end(error)
 
   private def received(ws: WebSocket, bytes: Array[Byte], isText: Boolean): Unit =
     if isText != out.text then fail(ws, 1003, s"a ${if isText then "text" else "binary"} message, not ${out.kind}")
     else
       out.decode(bytes) match
-        case DecodeResult.Value(v) =>
-          ready.add(v)
-          asked.set(false)
-          drain()
+        case DecodeResult.Value(v) => offer(v)
         case failure: DecodeResult.Failure => fail(ws, 1007, s"the message ${failure.describe}")
 
   private def tooLarge(ws: WebSocket): Unit = fail(ws, 1009, s"a message over $maxMessageSize bytes")
 
   private def fail(ws: WebSocket, code: Int, detail: String): Unit =
-    ended = ClientException.UndecodableMessage(detail)
+    end(ClientException.UndecodableMessage(detail))
     ws.sendClose(code, "")
-    drain()
 
-  def subscribe(subscriber: Flow.Subscriber[? >: Out]): Unit =
+  def subscribe(s: Flow.Subscriber[? >: Out]): Unit =
     if subscribed.compareAndSet(false, true) then
-      downstream = subscriber
-      subscriber.onSubscribe(this)
+      subscriber = s
+      s.onSubscribe(this)
       drain()
-    else Demand.refuse(subscriber, "a WebSocket's messages are read once")
-
-  def request(n: Long): Unit =
-    if n <= 0 then
-      if ended == null then ended = IllegalArgumentException(Demand.nonPositive(n, "messages"))
-      cancel()
-    else Demand.add(demand, n)
-    drain()
-
-  def cancel(): Unit =
-    cancelled = true
-    val ws = socket
-    if ws != null && !ws.nn.isOutputClosed then ws.nn.sendClose(WebSocket.NORMAL_CLOSURE, "")
-
-  protected def step(): Unit =
-    val d = downstream
-    if !done && d != null then
-      if cancelled && ended == null then done = true
-      else
-        while demand.get > 0 && !ready.isEmpty do
-          d.nn.onNext(ready.poll())
-          if demand.get != Long.MaxValue then demand.decrementAndGet()
-        val end = ended
-        if end != null && ready.isEmpty then
-          done = true
-          if end eq ClientWebSocket.Closed then d.nn.onComplete() else d.nn.onError(end)
-        else if end == null && demand.get > 0 && ready.isEmpty && !asked.getAndSet(true) then socket.nn.request(1)
+    else Demand.refuse(s, "a WebSocket's messages are read once")
 
   /** Sends the client's messages, one written before the next is asked for; their end closes the WebSocket. */
   private final class Sender extends Flow.Subscriber[In]:
@@ -152,6 +117,3 @@ private[client] final class ClientWebSocket[In, Out](
     def onComplete(): Unit =
       val ws = socket.nn
       if !ws.isOutputClosed then ws.sendClose(WebSocket.NORMAL_CLOSURE, "")
-
-private[client] object ClientWebSocket:
-  private object Closed extends Throwable(null, null, false, false)
