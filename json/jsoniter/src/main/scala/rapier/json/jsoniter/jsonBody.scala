@@ -95,7 +95,7 @@ object JsoniterCodec:
 
   /**
    * What `e` says was wrong with the document in `json` from `from` to `to`, read with `schema`: as [[malformed]],
-   * its position counted from `from`, with the path to the field it is in ([[JsonPath]]).
+   * its position counted from `from`, with the path to the field it is in (core's `JsonPath`).
    */
   def malformed(
       e: JsonReaderException,
