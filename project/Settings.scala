@@ -64,8 +64,8 @@ object Settings {
   // Every buffer is tracked, and a leak reported with where it was retained and released; the stack trace Netty would
   // record at every other read or write of a buffer is not taken (unmasking one WebSocket frame of 16 MiB took two
   // million of them: 5-8 s on Vert.x, against the kit client's 10 s read timeout).
-  // Each test JVM has a temporary folder of its own, so that a test counting the files left there (uploads) does not
-  // count another's, which may run at the same time.
+  // Each module's tests have a temporary folder of their own, so that a test counting the files left there (uploads)
+  // does not count another module's, whose tests may run at the same time.
   val testSettings: Seq[Setting[_]] = Seq(
     Test / fork := true,
     Test / javaOptions ++= Seq(
@@ -80,21 +80,6 @@ object Settings {
       s"-Djava.io.tmpdir=$tmp"
     },
     Test / testOptions += Tests.Argument(TestFrameworks.MUnit, "-b"),
-    // A backend's kit classes (`…Tests`) take minutes each: each runs in a JVM of its own, so that a module's classes
-    // run side by side instead of one after another; its other suites share one. Each JVM has its own temporary folder.
-    Test / testGrouping := {
-      val options = (Test / forkOptions).value
-      val root = (Test / target).value / "tmp"
-      def jvm(name: String) = {
-        val tmp = root / name
-        IO.createDirectory(tmp)
-        val jvmOptions = options.runJVMOptions.filterNot(_.startsWith("-Djava.io.tmpdir=")) :+ s"-Djava.io.tmpdir=$tmp"
-        Tests.SubProcess(options.withRunJVMOptions(jvmOptions))
-      }
-      val (kits, others) = (Test / definedTests).value.partition(_.name.endsWith("Tests"))
-      val shared = if (others.isEmpty) Nil else Seq(Tests.Group("others", others, jvm("others")))
-      shared ++ kits.map(t => Tests.Group(t.name, Seq(t), jvm(t.name.split('.').last)))
-    },
     libraryDependencies += munit % Test
   )
 

@@ -124,12 +124,15 @@ private[pekko] final class Connections(
 
   // One request at a time per connection; once the server stops, the last response closes its connection.
   // Over HTTP/2 a stream ends, not its connection: no Connection field (RFC 9113 §8.2.2), a GOAWAY when stopping.
+  // The request is counted before `stopping` is read, as `stop` sets `stopping` before it reads the count: either the
+  // stop sees the request and leaves its connection open, or the request sees the stop and is answered 503.
   private def respond(connection: Connections.Live, request: HttpRequest): Future[HttpResponse] =
     val framed = RapierHttp2.streamOf(request).isDefined
+    connection.inFlight.incrementAndGet()
     if stopping.get || connection.closing && !framed then
+      connection.inFlight.decrementAndGet()
       Future.successful(if framed then busy() else closing(connection, busy()))
     else
-      connection.inFlight.incrementAndGet()
       val session = connection.session
       handler(if session == null then request else request.addAttribute(Connections.TlsSession, session)).map {
         response =>
