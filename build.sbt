@@ -14,6 +14,7 @@ lazy val root = (project in file("."))
     server,
     jsonJsoniter,
     jsonCirce,
+    jsonZio,
     nettyHttp,
     netty,
     vertx,
@@ -81,6 +82,17 @@ lazy val jsonCirce = (project in file("json/circe"))
     libraryDependencies ++= Seq(
       "io.circe" %% "circe-core" % Versions.circe,
       "io.circe" %% "circe-jawn" % Versions.circe,
+      "org.scalameta" %% "munit-scalacheck" % Versions.munitScalacheck % Test
+    )
+  )
+
+lazy val jsonZio = (project in file("json/zio-json"))
+  .dependsOn(core, server % Test)
+  .settings(testSettings)
+  .settings(
+    name := "rapier-json-zio",
+    libraryDependencies ++= Seq(
+      "dev.zio" %% "zio-json" % Versions.zioJson,
       "org.scalameta" %% "munit-scalacheck" % Versions.munitScalacheck % Test
     )
   )
@@ -299,7 +311,8 @@ lazy val tracingOpenTelemetry = (project in file("tracing/opentelemetry"))
   )
 
 lazy val testkit = (project in file("testkit"))
-  .dependsOn(server, client, jsonJsoniter, jsonCirce, metricsPrometheus, metricsOpenTelemetry, tracingOpenTelemetry)
+  .dependsOn(server, client, jsonJsoniter, jsonCirce, jsonZio, metricsPrometheus, metricsOpenTelemetry)
+  .dependsOn(tracingOpenTelemetry)
   .settings(testSettings)
   .settings(
     name := "rapier-testkit",

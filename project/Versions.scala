@@ -11,6 +11,8 @@ object Versions {
   val jsoniter = "2.38.17"
   // The circe module: circe-core with circe-jawn, which parses from bytes.
   val circe = "0.14.15"
+  // The zio-json module: on the ZIO the zio module runs.
+  val zioJson = "0.9.2"
   val jazzer = "0.30.0"
   val vertx = "5.2.3"
   // The newest vertx-web on Maven Central; it runs on the vertx-core above.

@@ -63,6 +63,22 @@ trait JsonTests extends ServerTestSupport:
     def write(o: Order): String = io.circe.syntax.EncoderOps(o).asJson.noSpaces
     def read(json: String): Order = io.circe.jawn.decode[Order](json).fold(throw _, identity)
 
+  /** The same model with zio-json's codecs. */
+  private object ZioJson:
+    given zio.json.JsonCodec[Status] = zio.json.DeriveJsonCodec.gen
+    given zio.json.JsonCodec[Line] = zio.json.DeriveJsonCodec.gen
+    given zio.json.JsonCodec[Order] = zio.json.DeriveJsonCodec.gen
+
+    val echo = endpoint.post
+      .in("zio" / "orders")
+      .in(rapier.json.ziojson.jsonBody[Order])
+      .out(rapier.json.ziojson.jsonBody[Order])
+      .serverLogicSuccess[Future](o => Future.successful(o.copy(id = o.id + 1)))
+
+    def write(o: Order): String = zio.json.EncoderOps(o).toJson
+    def read(json: String): Order =
+      zio.json.DecoderOps(json).fromJson[Order].fold(e => throw AssertionError(e), identity)
+
   private val sample = order(Line("pen", 2, BigDecimal("1.50")), Line("ink", 1, BigDecimal("7")))
 
   test("a JSON body round trip: decoded from the request's bytes, encoded into the response's"):
@@ -130,6 +146,21 @@ trait JsonTests extends ServerTestSupport:
       assert(broken.problem.errors.head.message.contains("at byte 31"), broken.body)
       assert(!broken.body.contains("SECRET"), broken.body)
       assertEquals(t.post("/circe/orders", Circe.write(sample), "Content-Type" -> "text/plain").status, 415)
+    }
+
+  test("a zio-json body round trip, and its failures located and never quoted"):
+    withServer(ZioJson.echo) { t =>
+      val r = t.post("/zio/orders", ZioJson.write(sample), json)
+      assertEquals(r.status, 200)
+      assertEquals(ZioJson.read(r.body), sample.copy(id = 8))
+      val wrong =
+        t.post("/zio/orders", ZioJson.write(sample).replace("\"quantity\":2", "\"quantity\":\"SECRET\""), json)
+      assertEquals(wrong.status, 400)
+      assertEquals(
+        (wrong.problem.errors.head.location, wrong.problem.errors.head.rule),
+        ("body.lines[0].quantity", "syntax")
+      )
+      assert(!wrong.body.contains("SECRET"), wrong.body)
     }
 
   test("a missing required field is named"):

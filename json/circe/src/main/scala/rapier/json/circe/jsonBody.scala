@@ -4,7 +4,7 @@ import io.circe.{CursorOp, Decoder, DecodingFailure, Encoder, Json, ParsingFailu
 import io.circe.jawn.JawnParser
 import org.typelevel.jawn.{IncompleteParseException, ParseException}
 import rapier.*
-import rapier.codec.JsonPath
+import rapier.codec.{InputWords, JsonPath}
 import rapier.codec.JsonPath.Step
 import rapier.model.MediaType
 
@@ -110,23 +110,8 @@ object CirceCodec:
   private def kindOf(value: Json): String =
     value.fold("null", _ => "a boolean", _ => "a number", _ => "a string", _ => "an array", _ => "an object")
 
-  /**
-   * A decoder's own message, kept but for what may have come from the input: quoted parts, and each word of three
-   * letters or more that the document holds as a word (circe's enum decoder names the case it didn't find, unquoted).
-   * Runs only for a document that failed.
-   */
-  def unquoted(message: String, json: Array[Byte]): String =
-    val document = String(json, UTF_8)
-    val noQuotes = message.replaceAll("'[^']*'|\"[^\"]*\"", "…")
-    Word.replaceAllIn(noQuotes, w => if w.matched.length >= 3 && holdsWord(document, w.matched) then "…" else "$0")
-
-  private val Word = """[\p{L}\p{N}_]+""".r
-
-  private def holdsWord(document: String, word: String): Boolean =
-    def wordChar(i: Int) = i >= 0 && i < document.length && Character.isLetterOrDigit(document.charAt(i))
-    var at = document.indexOf(word)
-    while at >= 0 && (wordChar(at - 1) || wordChar(at + word.length)) do at = document.indexOf(word, at + 1)
-    at >= 0
+  /** A decoder's own message, kept but for what may have come from the input (core's `InputWords`). */
+  def unquoted(message: String, json: Array[Byte]): String = InputWords.without(message, String(json, UTF_8))
 
   /** A failure's cursor history, most recent first, as the steps from the top of the document to where it failed. */
   private def steps(history: List[CursorOp]): List[Step] =
