@@ -81,8 +81,7 @@ final class EndpointClient[F[_], S, I, E, O](
 
   /** Opens the WebSocket: its pipe once the server answered 101, a [[ClientException.WebSocketRefused]] otherwise. */
   private def open(w: EndpointOutput.WebSocketBody[?, ?, ?], parts: RequestParts): F[Either[E, O]] =
-    val path = if parts.path.length == 0 then "/" else parts.path.toString
-    val uri = URI.create("ws" + base.stripPrefix("http") + path + parts.query)
+    val uri = URI.create("ws" + base.stripPrefix("http") + pathOf(parts) + parts.query)
     val headers = List.newBuilder[(String, String)]
     options.headers.foreach(h => headers += h.name -> h.value)
     var i = 0
@@ -104,9 +103,10 @@ final class EndpointClient[F[_], S, I, E, O](
       () => opening.cancel(true)
     }
 
+  private def pathOf(parts: RequestParts): String = if parts.path.length == 0 then "/" else parts.path.toString
+
   private def build(parts: RequestParts): HttpRequest =
-    val path = if parts.path.length == 0 then "/" else parts.path.toString
-    val builder = HttpRequest.newBuilder(URI.create(base + path + parts.query))
+    val builder = HttpRequest.newBuilder(URI.create(base + pathOf(parts) + parts.query))
     val body = parts.body
     val method = parts.method match
       case null => if body == null then "GET" else "POST"
