@@ -16,6 +16,8 @@ import h2.settings
 from hyperframe.frame import ContinuationFrame, DataFrame, HeadersFrame, PingFrame, SettingsFrame
 
 TIMEOUT = 10
+# A flood's sender waits this long for the server to take more before reading it as no longer read
+FLOOD_STALL = 2
 TLS = False
 
 
@@ -226,8 +228,10 @@ def case_rapid_reset(port, count):
 
 
 def flood(port, frames, total):
-    """Sends `total` frames from `frames()` without reading what comes back; reports when the server cut it off."""
+    """Sends `total` frames from `frames()` without reading what comes back; reports when the server cut it off, by
+    closing the connection or by no longer reading it (nothing taken for FLOOD_STALL seconds)."""
     sock, conn = connect(port)
+    sock.settimeout(FLOOD_STALL)
     sent = 0
     cut = None
     chunk = 1000
@@ -237,8 +241,9 @@ def flood(port, frames, total):
             sent += chunk
     except (socket.timeout, OSError) as e:
         cut = type(e).__name__
-    # What the server says last: a GOAWAY among what it wrote, or the connection's end
-    goaway, why = connection_end(sock, conn)
+    # What the server says last: a GOAWAY among what it wrote, or the connection's end; a server that stopped
+    # reading may write neither, and is not waited for long
+    goaway, why = connection_end(sock, conn, 1 if cut == "TimeoutError" else 5)
     return {"sent": sent, "cut": cut, "why": why, "goaway": goaway, "served_after": serve_check(port)}
 
 

@@ -53,8 +53,8 @@ trait Http2Tests extends ServerTestSupport:
    */
   def h2specFailures: Option[Map[String, String]] = None
 
-  private def http2Test(name: String)(body: => Unit): Unit =
-    test(name) {
+  private def http2Test(options: munit.TestOptions)(body: => Unit): Unit =
+    test(options) {
       assume(http2Unserved.isEmpty, s"unsupported on ${server.name}: ${http2Unserved.getOrElse("")}")
       body
     }
@@ -163,7 +163,7 @@ trait Http2Tests extends ServerTestSupport:
       assertEquals((split.int("status"), split.string("body")), (Some(200), Some("hello over HTTP/2")), split.raw)
     }
 
-  http2Test("HTTP/2: a client that chooses h2 by ALPN and then sends nothing is closed, not kept"):
+  http2Test(layerTest("HTTP/2: a client that chooses h2 by ALPN and then sends nothing is closed, not kept")):
     val config = TestServerConfig(
       tls = Some(TlsTests.Keys.server),
       http2 = Some(Http2()),
@@ -202,7 +202,9 @@ trait Http2Tests extends ServerTestSupport:
     }
 
   http2Test(
-    "HTTP/2: requests RFC 9113 calls malformed are reset; those breaking HTTP's own rules get HTTP/1.1's problems"
+    layerTest(
+      "HTTP/2: requests RFC 9113 calls malformed are reset; those breaking HTTP's own rules get HTTP/1.1's problems"
+    )
   ):
     withHttp2(tls = overTls) { port =>
       for kind <- List(
@@ -262,7 +264,9 @@ trait Http2Tests extends ServerTestSupport:
     r.int("reset").contains(ProtocolError) || r.int("goaway").isDefined || r.string("why").contains("closed") ||
       r.int("status").exists(s => s >= 400 && s < 500)
 
-  http2Test("HTTP/2: floods (rapid reset, CONTINUATION, SETTINGS, PING, empty DATA) end their connection, no other"):
+  http2Test(
+    layerTest("HTTP/2: floods (rapid reset, CONTINUATION, SETTINGS, PING, empty DATA) end their connection, no other")
+  ):
     withHttp2(tls = overTls) { port =>
       val reset = frames("rapid-reset", port, "2000")
       assertEquals(reset.int("goaway"), Some(EnhanceYourCalm), reset.raw)
@@ -277,7 +281,9 @@ trait Http2Tests extends ServerTestSupport:
         assert(r.bool("served_after"), s"$name: $r")
     }
 
-  http2Test("HTTP/2: a header block trickled a piece at a time ends its connection at the head deadline, no other"):
+  http2Test(
+    layerTest("HTTP/2: a header block trickled a piece at a time ends its connection at the head deadline, no other")
+  ):
     withHttp2(tls = overTls, head = 1.second) { port =>
       // 12 pieces 0.4 s apart: within every limit on frames, but 4.8 s for a block the deadline gives 1 s
       for mode <- List("continuation", "frame") do
@@ -298,7 +304,9 @@ trait Http2Tests extends ServerTestSupport:
     }
 
   http2Test(
-    "HTTP/2: streams past the limit are refused; a window never opened ends the connection at the idle timeout"
+    layerTest(
+      "HTTP/2: streams past the limit are refused; a window never opened ends the connection at the idle timeout"
+    )
   ):
     withHttp2(tls = overTls, http2 = Some(Http2(maxConcurrentStreams = 20)), idle = 2.seconds) { port =>
       val streams = frames("streams", port, "50")

@@ -38,12 +38,23 @@ abstract class ServerTestSupport extends munit.FunSuite:
   /** Why none of the tests can run on this machine (a JDK too old for the backend), if so: each is then skipped. */
   def cannotRun: Option[String] = None
 
+  /**
+   * The class that runs this server's [[ServerLayer]] tests, if another one does: a class running the kit on the same
+   * server with logic in another style names the one with `Future` logic. Those tests are then ignored here, saying
+   * where they run.
+   */
+  def serverLayerTestedIn: Option[String] = None
+
+  /** A test of the server's own layer (see [[ServerLayer]]). */
+  def layerTest(name: String)(using munit.Location): munit.TestOptions = munit.TestOptions(name).tag(ServerLayer)
+
   override def munitTests(): Seq[Test] =
     super.munitTests().map { t =>
       val skipped = cannotRun.map(reason => s"skipped: $reason")
       val cannot = unsupported.get(t.name).map(reason => s"unsupported on ${server.name}: $reason")
       val clientCannot = protocol.clientCannot.get(t.name).map(reason => s"the kit's client can't: $reason")
-      skipped.orElse(cannot).orElse(clientCannot) match
+      val layer = serverLayerTestedIn.filter(_ => t.tags(ServerLayer)).map(ServerLayer.testedIn)
+      skipped.orElse(cannot).orElse(clientCannot).orElse(layer) match
         case Some(why) => t.withName(s"${t.name} ($why)").tag(munit.Ignore)
         case None => t
     }
@@ -95,6 +106,14 @@ abstract class ServerTestSupport extends munit.FunSuite:
     super.afterAll()
     val leaks = LeakDetection.leaksSoFar()
     if leaks.nonEmpty then fail(s"Netty reported ${leaks.size} leak(s):\n${leaks.mkString("\n")}")
+
+/**
+ * Tags a test of what a server does before any logic runs or beneath it, the same whatever the logic's style: HTTP/2's
+ * floods and limits, deadlines on heads and TLS handshakes, WebSocket frames never read. It runs once per server.
+ */
+object ServerLayer extends munit.Tag("server-layer"):
+  def testedIn(className: String): String =
+    s"the server's own layer, the same whatever the logic's style: tested in $className"
 
 /** A running server as a test sees it: a client for it, raw connections to it, and a way to stop it early. */
 final class Target(running: RunningServer, protocol: KitProtocol = KitProtocol.Http1):

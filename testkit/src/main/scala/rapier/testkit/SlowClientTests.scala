@@ -38,7 +38,7 @@ trait SlowClientTests extends ServerTestSupport:
       (response, c.closedByServer(2000), took)
     finally c.close()
 
-  test("a client trickling its headers is answered 408 at the header deadline, and closed"):
+  test(layerTest("a client trickling its headers is answered 408 at the header deadline, and closed")):
     withServerConfig(TestServerConfig(headerReadTimeout = 600.millis))(hello) { t =>
       val (r, closed, took) = trickleUntilAnswered(t, "GET /hello HTTP/1.1\r\nHost: x\r\n", "X-A: b\r\n")
       assertEquals(r.status, 408)
@@ -47,7 +47,7 @@ trait SlowClientTests extends ServerTestSupport:
       assert(took >= 550.millis && took < 3.seconds, s"answered after $took")
     }
 
-  test("a client sending only empty lines is closed at the header deadline"):
+  test(layerTest("a client sending only empty lines is closed at the header deadline")):
     withServerConfig(TestServerConfig(headerReadTimeout = 600.millis))(hello) { t =>
       val (r, closed, _) = trickleUntilAnswered(t, "\r\n", "\r\n")
       assertEquals(r.status, 408)
@@ -80,7 +80,9 @@ trait SlowClientTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test("while 500 slowloris connections trickle their headers, requests are served, and the deadline closes them all"):
+  test(layerTest(
+    "while 500 slowloris connections trickle their headers, requests are served, and the deadline closes them all"
+  )):
     withServerConfig(TestServerConfig(headerReadTimeout = 2.seconds))(hello) { t =>
       val slow = (1 to 500).map(_ => t.raw().send("GET /hello HTTP/1.1\r\nHost: x\r\n"))
       try

@@ -61,7 +61,7 @@ trait TlsTests extends ServerTestSupport:
       assertEquals(curl("-sk", s"https://localhost:$port/tls/hello"), (0, "hello over TLS"))
     }
 
-  test("TLS: plain HTTP and TLS versions not allowed are refused"):
+  test(layerTest("TLS: plain HTTP and TLS versions not allowed are refused")):
     withTls(Keys.server.withProtocols("TLSv1.3")) { port =>
       val refused = Try(handshake(port, Keys.clientContext(withCertificate = false), protocols = List("TLSv1.2")))
       assert(refused.failed.toOption.exists(_.isInstanceOf[IOException]), refused)
@@ -79,7 +79,7 @@ trait TlsTests extends ServerTestSupport:
       finally tls12.close()
     }
 
-  test("TLS: a client that never completes its handshake is closed at the head's deadline"):
+  test(layerTest("TLS: a client that never completes its handshake is closed at the head's deadline")):
     withTls(Keys.server, headDeadline = 1.second) { port =>
       val silent = Socket()
       try

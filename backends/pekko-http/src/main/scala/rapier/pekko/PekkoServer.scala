@@ -46,6 +46,7 @@ final case class PekkoServer(
     val tls = options.tls.map(t => (t.sslContext(), t))
     val owned = system.isEmpty
     val s = system.getOrElse(ActorSystem("rapier-pekko", PekkoServer.systemConfig))
+    if !owned then PekkoServer.readSizeWarning(s.name, s.settings.config).foreach(PekkoServer.log.warn)
     try
       given ActorSystem = s
       given Materializer = Materializer.matFromSystem(using s)
@@ -87,6 +88,17 @@ object PekkoServer:
       .parseString("pekko.io.tcp.max-received-message-size = 4k")
       .withFallback(com.typesafe.config.ConfigFactory.load())
   private val FlushMillis = 200L
+  private val ReadSizeKey = "pekko.io.tcp.max-received-message-size"
+
+  /** What to warn of at start when a given system hands the parser more than 4 KiB at a time (see `systemConfig`). */
+  private[pekko] def readSizeWarning(system: String, config: com.typesafe.config.Config): Option[String] =
+    val size = config.getString(ReadSizeKey)
+    val bytes = if size == "unlimited" then Long.MaxValue else config.getBytes(ReadSizeKey).longValue
+    Option.when(bytes > 4096)(
+      s"The actor system $system hands pekko-http's parser up to $size bytes at a time: a client pipelining a few " +
+        s"thousand small requests in one write can overflow the parser's stack, which stops the JVM. Set " +
+        s"$ReadSizeKey = 4k in its configuration."
+    )
 
   /** A running pekko-http server. */
   final class Binding private[PekkoServer] (

@@ -62,6 +62,15 @@ class PekkoRouteTests extends munit.FunSuite:
     val response = client.send(request, HttpResponse.BodyHandlers.ofString())
     (response.statusCode, response.body)
 
+  test("PekkoServer on a given actor system warns at start if the system hands the parser more than 4 KiB at a time"):
+    val warning = PekkoServer.readSizeWarning("app", system.settings.config)
+    assert(warning.exists(_.contains("pekko.io.tcp.max-received-message-size = 4k")), warning)
+    for size <- List("4k", "1k") do
+      val config = com.typesafe.config.ConfigFactory.parseString(s"pekko.io.tcp.max-received-message-size = $size")
+      assertEquals(PekkoServer.readSizeWarning("app", config.withFallback(system.settings.config)), None, size)
+    val big = com.typesafe.config.ConfigFactory.parseString("pekko.io.tcp.max-received-message-size = 16k")
+    assert(PekkoServer.readSizeWarning("app", big.withFallback(system.settings.config)).isDefined)
+
   test("a request an endpoint takes is answered by it; others fall through to the routes after, their bodies unread"):
     withServer { port =>
       assertEquals(send(port, "GET", "/hello/ada"), (200, "hello ada"))

@@ -14,7 +14,7 @@ import scala.concurrent.{Await, ExecutionContext, Future, Promise}
 
 /** The shared server test kit, on Rapier's standalone pekko-http server. */
 class PekkoServerTests extends ServerTests, WebSocketTests:
-  def server: TestServer = PekkoTestServer
+  def server: TestServer = PekkoTestServer()
 
   private lazy val system = ActorSystem("rapier-pekko-source-tests")
 
@@ -79,7 +79,18 @@ class PekkoServerTests extends ServerTests, WebSocketTests:
 
 /** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
 class PekkoHttp2ServerTests extends KitTests:
-  def server: TestServer = PekkoTestServer
+  // On an application's actor system, set up as docs/servers.md says (`withSystem`): one for the whole class, started
+  // before any test
+  private val system = ActorSystem(
+    "application",
+    com.typesafe.config.ConfigFactory
+      .parseString("pekko.io.tcp.max-received-message-size = 4k")
+      .withFallback(com.typesafe.config.ConfigFactory.load())
+  )
+  val server: TestServer = PekkoTestServer(Some(system))
+  override def afterAll(): Unit =
+    try super.afterAll()
+    finally Await.ready(system.terminate(), 10.seconds)
 
   override def unsupported: Map[String, String] = PekkoServerTests.unsupported ++ PekkoServerTests.http2Parsed + (
     "an InputStream body read on the server's own thread fails clearly rather than waiting forever" ->
@@ -174,9 +185,11 @@ object PekkoServerTests:
 
   val unsupportedLegalRequests: Map[String, String] = Map.empty
 
-object PekkoTestServer extends TestServer:
+/** Rapier's pekko-http server on an actor system of its own, or on the one given. */
+final class PekkoTestServer(system: Option[ActorSystem] = None) extends TestServer:
   def name = "pekko-http"
 
   def start(endpoints: List[ServerEndpoint[Future]], config: TestServerConfig): RunningServer =
     val options = PekkoServerOptions(config.backend.copy(host = "127.0.0.1"), config.headerReadTimeout)
-    RunningServer(PekkoServer(endpoints, options).start())
+    val server = PekkoServer(endpoints, options)
+    RunningServer(system.fold(server)(server.withSystem).start())

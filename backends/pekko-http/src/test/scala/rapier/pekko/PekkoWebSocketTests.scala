@@ -13,7 +13,7 @@ import scala.concurrent.duration.DurationInt
  * with a code pekko-http can't send go out as 1011, and the connection ends all the same.
  */
 class PekkoWebSocketTests extends ServerTestSupport:
-  def server: TestServer = PekkoTestServer
+  def server: TestServer = PekkoTestServer()
 
   private val small = endpoint.get
     .in("ws" / "small")
