@@ -69,16 +69,7 @@ trait ClientTests extends ServerTestSupport:
     }
 
   test("client: JSON bodies round-trip, and typed errors are Left, each variant by its status"):
-    val e = endpoint.put
-      .in("orders" / path[Long]("id"))
-      .in(jsonBody[Order])
-      .errorOut(
-        oneOf[NotFound | Conflict](
-          oneOfVariant(StatusCode.NotFound, jsonBody[NotFound]),
-          oneOfVariant(StatusCode.Conflict, jsonBody[Conflict])
-        )
-      )
-      .out(jsonBody[Order])
+    val e = Endpoints.orders
     val served = e.serverLogic[Future] { (id, o) =>
       Future.successful(
         if id == 404 then Left(NotFound(s"order $id"))
@@ -126,10 +117,7 @@ trait ClientTests extends ServerTestSupport:
       .serverSecurityLogic[UsernamePassword, Future](up => Future.successful(Right(up)))
       .serverLogicSuccess((up, _) => Future.successful(s"${up.username}:${up.password}"))
     // Either scheme: the value's type says which one the client writes
-    val either = endpoint.get
-      .securityIn(auth.firstOf(auth.bearer, auth.apiKey(header[Long]("X-Key"))))
-      .in("either")
-      .out(stringBody)
+    val either = Endpoints.either
     val eitherServed = either
       .serverSecurityLogic[String | Long, Future](who => Future.successful(Right(who.toString)))
       .serverLogicSuccess((who, _) => Future.successful(s"as $who"))
@@ -144,9 +132,68 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(call(b(UsernamePassword("ada", "pä:ss"))(())), Right("ada:pä:ss"))
     }
 
+  test("client: every kind of input and output an endpoint can hold is written by the client and read back"):
+    import Endpoints.{inputs, keyed, outputs, unanswered}
+    import NegotiationTests.{Greeting, Signup}
+    val inputsServed = inputs.serverLogicSuccess[Future] { (id, rest, q, c, h, method, signup) =>
+      Future.successful(s"$id|${rest.mkString("+")}|$q|$c|$h|${method.name}|$signup")
+    }
+    val keyedServed = keyed
+      .serverSecurityLogic[String, Future]((key, sid) => Future.successful(Right(s"$key/$sid")))
+      .serverLogicSuccess { (who, in) =>
+        val (page, params, headers) = in
+        val a = headers.filter(_.is("x-a")).map(_.value)
+        Future.successful(s"$who|$page|${params.getAll("x")}|$a")
+      }
+    val outputsServed = outputs.serverLogic[Future] { (n, accept, sent) =>
+      Future.successful(
+        if n == 410 then Left(())
+        else
+          val cookie = Option.when(n > 0)(CookieValueWithMeta(s"c$n", path = Some("/")))
+          val greeting = Greeting(s"${sent.text} $accept")
+          Right((StatusCode(if n > 0 then 201 else 200), n * 2, List(Header("X-Many", s"$n")), cookie, greeting))
+      )
+    }
+    val unansweredServed = unanswered.serverLogicSuccess[Future](_ => Future.successful(()))
+    withServer(inputsServed, keyedServed, outputsServed, unansweredServed) { t =>
+      val signup = Signup("Ada L", 36, List("a", "b&c"), Some(true))
+      // The method is read off the request by the server: the client writes none for it, whatever it is given
+      assertEquals(
+        call(inputs.client[Future](t.base, t.options)((7, List("a b", "ü"), "q&r", "c=1", "h", Method.GET, signup))),
+        Right(s"7|a b+ü|q&r|c=1|h|POST|$signup")
+      )
+      val params = QueryParams("x" -> "1", "x" -> "2 3")
+      assertEquals(
+        call(
+          keyed.secureClient[Future](t.base, t.options)(("k1", "s1"))(
+            (Page(10, Some("z")), params, List(Header("X-A", "one"), Header("X-A", "two")))
+          )
+        ),
+        Right("k1/s1|Page(10,Some(z))|List(1, 2 3)|List(one, two)")
+      )
+      val out = outputs.client[Future](t.base, t.options)
+      // The representation the server chose, by the Accept the client wrote, is read back by its content type
+      val json = "application/json"
+      val Right((status, doubled, all, cookie, greeting)) = call(out((5, json, Greeting("hi")))): @unchecked
+      assertEquals((status, doubled, cookie.map(_.value)), (StatusCode(201), 10, Some("c5")))
+      assertEquals((greeting, all.filter(_.is("x-many")).map(_.value)), (Greeting(s"hi $json"), List("5")))
+      val Right((plainStatus, _, _, none, plain)) = call(out((0, "text/plain", Greeting("ho")))): @unchecked
+      assertEquals((plainStatus, none, plain), (StatusCode(200), None, Greeting("ho text/plain")))
+      assertEquals(call(out((410, json, Greeting("")))), Left(()))
+      assertEquals(call(unanswered.client[Future](t.base, t.options)(3)), Right(()))
+    }
+
+  test("client: the kit's client tests call every kind of input and output but those a client can't call"):
+    val covered = Endpoints.all.flatMap(kinds).toSet
+    assertEquals(covered -- everyKind, Set.empty[String], "kinds everyKind doesn't list")
+    assertEquals(everyKind -- covered -- refused.keySet, Set.empty[String], "kinds no client test calls")
+    for (kind, (e, why, make)) <- refused do
+      val failure = intercept[IllegalArgumentException](make())
+      assert(kinds(e).contains(kind) && failure.getMessage.contains(why), s"$kind: ${failure.getMessage}")
+
   test("client: byte bodies of a MiB, and methods inferred or set"):
     val bytes = Array.tabulate[Byte](1024 * 1024 + 3)(i => (i * 13).toByte)
-    val echo = endpoint.in("bytes").in(byteArrayBody).out(byteArrayBody)
+    val echo = Endpoints.bytes
     val delete = endpoint.delete.in("bytes" / path[Int]("id")).out(statusCode(StatusCode.NoContent))
     withServer(
       echo.serverLogicSuccess[Future](b => Future.successful(b.reverse)),
@@ -160,10 +207,7 @@ trait ClientTests extends ServerTestSupport:
   test("client: streamed bodies both ways, as a Flow.Publisher and an InputStream"):
     val bytes = Array.tabulate[Byte](3 * 1024 * 1024 + 5)(i => (i * 7 + i / 1024).toByte)
     val expected = s"${bytes.length} ${Sha256.of(bytes)}"
-    val upPublisher = endpoint.post.in("up" / "publisher").in(publisherBody).out(stringBody)
-    val upInput = endpoint.post.in("up" / "input").in(inputStreamBody).out(stringBody)
-    val downPublisher = endpoint.get.in("down" / "publisher").out(publisherBody)
-    val downInput = endpoint.get.in("down" / "input").out(inputStreamBody)
+    import Endpoints.{downInput, downPublisher, upInput, upPublisher}
     withServer(
       upPublisher.serverLogicSuccess[Future](digestOf),
       upInput.serverLogicSuccess[Future](in => Future(summary(in))(using scala.concurrent.ExecutionContext.global)),
@@ -189,8 +233,7 @@ trait ClientTests extends ServerTestSupport:
     val bytes = Array.tabulate[Byte](2 * 1024 * 1024 + 1)(i => (i * 5).toByte)
     val file = Files.createTempFile("client-upload", ".bin")
     Files.write(file, bytes)
-    val up = endpoint.post.in("file").in(fileBody).out(stringBody)
-    val down = endpoint.get.in("file").out(fileBody)
+    import Endpoints.{fileDown as down, fileUp as up}
     try
       withServer(
         up.serverLogicSuccess[Future](p => Future.successful(s"${Files.size(p)} ${Sha256.of(Files.readAllBytes(p))}")),
@@ -204,7 +247,7 @@ trait ClientTests extends ServerTestSupport:
     finally Files.deleteIfExists(file)
 
   test("client: a multipart body's fields and files arrive as the server's codec reads them"):
-    val e = endpoint.post.in("upload").in(multipartBody[Upload]).out(stringBody)
+    val e = Endpoints.upload
     val cover = Files.createTempFile("client-cover", ".png")
     Files.write(cover, Array.tabulate[Byte](70000)(_.toByte))
     val served = e.serverLogicSuccess[Future](u =>
@@ -234,12 +277,12 @@ trait ClientTests extends ServerTestSupport:
     }
 
   test("client: an endpoint a client can't call is refused when the client is made, saying why"):
-    val e = endpoint.post.in("fold").in(chunksBody).out(stringBody)
+    val e = Endpoints.fold
     val failure = intercept[IllegalArgumentException](e.client[Future]("http://localhost:1"))
     assert(failure.getMessage.contains("BodyChunks"), failure.getMessage)
 
   test("client: a WebSocket opened by the client, its messages both ways; a refused handshake a failure"):
-    val shout = endpoint.get.in("shout").in(header[String]("X-Suffix")).out(webSocketBody[String, String])
+    val shout = Endpoints.shout
     val logic = shout.serverLogicSuccess[Future](suffix => Future.successful(WebSocketPipe.map(_.toUpperCase + suffix)))
     withServer(logic) { t =>
       val c = shout.client[Future](t.base, t.options)
@@ -265,7 +308,7 @@ trait ClientTests extends ServerTestSupport:
       ServerSentEvent(id = Some("3")),
       ServerSentEvent.data("ünïcode, and a long one: " + "x" * 20000)
     )
-    val e = endpoint.get.in("events").out(sseBody(keepAlive = 20.millis))
+    val e = Endpoints.events
     val logic = e.serverLogicSuccess[Future] { _ =>
       // Paced, so that the keep-alive writes comments between the events.
       val events = java.util.concurrent.SubmissionPublisher[ServerSentEvent]()
@@ -283,8 +326,166 @@ trait ClientTests extends ServerTestSupport:
     }
 
 object ClientTests:
+  import NegotiationTests.{Greeting, Signup, given}
+  import rapier.json.jsoniter.jsonBody
+
   final case class Upload(title: String, copies: Int, cover: Part[Path], notes: Option[String], tags: List[String])
       derives MultipartCodec
+  final case class Page(limit: Int, after: Option[String])
+
+  /** The endpoints the client tests call, beside those a test makes for itself. */
+  object Endpoints:
+    val inputs = endpoint.post
+      .in("inputs" / path[Int]("id") / paths)
+      .in(query[String]("q"))
+      .in(cookie[String]("c"))
+      .in(header[String]("X-H"))
+      .in(header("X-Fixed", "fixed"))
+      .in(requestMethod)
+      .in(formBody[Signup])
+      .out(stringBody)
+    val keyed = endpoint.get
+      .securityIn(auth.apiKey(query[String]("key")))
+      .securityIn(auth.apiKey(cookie[String]("sid")))
+      .in("keyed")
+      .in(query[Int]("limit").and(query[Option[String]]("after")).mapTo[Page])
+      .in(queryParams)
+      .in(headers)
+      .out(stringBody)
+    val outputs = endpoint.post
+      .in("outputs" / path[Int]("n"))
+      .in(header[String]("Accept"))
+      .in(oneOfBody(jsonBody[Greeting], plainBody[Greeting]))
+      .errorOut(statusCode(StatusCode.Gone))
+      .out(statusCode)
+      .out(header("X-Fixed", "fixed"))
+      .out(header[Int]("X-N"))
+      .out(headers)
+      .out(setCookieOpt("s"))
+      .out(oneOfBody(jsonBody[Greeting], plainBody[Greeting]))
+    val orders = endpoint.put
+      .in("orders" / path[Long]("id"))
+      .in(jsonBody[Order])
+      .errorOut(
+        oneOf[NotFound | Conflict](
+          oneOfVariant(StatusCode.NotFound, jsonBody[NotFound]),
+          oneOfVariant(StatusCode.Conflict, jsonBody[Conflict])
+        )
+      )
+      .out(jsonBody[Order])
+    val either = endpoint.get
+      .securityIn(auth.firstOf(auth.bearer, auth.apiKey(header[Long]("X-Key"))))
+      .in("either")
+      .out(stringBody)
+    val unanswered = endpoint.delete.in("unanswered" / path[Int]("id"))
+    val bytes = endpoint.in("bytes").in(byteArrayBody).out(byteArrayBody)
+    val upPublisher = endpoint.post.in("up" / "publisher").in(publisherBody).out(stringBody)
+    val upInput = endpoint.post.in("up" / "input").in(inputStreamBody).out(stringBody)
+    val downPublisher = endpoint.get.in("down" / "publisher").out(publisherBody)
+    val downInput = endpoint.get.in("down" / "input").out(inputStreamBody)
+    val fileUp = endpoint.post.in("file").in(fileBody).out(stringBody)
+    val fileDown = endpoint.get.in("file").out(fileBody)
+    val upload = endpoint.post.in("upload").in(multipartBody[Upload]).out(stringBody)
+    val fold = endpoint.post.in("fold").in(chunksBody).out(stringBody)
+    val shout = endpoint.get.in("shout").in(header[String]("X-Suffix")).out(webSocketBody[String, String])
+    val events = endpoint.get.in("events").out(sseBody(keepAlive = 20.millis))
+    val multipartOut = endpoint.get.in("parts").out(multipartBody[Upload])
+
+    val all: List[Endpoint[?, ?, ?, ?]] = List(
+      inputs,
+      keyed,
+      outputs,
+      orders,
+      either,
+      unanswered,
+      bytes,
+      upPublisher,
+      upInput,
+      downPublisher,
+      downInput,
+      fileUp,
+      fileDown,
+      upload,
+      shout,
+      events
+    )
+
+  /** What a client can't call, by kind: the endpoint that holds it, what the refusal says, and a client made for it. */
+  val refused: Map[String, (Endpoint[?, ?, ?, ?], String, () => Any)] = Map(
+    "in: body: stream of BodyChunks" ->
+      (Endpoints.fold, "BodyChunks", () => Endpoints.fold.client[Future]("http://localhost:1")),
+    "out: body: multipart" ->
+      (Endpoints.multipartOut, "multipart", () => Endpoints.multipartOut.client[Future]("http://localhost:1"))
+  )
+
+  /**
+   * Every kind [[kinds]] names. A new kind of input or output gets a case there (its matches are exhaustive) and a name
+   * here, and then a client test that calls it.
+   */
+  val everyKind: Set[String] =
+    val both = List("empty", "mapped", "header", "fixed header", "headers", "one of bodies") ++
+      List("string", "bytes", "file", "multipart", "stream of Flow.Publisher[ByteBuffer]", "stream of InputStream")
+        .map("body: " + _)
+    val in = List("method", "path segment", "path", "paths", "query", "query params", "cookie", "auth by header") ++
+      List("auth by query", "auth by cookie", "auth alternatives", "extracted", "body: stream of BodyChunks")
+    val out = List("status", "status code", "set-cookie", "websocket", "one of")
+    ((both ++ in).map("in: " + _) ++ (both ++ out).map("out: " + _)).toSet
+
+  /** The kinds of what an endpoint's inputs and outputs hold: what a client writes, and reads back. */
+  def kinds(e: Endpoint[?, ?, ?, ?]): Set[String] =
+    val in = List(e.securityInput, e.input).flatMap(i => treeKinds(IOTree.ofInput(i))(inputKind))
+    val out = List(e.errorOutput, e.output).flatMap(o => treeKinds(IOTree.ofOutput(o))(outputKind))
+    (in.map("in: " + _) ++ out.map("out: " + _)).toSet
+
+  private def treeKinds[L](tree: IOTree[L])(kind: L => List[String]): List[String] = tree match
+    case IOTree.Leaf(leaf, _) => kind(leaf)
+    case IOTree.Empty => List("empty")
+    case IOTree.Sequence(parts, _) => parts.flatMap(treeKinds(_)(kind))
+    case IOTree.Mapped(inner, _, _) => "mapped" :: treeKinds(inner)(kind)
+
+  private def inputKind(leaf: EndpointInput.Basic[?]): List[String] = leaf match
+    case _: EndpointInput.FixedMethod => List("method")
+    case _: EndpointInput.FixedPath => List("path segment")
+    case _: EndpointInput.PathCapture[?] => List("path")
+    case _: EndpointInput.PathsCapture[?] => List("paths")
+    case _: EndpointInput.Query[?] => List("query")
+    case _: EndpointInput.AllQuery[?] => List("query params")
+    case _: EndpointInput.Cookie[?] => List("cookie")
+    case EndpointInput.Auth(_, source, _) => inputKind(source).map("auth by " + _)
+    case EndpointInput.AuthAlternatives(alternatives, _) => "auth alternatives" :: alternatives.flatMap(inputKind)
+    case _: EndpointInput.ExtractFromRequest[?] => List("extracted")
+    case io: (EndpointIO.Body[?, ?] | EndpointIO.OneOfBody[?] | EndpointIO.Header[?] | EndpointIO.FixedHeader |
+          EndpointIO.AllHeaders[?]) =>
+      ioKind(io)
+
+  private def outputKind(leaf: EndpointOutput[?]): List[String] = leaf match
+    case EndpointOutput.OneOf(variants) =>
+      "one of" :: variants.flatMap(v => treeKinds(IOTree.ofOutput(v.output))(outputKind))
+    case _: EndpointOutput.FixedStatusCode => List("status")
+    case _: EndpointOutput.StatusCodeValue => List("status code")
+    case _: EndpointOutput.SetCookie[?] => List("set-cookie")
+    case _: EndpointOutput.WebSocketBody[?, ?, ?] => List("websocket")
+    case io: (EndpointIO.Body[?, ?] | EndpointIO.OneOfBody[?] | EndpointIO.Header[?] | EndpointIO.FixedHeader |
+          EndpointIO.AllHeaders[?]) =>
+      ioKind(io)
+    case other => throw IllegalStateException(s"not a leaf of an output tree: $other")
+
+  private def ioKind(
+      io: EndpointIO.Body[?, ?] | EndpointIO.OneOfBody[?] | EndpointIO.Header[?] | EndpointIO.FixedHeader |
+        EndpointIO.AllHeaders[?]
+  ): List[String] = io match
+    case EndpointIO.Body(raw, _, _) => List(s"body: ${rawKind(raw)}")
+    case EndpointIO.OneOfBody(variants, _) => "one of bodies" :: variants.map(b => s"body: ${rawKind(b.raw)}")
+    case _: EndpointIO.Header[?] => List("header")
+    case _: EndpointIO.FixedHeader => List("fixed header")
+    case _: EndpointIO.AllHeaders[?] => List("headers")
+
+  private def rawKind(raw: RawBodyType[?]): String = raw match
+    case RawBodyType.StringBody(_) => "string"
+    case RawBodyType.ByteArrayBody => "bytes"
+    case RawBodyType.FileBody => "file"
+    case RawBodyType.MultipartBody(_, _) => "multipart"
+    case RawBodyType.StreamBody(kind) => s"stream of ${kind.name}"
 
   def summary(in: InputStream): String = Digesting.of(in)
 
