@@ -60,18 +60,22 @@ object Settings {
     "transport-classes-epoll"
   ).map(name => "io.netty" % s"netty-$name" % Versions.netty)
 
-  // Netty's leak detector at its strictest in every test JVM: a LEAK fails the build (see rapier.testkit.LeakDetection).
-  // Every buffer is tracked, and a leak reported with where it was retained and released; the stack trace Netty would
-  // record at every other read or write of a buffer is not taken (unmasking one WebSocket frame of 16 MiB took two
-  // million of them: 5-8 s on Vert.x, against the kit client's 10 s read timeout).
+  // Netty's leak detector tracks every buffer in every test JVM: a LEAK fails the build (see rapier.testkit.LeakDetection).
+  // Where a leaked buffer was retained and released is recorded only when asked (RAPIER_LEAK_RECORDS=8 ./sbt ...):
+  // the stack trace taken at every retain, release and close was a fifth of a kit class's CPU. None is taken at a read
+  // or write even then (unmasking one WebSocket frame of 16 MiB took two million: 5-8 s on Vert.x).
+  // The tests' JVMs are many and their heaps small: a serial collector needs no threads of its own (G1's took a tenth
+  // of a kit class's CPU).
   // Each module's tests have a temporary folder of their own, so that a test counting the files left there (uploads)
   // does not count another module's, whose tests may run at the same time.
   val testSettings: Seq[Setting[_]] = Seq(
     Test / fork := true,
     Test / javaOptions ++= Seq(
       "-Dio.netty.leakDetection.level=paranoid",
-      "-Dio.netty.leakDetection.targetRecords=8",
+      s"-Dio.netty.leakDetection.targetRecords=${sys.env.getOrElse("RAPIER_LEAK_RECORDS", "0")}",
       "-Dio.netty.leakDetection.acquireAndReleaseOnly=true",
+      "-Dio.netty.leakDetection.trackClose=false",
+      "-XX:+UseSerialGC",
       "-Xmx1g"
     ),
     Test / javaOptions += {

@@ -55,6 +55,11 @@ object LeakDetection:
     // Report even when Netty's own logger is quiet.
     override protected def needReport(): Boolean = true
     override protected def reportTracedLeak(resourceType: String, records: String): Unit =
-      leaks.add(s"LEAK of $resourceType:$records")
+      // The build records no retains and releases unless asked: a leak then says how to see them
+      val where = if records.contains("#1:") then records
+      else
+        s"$records\n(where it was retained and released: " +
+          "run again with RAPIER_LEAK_RECORDS=8 in the environment)"
+      leaks.add(s"LEAK of $resourceType:$where")
     override protected def reportUntracedLeak(resourceType: String): Unit =
       leaks.add(s"LEAK of $resourceType (no records: run with -Dio.netty.leakDetection.level=paranoid)")

@@ -10,6 +10,8 @@ class LeakDetectionTest extends munit.FunSuite:
     leakOne()
     val leaks = LeakDetection.leaksSoFar()
     assert(leaks.exists(_.contains("LEAK")), leaks)
+    // Where it was created, and how to see where it was retained and released
+    assert(leaks.exists(l => l.contains("leakOne") && l.contains("RAPIER_LEAK_RECORDS=8")), leaks)
     LeakDetection.clear()
 
   /** In a method of its own, so that no frame of the test keeps the buffer reachable. */

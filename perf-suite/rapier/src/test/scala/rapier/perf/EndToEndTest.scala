@@ -29,7 +29,7 @@ class EndToEndTest extends munit.FunSuite:
       "2",
       "--out",
       out.toString
-    ) ++ extra)
+    ) ++ BriefRuns.cliOptions ++ extra)
 
   /**
    * A baseline claiming `ratio` for each of Rapier's ratios in a committed run, keyed to this test's runs. Ratios on a

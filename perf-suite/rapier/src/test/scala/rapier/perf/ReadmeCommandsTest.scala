@@ -81,11 +81,9 @@ class ReadmeCommandsTest extends munit.FunSuite:
       "20",
       "-r",
       rounds.toString,
-      "--jvm-opts",
-      "-Xmx256m",
       "--out",
       out.toString
-    ) ++ more
+    ) ++ BriefRuns.cliOptions ++ more
     assertEquals(Main.run(args), 0)
     assert(Files.readString(out.resolve("summary.md")).contains("## Latency studies"))
     assert(Files.readString(out.resolve("report.html")).contains("""<section id="studies">"""))

@@ -13,10 +13,6 @@ import scala.util.Using
 class ServersTest extends munit.FunSuite:
   override def munitTimeout: Duration = 2.minutes
 
-  // Each server answers a few requests and stops: C1 alone compiles what so short a run executes, and a serial
-  // collector needs no threads of its own; a quarter less CPU per server than the JVM's defaults (101 of them).
-  private val briefRun = List("-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-XX:+UseSerialGC")
-
   for spec <- Catalogue.servers do
     test(s"${spec.name} starts and answers every scenario it serves"):
       val classpath = Main.classpaths.getOrElse(
@@ -26,7 +22,7 @@ class ServersTest extends munit.FunSuite:
       // A server needing a newer JDK than the tests run on (virtual threads) is started on one the suite finds
       val java =
         Jdks.javaFor(spec.java).fold(why => assume(false, s"${spec.name} $why").asInstanceOf[Nothing], identity)
-      val command = ServerProcess.command(java, briefRun, classpath, spec, 0, 1, None, stopOnEof = true)
+      val command = ServerProcess.command(java, BriefRuns.jvmOptions, classpath, spec, 0, 1, None, stopOnEof = true)
       val server = ServerProcess.start(command).fold(why => fail(s"${spec.name} did not start: $why"), identity)
       try
         val scenarios = Scenarios.all.filter(_.servable(spec))
