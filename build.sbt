@@ -61,12 +61,13 @@ lazy val server = (project in file("server"))
     )
   )
 
-// JSON integrations, under json/.
+// JSON integrations, under json/; their tests share one model (json/shared-tests).
 lazy val jsonJsoniter = (project in file("json/jsoniter"))
   .dependsOn(core, server % Test)
   .settings(testSettings)
   .settings(
     name := "rapier-json-jsoniter",
+    Test / unmanagedSourceDirectories += (ThisBuild / baseDirectory).value / "json" / "shared-tests",
     libraryDependencies ++= Seq(
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-core" % Versions.jsoniter,
       "com.github.plokhotnyuk.jsoniter-scala" %% "jsoniter-scala-macros" % Versions.jsoniter % Test,
@@ -79,6 +80,7 @@ lazy val jsonCirce = (project in file("json/circe"))
   .settings(testSettings)
   .settings(
     name := "rapier-json-circe",
+    Test / unmanagedSourceDirectories += (ThisBuild / baseDirectory).value / "json" / "shared-tests",
     libraryDependencies ++= Seq(
       "io.circe" %% "circe-core" % Versions.circe,
       "io.circe" %% "circe-jawn" % Versions.circe,
@@ -91,6 +93,7 @@ lazy val jsonZio = (project in file("json/zio-json"))
   .settings(testSettings)
   .settings(
     name := "rapier-json-zio",
+    Test / unmanagedSourceDirectories += (ThisBuild / baseDirectory).value / "json" / "shared-tests",
     libraryDependencies ++= Seq(
       "dev.zio" %% "zio-json" % Versions.zioJson,
       "org.scalameta" %% "munit-scalacheck" % Versions.munitScalacheck % Test

@@ -3,38 +3,21 @@ package rapier.json.jsoniter
 import com.github.plokhotnyuk.jsoniter_scala.core.*
 import com.github.plokhotnyuk.jsoniter_scala.macros.JsonCodecMaker
 import munit.ScalaCheckSuite
-import org.scalacheck.{Arbitrary, Gen, Prop}
+import org.scalacheck.{Arbitrary, Prop}
 import rapier.*
+import rapier.json.JsonModel.*
 import rapier.model.MediaType
 
 object JsoniterCodecTest:
-  enum Kind:
-    case Book, Pen
-  final case class Line(name: String, quantity: Int, price: Double, kind: Kind)
-  final case class Order(id: Long, lines: List[Line], note: Option[String])
-
   given JsonValueCodec[Order] = JsonCodecMaker.make
 
 class JsoniterCodecTest extends ScalaCheckSuite:
-  import JsoniterCodecTest.*
+  import JsoniterCodecTest.given
 
   private val body = jsonBody[Order]
   private val codec = body.codec
 
-  private given Arbitrary[Order] = Arbitrary(
-    for
-      id <- Arbitrary.arbitrary[Long]
-      lines <- Gen.listOf(
-        for
-          n <- Arbitrary.arbitrary[String]
-          q <- Arbitrary.arbitrary[Int]
-          p <- Gen.choose(-1e9, 1e9)
-          k <- Gen.oneOf(Kind.values.toList)
-        yield Line(n, q, p, k)
-      )
-      note <- Gen.option(Arbitrary.arbitrary[String])
-    yield Order(id, lines, note)
-  )
+  private given Arbitrary[Order] = Arbitrary(orders(Arbitrary.arbitrary[String]))
 
   property("encode then decode is the identity"):
     Prop.forAll((o: Order) => codec.decode(codec.encode(o)) == DecodeResult.Value(o))
@@ -141,17 +124,9 @@ class JsoniterCodecTest extends ScalaCheckSuite:
   test("decoding checks the schema's rules, nested ones included"):
     val checked = jsonBodyWithSchema(
       summon[JsonValueCodec[Order]],
-      Schema.derived[Order].modify(_.lines.each.quantity)(_.validate(Validator.positive))
+      positiveQuantities
     ).codec
-    val order = Order(1, List(Line("a", 1, 1, Kind.Pen), Line("b", -2, 1, Kind.Book)), None)
-    assertEquals(
-      checked.decode(writeToArray(order)),
-      DecodeResult.InvalidValue(List(ValidationError(
-        "exclusiveMinimum",
-        "greater than 0",
-        List("lines", "[1]", "quantity")
-      )))
-    )
+    assertEquals(checked.decode(writeToArray(negativeSecondLine)), secondLineRefused)
 
   test("a given schema is used instead of a derived one"):
     given Schema[Order] = Schema.derived[Order].description("an order")

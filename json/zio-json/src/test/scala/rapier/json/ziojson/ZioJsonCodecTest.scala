@@ -3,36 +3,23 @@ package rapier.json.ziojson
 import munit.ScalaCheckSuite
 import org.scalacheck.{Arbitrary, Gen, Prop}
 import rapier.*
+import rapier.json.JsonModel.*
 import rapier.model.MediaType
 import zio.json.*
 
 object ZioJsonCodecTest:
-  enum Kind derives JsonCodec:
-    case Book, Pen
-  final case class Line(name: String, quantity: Int, price: Double, kind: Kind) derives JsonCodec
-  final case class Order(id: Long, lines: List[Line], note: Option[String]) derives JsonCodec
+  given JsonCodec[Kind] = DeriveJsonCodec.gen
+  given JsonCodec[Line] = DeriveJsonCodec.gen
+  given JsonCodec[Order] = DeriveJsonCodec.gen
   final case class Stock(counts: Map[String, Int]) derives JsonCodec
 
 class ZioJsonCodecTest extends ScalaCheckSuite:
-  import ZioJsonCodecTest.*
+  import ZioJsonCodecTest.{*, given}
 
   private val body = jsonBody[Order]
   private val codec = body.codec
 
-  private given Arbitrary[Order] = Arbitrary(
-    for
-      id <- Arbitrary.arbitrary[Long]
-      lines <- Gen.listOf(
-        for
-          n <- Gen.alphaNumStr
-          q <- Arbitrary.arbitrary[Int]
-          p <- Gen.choose(-1e9, 1e9)
-          k <- Gen.oneOf(Kind.values.toList)
-        yield Line(n, q, p, k)
-      )
-      note <- Gen.option(Gen.alphaNumStr)
-    yield Order(id, lines, note)
-  )
+  private given Arbitrary[Order] = Arbitrary(orders(Gen.alphaNumStr))
 
   property("encode then decode is the identity, the bytes zio-json's"):
     Prop.forAll((o: Order) =>
@@ -75,17 +62,9 @@ class ZioJsonCodecTest extends ScalaCheckSuite:
     val checked = jsonBodyWithSchema(
       JsonEncoder[Order],
       JsonDecoder[Order],
-      Schema.derived[Order].modify(_.lines.each.quantity)(_.validate(Validator.positive))
+      positiveQuantities
     ).codec
-    val order = Order(1, List(Line("a", 1, 1, Kind.Pen), Line("b", -2, 1, Kind.Book)), None)
-    assertEquals(
-      checked.decode(checked.encode(order)),
-      DecodeResult.InvalidValue(List(ValidationError(
-        "exclusiveMinimum",
-        "greater than 0",
-        List("lines", "[1]", "quantity")
-      )))
-    )
+    assertEquals(checked.decode(checked.encode(negativeSecondLine)), secondLineRefused)
 
   test("WebSocket messages are JSON text"):
     val messages = jsonMessages[Line]
