@@ -38,7 +38,8 @@ final class EndpointClient[F[_], S, I, E, O](
     case _ => null
 
   // A WebSocket endpoint's call opens it, and answers with the pipe its logic would take
-  private val webSocket = IOTree.ofOutput(endpoint.output).leaves.collectFirst {
+  private val outputLeaves = IOTree.ofOutput(endpoint.output).leaves
+  private val webSocket = outputLeaves.collectFirst {
     case w: EndpointOutput.WebSocketBody[?, ?, ?] => w
   }
 
@@ -46,7 +47,7 @@ final class EndpointClient[F[_], S, I, E, O](
     .check(securityTree)
     .orElse(RequestWriter.check(inputTree))
     .orElse(reader.check)
-    .orElse(webSocket.flatMap(EndpointClient.unopenable(_, IOTree.ofOutput(endpoint.output).leaves.size)))
+    .orElse(webSocket.flatMap(EndpointClient.unopenable(_, outputLeaves.size)))
     .foreach(why => throw IllegalArgumentException(s"no client for ${endpoint.show}: $why"))
 
   /** Calls the endpoint with these security inputs and inputs; the request is made when the effect runs. */
@@ -83,12 +84,7 @@ final class EndpointClient[F[_], S, I, E, O](
   private def open(w: EndpointOutput.WebSocketBody[?, ?, ?], parts: RequestParts): F[Either[E, O]] =
     val uri = URI.create("ws" + base.stripPrefix("http") + pathOf(parts) + parts.query)
     val headers = List.newBuilder[(String, String)]
-    options.headers.foreach(h => headers += h.name -> h.value)
-    var i = 0
-    while i < parts.headers.size do
-      headers += parts.headers.get(i) -> parts.headers.get(i + 1)
-      i += 2
-    if parts.cookies.length > 0 then headers += "Cookie" -> parts.cookies.toString
+    eachHeader(parts)((name, value) => headers += name -> value)
     val socket = ClientWebSocket(w.in, w.out, w.maxMessageSize)
     m.cancelableAsync { done =>
       val opening = transport.webSocket(uri, headers.result(), socket)
@@ -117,13 +113,17 @@ final class EndpointClient[F[_], S, I, E, O](
     else builder.method(method, HttpRequest.BodyPublishers.noBody())
     builder.version(version)
     if timeout != null then builder.timeout(timeout)
-    options.headers.foreach(h => header(builder, h.name, h.value))
+    eachHeader(parts)(header(builder, _, _))
+    builder.build()
+
+  /** The request's headers in order: the options' own, the inputs', then the cookies as one `Cookie`. */
+  private def eachHeader(parts: RequestParts)(add: (String, String) => Unit): Unit =
+    options.headers.foreach(h => add(h.name, h.value))
     var i = 0
     while i < parts.headers.size do
-      header(builder, parts.headers.get(i), parts.headers.get(i + 1))
+      add(parts.headers.get(i), parts.headers.get(i + 1))
       i += 2
-    if parts.cookies.length > 0 then builder.header("Cookie", parts.cookies.toString)
-    builder.build()
+    if parts.cookies.length > 0 then add("Cookie", parts.cookies.toString)
 
   // The JDK writes these itself from the request and refuses them from a caller
   private def header(builder: HttpRequest.Builder, name: String, value: String): Unit =
