@@ -17,12 +17,12 @@ object Settings {
       "17"
     ),
     ThisBuild / javacOptions ++= Seq("--release", "17"),
-    // A module's tests run in a JVM of their own and mostly wait on sockets and deadlines: up to three such JVMs at
+    // Tests run in JVMs of their own (see ownJvm) and mostly wait on sockets and deadlines: up to four such JVMs at
     // once, where sbt runs one, while compiling still takes the cores one task each.
     Global / concurrentRestrictions := Seq(
-      Tags.limitAll(4),
+      Tags.limitAll(5),
       Tags.limit(Tags.CPU, java.lang.Runtime.getRuntime.availableProcessors),
-      Tags.limit(Tags.ForkedTestGroup, 3),
+      Tags.limit(Tags.ForkedTestGroup, 4),
       Tags.exclusiveGroup(Tags.Clean)
     )
   )
@@ -66,8 +66,8 @@ object Settings {
   // or write even then (unmasking one WebSocket frame of 16 MiB took two million: 5-8 s on Vert.x).
   // The tests' JVMs are many and their heaps small: a serial collector needs no threads of its own (G1's took a tenth
   // of a kit class's CPU).
-  // Each module's tests have a temporary folder of their own, so that a test counting the files left there (uploads)
-  // does not count another module's, whose tests may run at the same time.
+  // Each test JVM has a temporary folder of its own, so that a test counting the files left there (uploads) does not
+  // count another JVM's, whose tests may run at the same time.
   val testSettings: Seq[Setting[_]] = Seq(
     Test / fork := true,
     Test / javaOptions ++= Seq(
@@ -83,9 +83,28 @@ object Settings {
       IO.createDirectory(tmp)
       s"-Djava.io.tmpdir=$tmp"
     },
+    Test / testGrouping := {
+      val options = (Test / forkOptions).value
+      val tmp = (Test / target).value / "tmp"
+      val (own, rest) = (Test / definedTests).value.partition(t => ownJvm(t.name))
+      def group(name: String, tests: Seq[TestDefinition]) = {
+        val dir = tmp / name
+        IO.createDirectory(dir)
+        val jvm = options.runJVMOptions.filterNot(_.startsWith("-Djava.io.tmpdir=")) :+ s"-Djava.io.tmpdir=$dir"
+        Tests.Group(name, tests, Tests.SubProcess(options.withRunJVMOptions(jvm)))
+      }
+      own.map(t => group(t.name, Seq(t))) ++ (if (rest.isEmpty) Nil else Seq(group("rest", rest)))
+    },
     Test / testOptions += Tests.Argument(TestFrameworks.MUnit, "-b"),
     libraryDependencies += munit % Test
   )
+
+  /**
+   * The test classes that run in a JVM of their own: the shared kit on one server (`*ServerTests`, `*MountTests`) takes
+   * one to four minutes, mostly waiting on sockets and deadlines, and a module holds up to three of them. Side by side
+   * rather than in turn, the longest module no longer sets the build's length. A module's other tests share one JVM.
+   */
+  def ownJvm(testClass: String): Boolean = testClass.endsWith("ServerTests") || testClass.endsWith("MountTests")
 
   /** A module that is built and tested but never published (tests, examples, the suite). */
   val unpublished: Seq[Setting[_]] = Seq(publish / skip := true, publishLocal / skip := true)
