@@ -11,6 +11,12 @@ trait WebSocketKind[P]:
   /** The pipe's type, for messages and documentation. */
   def name: String
 
+  /**
+   * How a client hands its caller this kind of pipe, given the one it opened over the JDK's `WebSocket` as
+   * [[WebSocketKind.Publishers]] do it: from the caller's messages to the server's. None for a kind no client opens.
+   */
+  def forClient: Option[(Flow.Publisher[Any] => Flow.Publisher[Any]) => P] = None
+
 object WebSocketKind:
   /**
    * A function from the client's messages, as a `Flow.Publisher` that reads a message from the connection only when
@@ -20,6 +26,7 @@ object WebSocketKind:
    */
   case object Publishers extends WebSocketKind[Flow.Publisher[Any] => Flow.Publisher[Any]]:
     def name = "Flow.Publisher[In] => Flow.Publisher[Out]"
+    override val forClient = Some(identity)
 
   /** [[Publishers]], typed by its messages. */
   def publishers[In, Out]: WebSocketKind[Flow.Publisher[In] => Flow.Publisher[Out]] =

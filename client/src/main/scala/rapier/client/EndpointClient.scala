@@ -6,7 +6,7 @@ import rapier.server.Monad
 
 import java.net.URI
 import java.net.http.{HttpClient, HttpRequest, HttpResponse, WebSocket, WebSocketHandshakeException}
-import java.util.concurrent.CompletionException
+import java.util.concurrent.{CompletionException, Flow}
 
 /**
  * Calls one endpoint over HTTP: its inputs written into a request as a server reads them, its response read back as
@@ -89,7 +89,9 @@ final class EndpointClient[F[_], S, I, E, O](
     m.cancelableAsync { done =>
       val opening = transport.webSocket(uri, headers.result(), socket)
       opening.whenComplete { (_, failure) =>
-        if failure == null then done(Right(Right(socket.pipe.asInstanceOf[O])))
+        if failure == null then
+          val opened = socket.pipe.asInstanceOf[Flow.Publisher[Any] => Flow.Publisher[Any]]
+          done(Right(Right(w.kind.forClient.get(opened).asInstanceOf[O])))
         else
           unwrapped(failure) match
             case refused: WebSocketHandshakeException =>
@@ -138,8 +140,7 @@ object EndpointClient:
 
   /** Why a client can't open this WebSocket, if it can't. */
   private def unopenable(w: EndpointOutput.WebSocketBody[?, ?, ?], outputs: Int): Option[String] =
-    if w.kind ne WebSocketKind.Publishers then
-      Some(s"a WebSocket whose pipe is a ${w.kind.name}: the client opens those of webSocketBody, as publishers")
+    if w.kind.forClient.isEmpty then Some(s"a WebSocket whose pipe is a ${w.kind.name}, which no client opens")
     else if outputs > 1 then Some("a WebSocket with other outputs beside it")
     else None
 

@@ -5,7 +5,10 @@ import rapier.model.{CookieValueWithMeta, SameSite, StatusCode}
 
 import java.time.Instant
 
-/** What the client reads of a response besides its outputs' codecs: problems and `Set-Cookie` values. */
+/**
+ * What the client reads of a response besides its outputs' codecs, problems and `Set-Cookie` values, and the
+ * WebSockets it can't open.
+ */
 class ResponsePartsTest extends munit.FunSuite:
   test("a problem body is read with its errors and request id"):
     val body =
@@ -60,3 +63,14 @@ class ResponsePartsTest extends munit.FunSuite:
       val failure = intercept[IllegalArgumentException](e.client[Future](bad))
       assert(failure.getMessage.contains("http(s)://host[:port][/path]"), s"$bad: ${failure.getMessage}")
     e.client[Future]("https://example.com/api/")
+
+  test("a WebSocket of a kind no client opens is refused when the client is made, naming the kind"):
+    object Custom extends rapier.WebSocketKind[String]:
+      def name = "custom pipe"
+    val codec = rapier.WebSocketCodec.string
+    val custom = rapier.endpoint.get.out(rapier.EndpointOutput.WebSocketBody(Custom, codec, codec))
+    val failure = intercept[IllegalArgumentException](custom.client[rapier.server.Identity]("http://localhost:1"))
+    assert(
+      failure.getMessage.contains("a WebSocket whose pipe is a custom pipe, which no client opens"),
+      failure.getMessage
+    )

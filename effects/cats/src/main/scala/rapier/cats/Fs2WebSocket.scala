@@ -1,10 +1,13 @@
 package rapier.cats
 
 import cats.effect.Async
+import fs2.interop.flow
 import fs2.{Chunk, Pipe, Pull, Stream}
 import org.slf4j.LoggerFactory
 import rapier.server.spi.{FiberRelay, WebSocketRelay, WebSocketRunner}
 import rapier.EndpointOutput
+
+import java.util.concurrent.Flow
 
 /**
  * WebSockets whose logic is an fs2 `Pipe[F, In, Out]`: the client's messages in, the server's out. The pipe runs as a
@@ -30,6 +33,22 @@ final class Fs2WebSocket[F[_]](using F: Async[F]) extends WebSocketRunner[Pipe[F
 
   /** Typed by its messages. */
   def typed[In, Out]: WebSocketRunner[Pipe[F, In, Out]] = this.asInstanceOf[WebSocketRunner[Pipe[F, In, Out]]]
+
+  /**
+   * A client's pipe: the caller's stream published to the WebSocket as it asks for messages, the server's read one
+   * at a time (a chunk of one: a message is read from the connection only when the stream pulls it). The server's
+   * messages ending ends the caller's stream, which is then no longer pulled.
+   */
+  override def forClient: Option[(Flow.Publisher[Any] => Flow.Publisher[Any]) => Pipe[F, Any, Any]] =
+    Some(opened =>
+      messages =>
+        // The publisher's release waits for the caller's stream, which the server's end interrupts first
+        Stream.eval(F.deferred[Either[Throwable, Unit]]).flatMap { over =>
+          Stream.resource(flow.toPublisher(messages.interruptWhen(over))).flatMap { sent =>
+            flow.fromPublisher[F](opened(sent), chunkSize = 1).onFinalize(F.void(over.complete(Right(()))))
+          }
+        }
+    )
 
 private[rapier] object Fs2WebSocket:
   private val log = LoggerFactory.getLogger(classOf[Fs2WebSocket[?]])

@@ -47,10 +47,27 @@ abstract class CatsTests extends EffectChecks:
       assertEquals(up.client[IO](base)(bytes(300001)).unsafeRunSync(), Right("300001"))
       val got = down.client[IO](base)(123457).flatMap(r => r.toOption.get.compile.toVector).unsafeRunSync()
       assertEquals(got, Vector.tabulate(123457)(_.toByte))
-      // A WebSocket whose pipe is fs2's: the client opens webSocketBody's, as publishers, in any effect
-      val pipe = endpoint.get.in("ws").out(fs2WebSocketBody[IO, String, String])
-      val refused = intercept[IllegalArgumentException](pipe.client[IO](base))
-      assert(refused.getMessage.contains("as publishers"), refused.getMessage)
+    }
+
+  test("client: an fs2 WebSocket's call answers with a Pipe; the server's close stops the caller's stream"):
+    import _root_.cats.effect.unsafe.implicits.global
+    import rapier.client.*
+    val shout = endpoint.get.in("shout").out(fs2WebSocketBody[IO, String, String])
+    val two = endpoint.get.in("two").out(fs2WebSocketBody[IO, String, String])
+    val stopped = java.util.concurrent.CountDownLatch(1)
+    withIOServer(
+      shout.serverLogicSuccess[IO](_ => IO.pure(_.map(_.toUpperCase))),
+      two.serverLogicSuccess[IO](_ => IO.pure(_.take(2)))
+    ) { t =>
+      val base = s"http://localhost:${t.port}"
+      // The caller's stream stays open until the answers are in: its end would close the WebSocket
+      val said = Stream("a", "b", "c").covary[IO] ++ Stream.never[IO]
+      val answers = shout.client[IO](base)(()).flatMap(_.toOption.get(said).take(3).compile.toList)
+      assertEquals(answers.unsafeRunSync(), List("A", "B", "C"))
+      val endless = Stream.iterate(0)(_ + 1).map(_.toString).covary[IO].onFinalize(IO(stopped.countDown()))
+      val got = two.client[IO](base)(()).flatMap(_.toOption.get(endless).compile.toList)
+      assertEquals(got.unsafeRunSync(), List("0", "1"))
+      assert(stopped.await(10, java.util.concurrent.TimeUnit.SECONDS), "the caller's stream was never stopped")
     }
 
   test("client: an IO call cancelled while it waits abandons its exchange: the server sees its client go"):

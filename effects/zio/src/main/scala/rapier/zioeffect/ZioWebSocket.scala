@@ -6,6 +6,8 @@ import rapier.server.spi.{FiberRelay, OnceSignal, WebSocketRunner}
 import zio.stream.ZStream
 import zio.{Chunk, Exit, IO, Task, UIO, ZIO}
 
+import java.util.concurrent.Flow
+
 /** A WebSocket's logic in ZIO: the client's messages in, the server's out. */
 type ZioPipe[In, Out] = ZStream[Any, Throwable, In] => ZStream[Any, Throwable, Out]
 
@@ -33,6 +35,22 @@ object ZioWebSocket extends WebSocketRunner[ZioPipe[Any, Any]]:
 
   /** Typed by its messages. */
   def typed[In, Out]: WebSocketRunner[ZioPipe[In, Out]] = this.asInstanceOf[WebSocketRunner[ZioPipe[In, Out]]]
+
+  /**
+   * A client's pipe: the caller's stream published to the WebSocket as it asks for messages, the server's read one
+   * at a time as the stream is pulled. The server's messages ending ends the caller's stream, its fiber interrupted.
+   */
+  override def forClient: Option[(Flow.Publisher[Any] => Flow.Publisher[Any]) => ZioPipe[Any, Any]] =
+    Some(opened =>
+      messages =>
+        ZStream.unwrapScoped(
+          for
+            runtime <- ZIO.runtime[Any]
+            sent <-
+              ZIO.acquireRelease(ZIO.succeed(ZioFlow.StreamPublisher(messages, runtime)))(p => ZIO.succeed(p.stop()))
+          yield ZioFlow.stream(opened(sent))
+        )
+    )
 
   /** One WebSocket's pipe on its connection, its fiber waiting on the connection's answers (see [[FiberRelay]]). */
   private final class Relay(output: EndpointOutput.WebSocketBody[?, ?, ?], pipe: ZioPipe[Any, Any])

@@ -50,6 +50,27 @@ abstract class ZioTests extends EffectChecks:
       assertEquals(got, Chunk.fromIterable(Vector.tabulate(123457)(_.toByte)))
     }
 
+  test("client: a ZIO WebSocket's call answers with a ZStream pipe; the server's close stops the caller's stream"):
+    import rapier.client.*
+    val shout = endpoint.get.in("shout").out(zioWebSocketBody[String, String])
+    val two = endpoint.get.in("two").out(zioWebSocketBody[String, String])
+    val stopped = java.util.concurrent.CountDownLatch(1)
+    withZioServer(
+      shout.serverLogicSuccess[Task](_ => ZIO.succeed(_.map(_.toUpperCase))),
+      two.serverLogicSuccess[Task](_ => ZIO.succeed(_.take(2)))
+    ) { t =>
+      import ZioKit.run
+      val base = s"http://localhost:${t.port}"
+      // The caller's stream stays open until the answers are in: its end would close the WebSocket
+      val said = ZStream("a", "b", "c") ++ ZStream.never
+      val answers = run(shout.client[Task](base)(()).flatMap(_.toOption.get(said).take(3).runCollect))
+      assertEquals(answers.toList, List("A", "B", "C"))
+      val endless = ZStream.iterate(0)(_ + 1).map(_.toString).ensuring(ZIO.succeed(stopped.countDown()))
+      val got = run(two.client[Task](base)(()).flatMap(_.toOption.get(endless).runCollect))
+      assertEquals(got.toList, List("0", "1"))
+      assert(stopped.await(10, java.util.concurrent.TimeUnit.SECONDS), "the caller's stream was never stopped")
+    }
+
   test("client: a ZIO call interrupted while it waits abandons its exchange: the server sees its client go"):
     import rapier.client.*
     val started = java.util.concurrent.CountDownLatch(1)
