@@ -125,7 +125,7 @@ object PekkoServer:
       finally
         if owned then
           // The last responses are handed to the connections' TCP actors as they close: they get a moment to reach
-          // their sockets before the actors stop with the system (which resets them)
-          Thread.sleep(PekkoServer.FlushMillis)
+          // their sockets before the actors stop with the system (which resets them). Idle ones had none to send.
+          if connections.answeringAtStop then Thread.sleep(PekkoServer.FlushMillis)
           Await.ready(system.terminate(), 10.seconds)
       ()

@@ -148,15 +148,25 @@ private[pekko] final class Connections(
     if response.header[ConnectionHeader].exists(_.hasClose) then response
     else response.addHeader(ConnectionHeader("close"))
 
+  /**
+   * Whether a connection was serving a request, or spoke HTTP/2, when [[stop]] began: only such a connection can have
+   * bytes on their way to its socket as the server stops.
+   */
+  @volatile var answeringAtStop = true
+
   /** Stops: no new connection (after `unbind`), idle ones closed, the others within `deadline`, then closed. */
   def stop(unbind: () => Future[Unit], deadline: FiniteDuration): Future[Unit] =
     given ExecutionContext = ExecutionContext.parasitic
     unbind().flatMap { _ =>
       stopping.set(true)
+      var answering = false
       live.forEach(c =>
         val h2 = c.http2
-        if h2 != null then h2.nn(deadline) else if c.idle then c.kill.shutdown()
+        val idle = c.idle
+        answering ||= h2 != null || !idle
+        if h2 != null then h2.nn(deadline) else if idle then c.kill.shutdown()
       )
+      answeringAtStop = answering
       if live.isEmpty then allClosed.trySuccess(())
       val late = org.apache.pekko.pattern.after(deadline)(Future.unit)
       Future.firstCompletedOf(List(allClosed.future, late)).map { _ =>
