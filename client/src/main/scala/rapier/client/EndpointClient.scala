@@ -42,12 +42,14 @@ final class EndpointClient[F[_], S, I, E, O](
   private val webSocket = outputLeaves.collectFirst {
     case w: EndpointOutput.WebSocketBody[?, ?, ?] => w
   }
+  // How the opened socket becomes the pipe the caller gets: the endpoint's WebSocket kind says, once
+  private val toPipe = webSocket.flatMap(_.kind.forClient)
 
   RequestWriter
     .check(securityTree)
     .orElse(RequestWriter.check(inputTree))
     .orElse(reader.check)
-    .orElse(webSocket.flatMap(EndpointClient.unopenable(_, outputLeaves.size)))
+    .orElse(webSocket.flatMap(EndpointClient.unopenable(_, toPipe.isDefined, outputLeaves.size)))
     .foreach(why => throw IllegalArgumentException(s"no client for ${endpoint.show}: $why"))
 
   /** Calls the endpoint with these security inputs and inputs; the request is made when the effect runs. */
@@ -91,7 +93,7 @@ final class EndpointClient[F[_], S, I, E, O](
       opening.whenComplete { (_, failure) =>
         if failure == null then
           val opened = socket.pipe.asInstanceOf[Flow.Publisher[Any] => Flow.Publisher[Any]]
-          done(Right(Right(w.kind.forClient.get(opened).asInstanceOf[O])))
+          done(Right(Right(toPipe.get(opened).asInstanceOf[O])))
         else
           unwrapped(failure) match
             case refused: WebSocketHandshakeException =>
@@ -139,8 +141,8 @@ object EndpointClient:
   private[client] val Restricted = Set("connection", "content-length", "expect", "host", "upgrade")
 
   /** Why a client can't open this WebSocket, if it can't. */
-  private def unopenable(w: EndpointOutput.WebSocketBody[?, ?, ?], outputs: Int): Option[String] =
-    if w.kind.forClient.isEmpty then Some(s"a WebSocket whose pipe is a ${w.kind.name}, which no client opens")
+  private def unopenable(w: EndpointOutput.WebSocketBody[?, ?, ?], opens: Boolean, outputs: Int): Option[String] =
+    if !opens then Some(s"a WebSocket whose pipe is a ${w.kind.name}, which no client opens")
     else if outputs > 1 then Some("a WebSocket with other outputs beside it")
     else None
 
