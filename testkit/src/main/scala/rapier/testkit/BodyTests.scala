@@ -16,21 +16,23 @@ trait BodyTests extends ServerTestSupport:
       Future.successful(Sha256.of(b))
     )
 
-  test("a text body round-trips, unicode included"):
+  test(anyStyle("a text body round-trips, unicode included")):
     withServer(echoText) { t =>
       val r = t.post("/text", "zażółć gęślą jaźń ✓ 😀")
       assertEquals(r.body, "zażółć gęślą jaźń ✓ 😀")
       assertEquals(r.header("Content-Type"), Some("text/plain; charset=UTF-8"))
     }
 
-  test("a text body is decoded in the charset its Content-Type declares"):
+  test(anyStyle("a text body is decoded in the charset its Content-Type declares")):
     withServer(echoText) { t =>
       val latin1 = "café".getBytes(StandardCharsets.ISO_8859_1)
       assertEquals(t.post("/text", latin1, "Content-Type" -> "text/plain; charset=ISO-8859-1").body, "café")
       assertEquals(t.post("/text", latin1, "Content-Type" -> "text/plain; charset=\"iso-8859-1\"").body, "café")
     }
 
-  test("a text body in a charset the server can't read is a 415, and only a charset parameter names the charset"):
+  test(
+    anyStyle("a text body in a charset the server can't read is a 415, and only a charset parameter names the charset")
+  ):
     withServer(echoText) { t =>
       val latin1 = "café".getBytes(StandardCharsets.ISO_8859_1)
       val unknown = t.post("/text", latin1, "Content-Type" -> "text/plain; charset=x-no-such-charset")
@@ -46,7 +48,7 @@ trait BodyTests extends ServerTestSupport:
       assertEquals((quoted.status, quoted.body), (200, "café"))
     }
 
-  test("a text body that is not valid in its charset is a 400"):
+  test(anyStyle("a text body that is not valid in its charset is a 400")):
     withServer(echoText) { t =>
       val r = t.post("/text", Array[Byte](0x61, 0xc3.toByte, 0x28), "Content-Type" -> "text/plain; charset=UTF-8")
       assertEquals(r.status, 400)
@@ -57,7 +59,7 @@ trait BodyTests extends ServerTestSupport:
       assertEquals((valid.status, valid.body), (200, "a\uFFFDb"))
     }
 
-  test("an empty body is an empty string"):
+  test(anyStyle("an empty body is an empty string")):
     withServer(echoText) { t =>
       val r = t.post("/text", "")
       assertEquals(r.status, 200)
@@ -65,7 +67,7 @@ trait BodyTests extends ServerTestSupport:
       assertEquals(r.header("Content-Length"), Some("0"))
     }
 
-  test("a binary body round-trips byte for byte"):
+  test(anyStyle("a binary body round-trips byte for byte")):
     withServer(echoBytes) { t =>
       val all = Array.tabulate[Byte](256 * 4)(i => i.toByte)
       val r = t.post("/bytes", all)
@@ -73,19 +75,19 @@ trait BodyTests extends ServerTestSupport:
       assertEquals(r.header("Content-Type"), Some("application/octet-stream"))
     }
 
-  test("a 5 MB body arrives whole"):
+  test(anyStyle("a 5 MB body arrives whole")):
     withServer(digest) { t =>
       val big = Array.tabulate[Byte](5 * 1024 * 1024)(i => (i * 31 + i / 7).toByte)
       assertEquals(t.post("/digest", big).body, Sha256.of(big))
     }
 
-  test("a 5 MB text body round-trips"):
+  test(anyStyle("a 5 MB text body round-trips")):
     withServer(echoText) { t =>
       val big = "0123456789abcdefghijklmnopqrstuvwxyzżółć" * (5 * 1024 * 1024 / 44)
       assertEquals(t.post("/text", big).body, big)
     }
 
-  test("a chunked body is assembled from its chunks"):
+  test(anyStyle("a chunked body is assembled from its chunks")):
     withServer(digest) { t =>
       val c = t.raw()
       try
@@ -98,7 +100,7 @@ trait BodyTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test("a body over the limit is refused with 413 before it is read"):
+  test(anyStyle("a body over the limit is refused with 413 before it is read")):
     withServerConfig(TestServerConfig(maxBodySize = 1000))(echoBytes) { t =>
       val c = t.raw()
       try
@@ -112,7 +114,7 @@ trait BodyTests extends ServerTestSupport:
       assertEquals(t.post("/bytes", new Array[Byte](1000)).status, 200)
     }
 
-  test("an expectation of 100-continue gets 100 Continue, unless the body is too large"):
+  test(anyStyle("an expectation of 100-continue gets 100 Continue, unless the body is too large")):
     withServerConfig(TestServerConfig(maxBodySize = 100))(echoText) { t =>
       val c = t.raw()
       try
@@ -126,7 +128,7 @@ trait BodyTests extends ServerTestSupport:
       assertEquals(tooBig.status, 413)
     }
 
-  test("an unsupported expectation is a 417"):
+  test(anyStyle("an unsupported expectation is a 417")):
     withServer(echoText) { t =>
       assertEquals(
         t.rawExchange("POST /text HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nExpect: magic\r\n\r\nx").status,
@@ -134,7 +136,7 @@ trait BodyTests extends ServerTestSupport:
       )
     }
 
-  test("a chunked body that crosses the limit is a 413"):
+  test(anyStyle("a chunked body that crosses the limit is a 413")):
     withServerConfig(TestServerConfig(maxBodySize = 100))(digest) { t =>
       val c = t.raw()
       try
@@ -146,7 +148,9 @@ trait BodyTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test("a chunked upload of 1 GiB against a 1 MiB limit is a 413, read by the client, with the body held bounded"):
+  test(
+    anyStyle("a chunked upload of 1 GiB against a 1 MiB limit is a 413, read by the client, with the body held bounded")
+  ):
     val limit = 1024 * 1024
     withServerConfig(TestServerConfig(maxBodySize = limit))(digest) { t =>
       // The server's own count of what it buffers for bodies, sampled as the upload goes on: what the whole JVM's heap
@@ -160,7 +164,7 @@ trait BodyTests extends ServerTestSupport:
       assert(most <= limit, s"the server held $most bytes of body while $sent bytes were sent")
     }
 
-  test("a body's bytes are counted while it is read and released once it is handed over or refused"):
+  test(anyStyle("a body's bytes are counted while it is read and released once it is handed over or refused")):
     withServerConfig(TestServerConfig(maxBodySize = 1024))(digest) { t =>
       val c = t.raw()
       try
@@ -178,7 +182,7 @@ trait BodyTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test("a form body decodes into fields"):
+  test(anyStyle("a form body decodes into fields")):
     val e = endpoint.post.in("form").in(formBody[Map[String, String]]).out(stringBody)
     withServer(e.serverLogicSuccess(m => Future.successful(m.toList.sorted.mkString(";")))) { t =>
       val form = "Content-Type" -> "application/x-www-form-urlencoded"
@@ -192,7 +196,7 @@ trait BodyTests extends ServerTestSupport:
       )
     }
 
-  test("a body decoded into a type fails with a 400 naming the body"):
+  test(anyStyle("a body decoded into a type fails with a 400 naming the body")):
     val e = endpoint.post.in("n").in(plainBody[Int]).out(stringBody)
     withServer(e.serverLogicSuccess(n => Future.successful((n * 2).toString))) { t =>
       assertEquals(t.post("/n", "21").body, "42")
@@ -201,7 +205,7 @@ trait BodyTests extends ServerTestSupport:
       assert(r.problem.detail.startsWith("Invalid request: the body is invalid: expected an integer"), r.body)
     }
 
-  test("a body sent to an endpoint that reads none is ignored, and the connection stays usable"):
+  test(anyStyle("a body sent to an endpoint that reads none is ignored, and the connection stays usable")):
     val e = endpoint.post.in("nobody").out(stringBody).serverLogicSuccess(_ => Future.successful("ok"))
     withServer(e) { t =>
       val c = t.raw()

@@ -29,7 +29,7 @@ trait ClientTests extends ServerTestSupport:
     private def base: String = s"${protocol.scheme}://localhost:${t.port}"
     private def options: ClientOptions = ClientOptions(http = protocol.client)
 
-  test("client: path, query, header and cookie inputs arrive as the server reads them"):
+  test(anyStyle("client: path, query, header and cookie inputs arrive as the server reads them")):
     val e = endpoint.get
       .in("items" / path[String]("name") / "n" / path[Int]("n"))
       .in(query[Option[String]]("lang"))
@@ -49,7 +49,7 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(call(call1(("x", -1, None, Nil, "", None))), Right("x|-1|None|List()||None"))
     }
 
-  test("client: status codes, headers and cookies of the output are read back"):
+  test(anyStyle("client: status codes, headers and cookies of the output are read back")):
     val e = endpoint.post
       .in("made")
       .out(statusCode(StatusCode.Created))
@@ -68,7 +68,7 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(call(c(204)), Right(StatusCode(204)))
     }
 
-  test("client: JSON bodies round-trip, and typed errors are Left, each variant by its status"):
+  test(anyStyle("client: JSON bodies round-trip, and typed errors are Left, each variant by its status")):
     val e = Endpoints.orders
     val served = e.serverLogic[Future] { (id, o) =>
       Future.successful(
@@ -85,7 +85,7 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(call(c((409L, o))), Left(Conflict("shipped")))
     }
 
-  test("client: what the server refuses before the logic is a ProblemAnswer naming each input that failed"):
+  test(anyStyle("client: what the server refuses before the logic is a ProblemAnswer naming each input that failed")):
     val e = endpoint.get
       .in("check")
       .in(query[Int]("n").validate(Validator.positive))
@@ -101,7 +101,7 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(notFound.problem.status, StatusCode.NotFound)
     }
 
-  test("client: security inputs are written by the scheme's rules, the security logic's errors are Left"):
+  test(anyStyle("client: security inputs are written by the scheme's rules, the security logic's errors are Left")):
     val e = endpoint.get
       .securityIn(auth.bearer)
       .in("me")
@@ -132,7 +132,7 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(call(b(UsernamePassword("ada", "pä:ss"))(())), Right("ada:pä:ss"))
     }
 
-  test("client: every kind of input and output an endpoint can hold is written by the client and read back"):
+  test(anyStyle("client: every kind of input and output an endpoint can hold is written by the client and read back")):
     import Endpoints.{inputs, keyed, outputs, unanswered}
     import NegotiationTests.{Greeting, Signup}
     val inputsServed = inputs.serverLogicSuccess[Future] { (id, rest, q, c, h, method, signup) =>
@@ -183,7 +183,9 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(call(unanswered.client[Future](t.base, t.options)(3)), Right(()))
     }
 
-  test("client: the kit's client tests call every kind of input and output; the others are refused, saying why"):
+  test(
+    anyStyle("client: the kit's client tests call every kind of input and output; the others are refused, saying why")
+  ):
     val covered = Endpoints.all.flatMap(kinds).toSet
     assertEquals(covered -- everyKind, Set.empty[String], "kinds everyKind doesn't list")
     assertEquals(everyKind -- covered -- refused.keySet, Set.empty[String], "kinds no client test calls")
@@ -191,7 +193,7 @@ trait ClientTests extends ServerTestSupport:
       val failure = intercept[IllegalArgumentException](make())
       assert(kinds(e).contains(kind) && failure.getMessage.contains(why), s"$kind: ${failure.getMessage}")
 
-  test("client: byte bodies of a MiB, and methods inferred or set"):
+  test(anyStyle("client: byte bodies of a MiB, and methods inferred or set")):
     val bytes = Array.tabulate[Byte](1024 * 1024 + 3)(i => (i * 13).toByte)
     val echo = Endpoints.bytes
     val delete = endpoint.delete.in("bytes" / path[Int]("id")).out(statusCode(StatusCode.NoContent))
@@ -204,7 +206,7 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(call(delete.client[Future](t.base, t.options)(5)), Right(()))
     }
 
-  test("client: streamed bodies both ways, as a Flow.Publisher and an InputStream"):
+  test(anyStyle("client: streamed bodies both ways, as a Flow.Publisher and an InputStream")):
     val bytes = Array.tabulate[Byte](3 * 1024 * 1024 + 5)(i => (i * 7 + i / 1024).toByte)
     val expected = s"${bytes.length} ${Sha256.of(bytes)}"
     import Endpoints.{downInput, downPublisher, upInput, upPublisher}
@@ -229,7 +231,7 @@ trait ClientTests extends ServerTestSupport:
       finally read.close()
     }
 
-  test("client: files sent and received, never held whole"):
+  test(anyStyle("client: files sent and received, never held whole")):
     val bytes = Array.tabulate[Byte](2 * 1024 * 1024 + 1)(i => (i * 5).toByte)
     val file = Files.createTempFile("client-upload", ".bin")
     Files.write(file, bytes)
@@ -246,7 +248,7 @@ trait ClientTests extends ServerTestSupport:
       }
     finally Files.deleteIfExists(file)
 
-  test("client: a multipart body's fields and files arrive as the server's codec reads them"):
+  test(anyStyle("client: a multipart body's fields and files arrive as the server's codec reads them")):
     val e = Endpoints.upload
     val cover = Files.createTempFile("client-cover", ".png")
     Files.write(cover, Array.tabulate[Byte](70000)(_.toByte))
@@ -266,7 +268,7 @@ trait ClientTests extends ServerTestSupport:
       }
     finally Files.deleteIfExists(cover)
 
-  test("client: direct style calls block until the answer"):
+  test(anyStyle("client: direct style calls block until the answer")):
     val e = endpoint.get.in("direct" / path[Int]("n")).out(stringBody)
     withServer(e.serverLogicSuccess[Future](n => Future.successful(s"n=$n"))) { t =>
       val c = e.client[Identity](t.base, t.options)
@@ -276,7 +278,7 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(failure.status, 200)
     }
 
-  test("client: a WebSocket opened by the client, its messages both ways; a refused handshake a failure"):
+  test(anyStyle("client: a WebSocket opened by the client, its messages both ways; a refused handshake a failure")):
     val shout = Endpoints.shout
     val logic = shout.serverLogicSuccess[Future](suffix => Future.successful(WebSocketPipe.map(_.toUpperCase + suffix)))
     withServer(logic) { t =>
@@ -296,7 +298,7 @@ trait ClientTests extends ServerTestSupport:
       assertEquals(refused.status, 400)
     }
 
-  test("client: Server-Sent Events read back as they were sent, keep-alive comments skipped"):
+  test(anyStyle("client: Server-Sent Events read back as they were sent, keep-alive comments skipped")):
     val sent = List(
       ServerSentEvent(data = Some("first line\nsecond line"), event = Some("note"), id = Some("1")),
       ServerSentEvent(data = Some(""), retry = Some(2500)),

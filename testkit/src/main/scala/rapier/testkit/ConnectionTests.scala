@@ -86,7 +86,7 @@ trait ConnectionTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test("a request line over the limit is a 414"):
+  test(anyStyle("a request line over the limit is a 414")):
     withServerConfig(TestServerConfig(maxInitialLineLength = 1024))(hello) { t =>
       val c = t.raw()
       try
@@ -96,13 +96,13 @@ trait ConnectionTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test("a header section over the limit is a 431"):
+  test(anyStyle("a header section over the limit is a 431")):
     withServerConfig(TestServerConfig(maxHeaderSize = 1024))(hello) { t =>
       val headers = (1 to 40).map(i => s"X-H$i: ${"v" * 40}\r\n").mkString
       assertEquals(t.rawExchange(s"GET /hello HTTP/1.1\r\nHost: x\r\n$headers\r\n").status, 431)
     }
 
-  test("a malformed request is a 400 and the connection closes"):
+  test(anyStyle("a malformed request is a 400 and the connection closes")):
     withServer(hello) { t =>
       val c = t.raw()
       try
@@ -159,7 +159,7 @@ trait ConnectionTests extends ServerTestSupport:
       assertEquals(t.post("/echo", "still here").body, "still here")
     }
 
-  test("connections over the limit are closed at once, and service resumes when one closes"):
+  test(anyStyle("connections over the limit are closed at once, and service resumes when one closes")):
     withServerConfig(TestServerConfig(maxConnections = 2))(hello) { t =>
       val first = t.raw()
       val second = t.raw()
@@ -198,7 +198,7 @@ trait ConnectionTests extends ServerTestSupport:
 
   // A timer of the connection's (its idle timeout's next check) or a table that outlives it would keep the connection,
   // its pipeline and what they reference, for as long as the timer or the table.
-  test("a connection closed by either side is let go and its socket closed, with the requests it served"):
+  test(anyStyle("a connection closed by either side is let go and its socket closed, with the requests it served")):
     val seen = LetGo()
     val watched = endpoint.get.in("watched").in(extractFromRequest(identity)).out(stringBody).serverLogicSuccess {
       request =>
@@ -225,7 +225,7 @@ trait ConnectionTests extends ServerTestSupport:
       eventually(seen.held() == 0L, "the connections' requests let go")
     }
 
-  test("an idle connection is closed after the idle timeout"):
+  test(anyStyle("an idle connection is closed after the idle timeout")):
     withServerConfig(TestServerConfig(idleTimeout = 300.millis))(hello) { t =>
       val c = t.raw()
       try

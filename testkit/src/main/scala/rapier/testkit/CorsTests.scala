@@ -30,7 +30,9 @@ trait CorsTests extends ServerTestSupport:
   private def preflight(t: Target, path: String, method: String, headers: (String, String)*) =
     t.send("OPTIONS", path, null, (("Access-Control-Request-Method" -> method) +: headers)*)
 
-  test("CORS: an allowed origin's answers carry its origin, credentials and exposed headers; others' nothing"):
+  test(
+    anyStyle("CORS: an allowed origin's answers carry its origin, credentials and exposed headers; others' nothing")
+  ):
     val calls = AtomicInteger()
     val failing = endpoint.get.in("cors" / "fail").out(stringBody).serverLogicSuccess[Future](_ => sys.error("bug"))
     withCors(cors)(counted(calls, endpoint.get.in("cors" / "hello")), failing) { t =>
@@ -52,7 +54,7 @@ trait CorsTests extends ServerTestSupport:
       assertEquals((failed.status, failed.header("Access-Control-Allow-Origin")), (500, Some(app)))
     }
 
-  test("CORS: Vary on Origin joins the response's own Vary line, and compression's"):
+  test(anyStyle("CORS: Vary on Origin joins the response's own Vary line, and compression's")):
     val text = "varied " * 400
     val varied = endpoint.get
       .in("cors" / "varied")
@@ -68,7 +70,7 @@ trait CorsTests extends ServerTestSupport:
       assertEquals(lines.head.split(',').map(_.trim).toSet, Set("Accept-Language", "Origin", "Accept-Encoding"))
     }
 
-  test("CORS: a preflight is answered before any logic, with the path's methods and the headers asked for"):
+  test(anyStyle("CORS: a preflight is answered before any logic, with the path's methods and the headers asked for")):
     val calls = AtomicInteger()
     val endpoints = List(
       counted(calls, endpoint.get.in("cors" / "item")),
@@ -91,7 +93,7 @@ trait CorsTests extends ServerTestSupport:
       assertEquals(t.send("OPTIONS", "/cors/item", null, "Origin" -> app).body, "call 1")
     }
 
-  test("CORS: a preflight for an origin, method or header not allowed is a 403 that says which"):
+  test(anyStyle("CORS: a preflight for an origin, method or header not allowed is a 403 that says which")):
     val calls = AtomicInteger()
     val strict = Cors.allowing(app).withMethods(Method.GET, Method.POST).withHeaders("X-Token")
     withCors(strict)(counted(calls, endpoint.post.in("cors" / "strict"))) { t =>
@@ -109,7 +111,9 @@ trait CorsTests extends ServerTestSupport:
       assertEquals(calls.get, 0)
     }
 
-  test("CORS: 404 and 405 keep their statuses and carry the origin's headers; any origin is `*` without Vary"):
+  test(
+    anyStyle("CORS: 404 and 405 keep their statuses and carry the origin's headers; any origin is `*` without Vary")
+  ):
     withCors(cors)(counted(AtomicInteger(), endpoint.get.in("cors" / "get"))) { t =>
       val missing = t.get("/cors/nothing", "Origin" -> app)
       assertEquals((missing.status, missing.header("Access-Control-Allow-Origin")), (404, Some(app)))
@@ -126,7 +130,7 @@ trait CorsTests extends ServerTestSupport:
       assertEquals((p.status, p.header("Access-Control-Allow-Origin")), (204, Some("*")))
     }
 
-  test("CORS in a browser: a page calls an API on another origin when allowed, and is refused otherwise"):
+  test(anyStyle("CORS in a browser: a page calls an API on another origin when allowed, and is refused otherwise")):
     assume(HeadlessChromium.command.isDefined, HeadlessChromium.Missing)
     val api = endpoint.put
       .in("cors" / "api")

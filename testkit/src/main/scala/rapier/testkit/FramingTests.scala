@@ -49,7 +49,9 @@ trait FramingTests extends ServerTestSupport:
 
   private def corpus = MalformedRequests.all.filterNot(c => unsupportedMalformedRequests.contains(c.name))
 
-  test(s"each of ${corpus.size} malformed requests is refused, closes its connection, and hides what follows"):
+  test(
+    anyStyle(s"each of ${corpus.size} malformed requests is refused, closes its connection, and hides what follows")
+  ):
     val unknown = unsupportedMalformedRequests.keySet -- MalformedRequests.all.map(_.name)
     assert(unknown.isEmpty, s"declared unsupported, but not in the corpus: $unknown")
     val calls = AtomicInteger()
@@ -68,13 +70,13 @@ trait FramingTests extends ServerTestSupport:
       assertEquals(calls.get, 1000)
     }
 
-  test("a malformed request's refusal says what is wrong with it, in the same words on every server"):
+  test(anyStyle("a malformed request's refusal says what is wrong with it, in the same words on every server")):
     withServer(hello, echo) { t =>
       val failures = corpus.flatMap(c => otherWords(t, c).map(m => s"${c.name}: $m"))
       assert(failures.isEmpty, s"${failures.size} case(s) worded otherwise:\n${failures.mkString("\n")}")
     }
 
-  test(s"${MalformedRequests.legal.size} legal variations of the syntax are served"):
+  test(anyStyle(s"${MalformedRequests.legal.size} legal variations of the syntax are served")):
     val unknown = unsupportedLegalRequests.keySet -- MalformedRequests.legal.map(_.name)
     assert(unknown.isEmpty, s"declared unsupported but not in the corpus: $unknown")
     withServer(hello, echo) { t =>
@@ -89,7 +91,7 @@ trait FramingTests extends ServerTestSupport:
       assert(failures.isEmpty, s"${failures.size} legal request(s) not served:\n${failures.mkString("\n")}")
     }
 
-  test("OPTIONS * is answered for the server as a whole, with the methods of its endpoints"):
+  test(anyStyle("OPTIONS * is answered for the server as a whole, with the methods of its endpoints")):
     val calls = AtomicInteger()
     withServer(hello, echo, canaryEndpoint(calls)) { t =>
       val c = t.raw()
@@ -102,7 +104,9 @@ trait FramingTests extends ServerTestSupport:
       assertEquals(calls.get, 1)
     }
 
-  test(s"${MalformedRequests.tolerated.size} request(s) outside the grammar that can't change the framing are served"):
+  test(anyStyle(
+    s"${MalformedRequests.tolerated.size} request(s) outside the grammar that can't change the framing are served"
+  )):
     val calls = AtomicInteger()
     withServer(hello, echo, canaryEndpoint(calls)) { t =>
       for l <- MalformedRequests.tolerated do

@@ -33,7 +33,7 @@ trait HostileClientTests extends ServerTestSupport:
     val took = (System.nanoTime() - start).nanos
     assert(took < 2.seconds, s"a well-behaved client waited ${took.toMillis} ms")
 
-  test("bodies announced at the limit and never sent hold what arrived, not what was announced"):
+  test(anyStyle("bodies announced at the limit and never sent hold what arrived, not what was announced")):
     val limit = 4 * 1024 * 1024
     withServerConfig(TestServerConfig(maxBodySize = limit))(hello, digest) { t =>
       val before = RetainedHeap.now()
@@ -54,7 +54,7 @@ trait HostileClientTests extends ServerTestSupport:
       eventually(t.bodyBytesHeld == 0, "nothing is held once the connections are gone")
     }
 
-  test("a body past the server's memory budget is a 503 with Retry-After, and served once there is room"):
+  test(anyStyle("a body past the server's memory budget is a 503 with Retry-After, and served once there is room")):
     val limit = 1024 * 1024
     withServerConfig(TestServerConfig(maxBodySize = limit, maxBodyMemory = Some(limit)))(hello, digest) { t =>
       val first = t.raw()
@@ -76,7 +76,7 @@ trait HostileClientTests extends ServerTestSupport:
       finally first.close()
     }
 
-  test("a body in 1-byte chunks is read whole, holding no more than twice its size"):
+  test(anyStyle("a body in 1-byte chunks is read whole, holding no more than twice its size")):
     withServer(hello, digest) { t =>
       val body = Array.tabulate[Byte](256 * 1024)(i => ('a' + i % 26).toByte)
       val c = t.raw()
@@ -99,7 +99,7 @@ trait HostileClientTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test("responses pipelined and never read: reading stops, memory and open files stay bounded"):
+  test(anyStyle("responses pipelined and never read: reading stops, memory and open files stay bounded")):
     val path = Files.createTempFile("rapier-hostile", ".bin")
     try
       Files.write(path, new Array[Byte](1024 * 1024))

@@ -111,7 +111,9 @@ trait Http2Tests extends ServerTestSupport:
     if body != null then request.POST(HttpRequest.BodyPublishers.ofString(body))
     client.send(request.build(), HttpResponse.BodyHandlers.ofString())
 
-  test("HTTP/2: a server that speaks HTTP/1.1 only refuses it at start, saying so; one without h2c refuses that"):
+  test(
+    anyStyle("HTTP/2: a server that speaks HTTP/1.1 only refuses it at start, saying so; one without h2c refuses that")
+  ):
     val config = TestServerConfig(http2 = Some(Http2()))
     (http2Unserved, h2cUnserved) match
       case (Some(_), _) =>
@@ -163,7 +165,7 @@ trait Http2Tests extends ServerTestSupport:
       assertEquals((split.int("status"), split.string("body")), (Some(200), Some("hello over HTTP/2")), split.raw)
     }
 
-  http2Test(layerTest("HTTP/2: a client that chooses h2 by ALPN and then sends nothing is closed, not kept")):
+  http2Test(anyStyle("HTTP/2: a client that chooses h2 by ALPN and then sends nothing is closed, not kept")):
     val config = TestServerConfig(
       tls = Some(TlsTests.Keys.server),
       http2 = Some(Http2()),
@@ -188,7 +190,9 @@ trait Http2Tests extends ServerTestSupport:
       finally socket.close()
     finally running.stop()
 
-  test("HTTP/2: off unless asked for; a server without it speaks HTTP/1.1 to an Upgrade and refuses the preface"):
+  test(
+    anyStyle("HTTP/2: off unless asked for; a server without it speaks HTTP/1.1 to an Upgrade and refuses the preface")
+  ):
     withHttp2(tls = false, http2 = None) { port =>
       val url = s"http://localhost:$port/h2/hello"
       assertEquals(curlVersion("-s", "--http2", url), ("1.1", "hello over HTTP/2"))
@@ -202,7 +206,7 @@ trait Http2Tests extends ServerTestSupport:
     }
 
   http2Test(
-    layerTest(
+    anyStyle(
       "HTTP/2: requests RFC 9113 calls malformed are reset; those breaking HTTP's own rules get HTTP/1.1's problems"
     )
   ):
@@ -265,7 +269,7 @@ trait Http2Tests extends ServerTestSupport:
       r.int("status").exists(s => s >= 400 && s < 500)
 
   http2Test(
-    layerTest("HTTP/2: floods (rapid reset, CONTINUATION, SETTINGS, PING, empty DATA) end their connection, no other")
+    anyStyle("HTTP/2: floods (rapid reset, CONTINUATION, SETTINGS, PING, empty DATA) end their connection, no other")
   ):
     withHttp2(tls = overTls) { port =>
       val reset = frames("rapid-reset", port, "2000")
@@ -282,7 +286,7 @@ trait Http2Tests extends ServerTestSupport:
     }
 
   http2Test(
-    layerTest("HTTP/2: a header block trickled a piece at a time ends its connection at the head deadline, no other")
+    anyStyle("HTTP/2: a header block trickled a piece at a time ends its connection at the head deadline, no other")
   ):
     withHttp2(tls = overTls, head = 1.second) { port =>
       // 12 pieces 0.4 s apart: within every limit on frames, but 4.8 s for a block the deadline gives 1 s
@@ -294,7 +298,7 @@ trait Http2Tests extends ServerTestSupport:
         assert(r.bool("served_after"), s"$mode: $r")
     }
 
-  http2Test("HTTP/2: h2spec, a third-party conformance tester, finds nothing but what is declared"):
+  http2Test(anyStyle("HTTP/2: h2spec, a third-party conformance tester, finds nothing but what is declared")):
     assume(h2specFailures.isDefined, s"h2spec runs in another class of ${server.name}")
     val declared = h2specFailures.get
     withHttp2(tls = overTls) { port =>
@@ -304,7 +308,7 @@ trait Http2Tests extends ServerTestSupport:
     }
 
   http2Test(
-    layerTest(
+    anyStyle(
       "HTTP/2: streams past the limit are refused; a window never opened ends the connection at the idle timeout"
     )
   ):

@@ -12,7 +12,7 @@ trait InputTests extends ServerTestSupport:
   private def ok[I](e: Endpoint[Unit, I, Unit, String])(f: I => String): ServerEndpoint[Future] =
     e.serverLogicSuccess(i => Future.successful(f(i)))
 
-  test("fixed path segments match exactly"):
+  test(anyStyle("fixed path segments match exactly")):
     withServer(ok(endpoint.get.in("api" / "v1" / "status").out(stringBody))(_ => "up")) { t =>
       assertEquals(t.get("/api/v1/status").body, "up")
       assertEquals(t.get("/api/v1").status, 404)
@@ -20,14 +20,14 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/api/V1/status").status, 404)
     }
 
-  test("path captures decode into typed values, in order"):
+  test(anyStyle("path captures decode into typed values, in order")):
     val e = endpoint.get.in("users" / path[Long]("user") / "posts" / path[UUID]("post")).out(stringBody)
     withServer(ok(e)((u, p) => s"$u:$p")) { t =>
       val id = UUID.randomUUID()
       assertEquals(t.get(s"/users/42/posts/$id").body, s"42:$id")
     }
 
-  test("an invalid path parameter is a 400 that names it and does not repeat it"):
+  test(anyStyle("an invalid path parameter is a 400 that names it and does not repeat it")):
     withServer(ok(endpoint.get.in("users" / path[Int]("id")).out(stringBody))(_.toString)) { t =>
       val r = t.get("/users/notanumber")
       assertEquals(r.status, 400)
@@ -35,7 +35,7 @@ trait InputTests extends ServerTestSupport:
       assert(!r.body.contains("notanumber"), r.body)
     }
 
-  test("numeric path parameters: signs, encodings, limits and validators"):
+  test(anyStyle("numeric path parameters: signs, encodings, limits and validators")):
     val e = endpoint.get.in("n" / path[Long]("id").validate(Validator.min(-5L))).out(stringBody)
     withServer(ok(e)(_.toString)) { t =>
       assertEquals(t.get("/n/9223372036854775807").body, "9223372036854775807")
@@ -49,7 +49,7 @@ trait InputTests extends ServerTestSupport:
       assertEquals(tooSmall.problem.detail, "Invalid request: path parameter 'id' must be at least -5")
     }
 
-  test("path captures are percent-decoded, unicode included"):
+  test(anyStyle("path captures are percent-decoded, unicode included")):
     withServer(ok(endpoint.get.in("echo" / path[String]("text")).out(stringBody))(identity)) { t =>
       assertEquals(t.get("/echo/hello%20world").body, "hello world")
       assertEquals(t.get("/echo/%E2%9C%93%20%C5%BC%C3%B3%C5%82w").body, "✓ żółw")
@@ -57,19 +57,19 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/echo/a+b").body, "a+b")
     }
 
-  test("fixed segments with non-ASCII characters match their percent-encoded form"):
+  test(anyStyle("fixed segments with non-ASCII characters match their percent-encoded form")):
     withServer(ok(endpoint.get.in("żółw" / "ok").out(stringBody))(_ => "found")) { t =>
       assertEquals(t.get("/%C5%BC%C3%B3%C5%82w/ok").body, "found")
       assertEquals(t.get("/%c5%bc%c3%b3%c5%82w/ok").body, "found")
     }
 
-  test("an invalid percent-encoding in a path parameter is a 400"):
+  test(anyStyle("an invalid percent-encoding in a path parameter is a 400")):
     withServer(ok(endpoint.get.in("echo" / path[String]("text")).out(stringBody))(identity)) { t =>
       assertEquals(t.rawExchange("GET /echo/%zz HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
       assertEquals(t.rawExchange("GET /echo/%C3%28 HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
     }
 
-  test("a path parameter never holds '/', '\\', '.', '..' or control characters, whatever their encoding"):
+  test(anyStyle("a path parameter never holds '/', '\\', '.', '..' or control characters, whatever their encoding")):
     withServer(
       ok(endpoint.get.in("echo" / path[String]("text")).out(stringBody))(identity),
       ok(endpoint.get.in("files" / paths).out(stringBody))(_.mkString("|"))
@@ -105,7 +105,7 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/files/a/.well-known/b..c").body, "a|.well-known|b..c")
     }
 
-  test("a path parameter may opt in to encoded slashes, and still refuses dot segments"):
+  test(anyStyle("a path parameter may opt in to encoded slashes, and still refuses dot segments")):
     withServer(ok(endpoint.get.in("keys" / path[String]("key").allowEncodedSlash).out(stringBody))(identity)) { t =>
       assertEquals(t.get("/keys/a%2Fb%2fc").body, "a/b/c")
       // What decodes to a path leaving where it is joined: dot parts, an absolute path, a backslash
@@ -115,25 +115,25 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.rawExchange("GET /keys/a/b HTTP/1.1\r\nHost: x\r\n\r\n").status, 404)
     }
 
-  test("the rest of the path is captured as segments, possibly none"):
+  test(anyStyle("the rest of the path is captured as segments, possibly none")):
     withServer(ok(endpoint.get.in("files" / paths).out(stringBody))(_.mkString("|"))) { t =>
       assertEquals(t.get("/files/a/b%20c/d.txt").body, "a|b c|d.txt")
       assertEquals(t.get("/files").body, "")
     }
 
-  test("the root path has an endpoint of its own"):
+  test(anyStyle("the root path has an endpoint of its own")):
     withServer(ok(endpoint.get.out(stringBody))(_ => "root")) { t =>
       assertEquals(t.get("/").body, "root")
       assertEquals(t.get("/x").status, 404)
     }
 
-  test("a trailing slash is a different path"):
+  test(anyStyle("a trailing slash is a different path")):
     withServer(ok(endpoint.get.in("books").out(stringBody))(_ => "books")) { t =>
       assertEquals(t.get("/books").status, 200)
       assertEquals(t.get("/books/").status, 404)
     }
 
-  test("a required query parameter is decoded, and its absence named"):
+  test(anyStyle("a required query parameter is decoded, and its absence named")):
     withServer(ok(endpoint.get.in("q").in(query[Int]("limit")).out(stringBody))(_.toString)) { t =>
       assertEquals(t.get("/q?limit=10").body, "10")
       val r = t.get("/q")
@@ -141,54 +141,54 @@ trait InputTests extends ServerTestSupport:
       assertEquals(r.problem.detail, "Invalid request: query parameter 'limit' is missing")
     }
 
-  test("an optional query parameter is None when absent"):
+  test(anyStyle("an optional query parameter is None when absent")):
     withServer(ok(endpoint.get.in("q").in(query[Option[Int]]("page")).out(stringBody))(_.toString)) { t =>
       assertEquals(t.get("/q").body, "None")
       assertEquals(t.get("/q?page=3").body, "Some(3)")
       assertEquals(t.get("/q?page=x").status, 400)
     }
 
-  test("a repeated query parameter gives all its values in order"):
+  test(anyStyle("a repeated query parameter gives all its values in order")):
     withServer(ok(endpoint.get.in("q").in(query[List[String]]("tag")).out(stringBody))(_.mkString(","))) { t =>
       assertEquals(t.get("/q?tag=b&tag=a&other=1&tag=c").body, "b,a,c")
       assertEquals(t.get("/q").body, "")
     }
 
-  test("a single-valued query parameter given twice is a 400"):
+  test(anyStyle("a single-valued query parameter given twice is a 400")):
     withServer(ok(endpoint.get.in("q").in(query[Int]("n")).out(stringBody))(_.toString)) { t =>
       val r = t.get("/q?n=1&n=2")
       assertEquals(r.status, 400)
       assert(r.body.contains("query parameter 'n' is given 2 times"), r.body)
     }
 
-  test("an invalid query value is a 400 that says what was expected and does not repeat it"):
+  test(anyStyle("an invalid query value is a 400 that says what was expected and does not repeat it")):
     withServer(ok(endpoint.get.in("q").in(query[Boolean]("flag")).out(stringBody))(_.toString)) { t =>
       val r = t.get("/q?flag=%3Cscript%3E")
       assertEquals(r.status, 400)
       assertEquals(r.problem.detail, "Invalid request: query parameter 'flag' is invalid: expected true or false")
     }
 
-  test("query values are percent-decoded, with + as a space"):
+  test(anyStyle("query values are percent-decoded, with + as a space")):
     val e = endpoint.get.in("q").in(query[String]("text")).in(query[String]("other")).out(stringBody)
     withServer(ok(e)((a, b) => s"[$a][$b]")) { t =>
       assertEquals(t.get("/q?text=a+b%2Bc&other=%E2%9C%93").body, "[a b+c][✓]")
       assertEquals(t.get("/q?other=&text=x%26y%3Dz").body, "[x&y=z][]")
     }
 
-  test("all query parameters can be read at once"):
+  test(anyStyle("all query parameters can be read at once")):
     withServer(ok(endpoint.get.in("q").in(queryParams).out(stringBody))(_.toList.mkString(";"))) { t =>
       assertEquals(t.get("/q?a=1&b=2&a=3").body, "(a,1);(b,2);(a,3)")
       assertEquals(t.get("/q").body, "")
     }
 
-  test("a malformed query string is a 400 for endpoints that read the query"):
+  test(anyStyle("a malformed query string is a 400 for endpoints that read the query")):
     withServer(ok(endpoint.get.in("q").in(query[String]("a")).out(stringBody))(identity)) { t =>
       val r = t.rawExchange("GET /q?a=%ZZ HTTP/1.1\r\nHost: x\r\n\r\n")
       assertEquals(r.status, 400)
       assert(r.body.contains("query parameter 'a'"), r.body)
     }
 
-  test("validators on inputs reject values with the rule broken"):
+  test(anyStyle("validators on inputs reject values with the rule broken")):
     val e = endpoint.get.in("q").in(query[Int]("limit").validate(Validator.inRange(1, 100))).out(stringBody)
     withServer(ok(e)(_.toString)) { t =>
       assertEquals(t.get("/q?limit=100").body, "100")
@@ -197,7 +197,7 @@ trait InputTests extends ServerTestSupport:
       assertEquals(r.problem.detail, "Invalid request: query parameter 'limit' must be at most 100")
     }
 
-  test("every failing input is reported, not only the first"):
+  test(anyStyle("every failing input is reported, not only the first")):
     val e = endpoint.get.in("q").in(query[Int]("a")).in(query[Int]("b")).in(header[Int]("X-C")).out(stringBody)
     withServer(ok(e)(_.toString)) { t =>
       val r = t.get("/q?a=x", "X-C" -> "y")
@@ -207,7 +207,7 @@ trait InputTests extends ServerTestSupport:
       assert(r.body.contains("header 'X-C' is invalid"), r.body)
     }
 
-  test("headers are read by case-insensitive name"):
+  test(anyStyle("headers are read by case-insensitive name")):
     withServer(ok(endpoint.get.in("h").in(header[String]("X-Trace-Id")).out(stringBody))(identity)) { t =>
       assertEquals(t.get("/h", "x-trace-id" -> "abc").body, "abc")
       assertEquals(t.get("/h", "X-TRACE-ID" -> "def").body, "def")
@@ -216,26 +216,26 @@ trait InputTests extends ServerTestSupport:
       assertEquals(r.problem.detail, "Invalid request: header 'X-Trace-Id' is missing")
     }
 
-  test("optional and repeated headers"):
+  test(anyStyle("optional and repeated headers")):
     val e = endpoint.get.in("h").in(header[Option[Int]]("X-Opt")).in(header[List[String]]("X-Many")).out(stringBody)
     withServer(ok(e)((o, m) => s"$o $m")) { t =>
       assertEquals(t.get("/h").body, "None List()")
       assertEquals(t.get("/h", "X-Opt" -> "5", "X-Many" -> "a", "X-Many" -> "b").body, "Some(5) List(a, b)")
     }
 
-  test("a fixed header must be present with its value"):
+  test(anyStyle("a fixed header must be present with its value")):
     withServer(ok(endpoint.get.in("h").in(header("X-Api-Version", "2")).out(stringBody))(_ => "v2")) { t =>
       assertEquals(t.get("/h", "X-Api-Version" -> "2").body, "v2")
       assertEquals(t.get("/h", "X-Api-Version" -> "1").status, 400)
       assertEquals(t.get("/h").status, 400)
     }
 
-  test("all headers can be read at once"):
+  test(anyStyle("all headers can be read at once")):
     withServer(ok(endpoint.get.in("h").in(headers).out(stringBody))(_.filter(_.is("x-one")).map(_.value).mkString)) {
       t => assertEquals(t.get("/h", "X-One" -> "1").body, "1")
     }
 
-  test("cookies are read from the Cookie header"):
+  test(anyStyle("cookies are read from the Cookie header")):
     val e = endpoint.get.in("c").in(cookie[String]("session")).in(cookie[Option[Int]]("n")).out(stringBody)
     withServer(ok(e)((s, n) => s"$s $n")) { t =>
       assertEquals(t.get("/c", "Cookie" -> "n=7; session=abc").body, "abc Some(7)")
@@ -245,34 +245,34 @@ trait InputTests extends ServerTestSupport:
       assertEquals(r.problem.detail, "Invalid request: cookie 'session' is missing")
     }
 
-  test("all cookies can be read at once"):
+  test(anyStyle("all cookies can be read at once")):
     withServer(
       ok(endpoint.get.in("c").in(cookies).out(stringBody))(_.map(c => s"${c.name}=${c.value}").mkString(","))
     ) {
       t => assertEquals(t.get("/c", "Cookie" -> "a=1; b=2").body, "a=1,b=2")
     }
 
-  test("the escape hatch sees the raw request"):
+  test(anyStyle("the escape hatch sees the raw request")):
     val e =
       endpoint.get.in("x").in(extractFromRequest(r => s"${r.method.name} ${r.uri} ${r.header("X-A")}")).out(stringBody)
     withServer(ok(e)(identity)) { t =>
       assertEquals(t.get("/x?y=1", "X-A" -> "b").body, "GET /x?y=1 Some(b)")
     }
 
-  test("an endpoint without a method serves any, and can read which"):
+  test(anyStyle("an endpoint without a method serves any, and can read which")):
     withServer(ok(endpoint.in("any").in(requestMethod).out(stringBody))(_.name)) { t =>
       assertEquals(t.get("/any").body, "GET")
       assertEquals(t.send("PATCH", "/any", "x").body, "PATCH")
       assertEquals(t.send("PURGE", "/any", null).body, "PURGE")
     }
 
-  test("inputs map to a case class"):
+  test(anyStyle("inputs map to a case class")):
     val point = query[Int]("x").and(query[Int]("y")).mapTo[InputTests.Point]
     withServer(ok(endpoint.get.in("p").in(point).out(stringBody))(_.toString)) { t =>
       assertEquals(t.get("/p?x=1&y=2").body, "Point(1,2)")
     }
 
-  test("a mapping that rejects its inputs is a 400 naming them"):
+  test(anyStyle("a mapping that rejects its inputs is a 400 naming them")):
     val range = query[Int]("from")
       .and(query[Int]("to"))
       .mapDecode((f, t) => if f <= t then DecodeResult.Value(f to t) else DecodeResult.Error("from <= to"))(r =>
@@ -288,7 +288,7 @@ trait InputTests extends ServerTestSupport:
       )
     }
 
-  test("every usual type decodes from a path segment"):
+  test(anyStyle("every usual type decodes from a path segment")):
     val e = endpoint.get
       .in("t" / path[Short]("s") / path[Byte]("b") / path[Double]("d") / path[Float]("f"))
       .in(path[BigDecimal]("bd") / path[BigInt]("bi") / path[java.time.LocalDate]("date") /
@@ -304,7 +304,7 @@ trait InputTests extends ServerTestSupport:
       assertEquals(t.get("/t/1/7/1/2.25/1/1/2023-02-29/2024-01-31T12:00:00Z").status, 400)
     }
 
-  test("Scala 3 enums decode by case name"):
+  test(anyStyle("Scala 3 enums decode by case name")):
     withServer(ok(endpoint.get.in("color" / path[InputTests.Color]("c")).out(stringBody))(_.toString)) { t =>
       assertEquals(t.get("/color/Green").body, "Green")
       assertEquals(t.get("/color/green").body, "Green")

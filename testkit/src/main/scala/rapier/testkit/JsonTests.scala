@@ -81,7 +81,7 @@ trait JsonTests extends ServerTestSupport:
 
   private val sample = order(Line("pen", 2, BigDecimal("1.50")), Line("ink", 1, BigDecimal("7")))
 
-  test("a JSON body round trip: decoded from the request's bytes, encoded into the response's"):
+  test(anyStyle("a JSON body round trip: decoded from the request's bytes, encoded into the response's")):
     withServer(echo) { t =>
       val r = t.post("/orders", TestModel.json(sample), json)
       assertEquals(r.status, 200)
@@ -89,7 +89,7 @@ trait JsonTests extends ServerTestSupport:
       assertEquals(readFromString[Order](r.body), sample.copy(id = 8))
     }
 
-  test("a JSON body is accepted with a charset parameter"):
+  test(anyStyle("a JSON body is accepted with a charset parameter")):
     withServer(echo) { t =>
       assertEquals(
         t.post("/orders", TestModel.json(sample), "Content-Type" -> "application/json; charset=utf-8").status,
@@ -97,7 +97,7 @@ trait JsonTests extends ServerTestSupport:
       )
     }
 
-  test("malformed JSON is a 400 naming the position and the reason, without quoting the input"):
+  test(anyStyle("malformed JSON is a 400 naming the position and the reason, without quoting the input")):
     withServer(echo) { t =>
       val r = t.post("/orders", """{"id": 7, "customer": "SECRET-VALUE" "status": "Open"}""", json)
       assertEquals(r.status, 400)
@@ -108,7 +108,7 @@ trait JsonTests extends ServerTestSupport:
       assert(!r.body.contains("SECRET"), r.body)
     }
 
-  test("a syntax error inside the document is located in the type's names, the input never quoted"):
+  test(anyStyle("a syntax error inside the document is located in the type's names, the input never quoted")):
     withServer(echo) { t =>
       val bad = TestModel.json(sample).replace("\"quantity\":2", "\"quantity\":\"SECRET\"")
       assert(bad.contains("SECRET"), bad)
@@ -120,7 +120,7 @@ trait JsonTests extends ServerTestSupport:
       assert(!r.body.contains("SECRET"), r.body)
     }
 
-  test("a JSON value the type does not accept is reported without echoing it"):
+  test(anyStyle("a JSON value the type does not accept is reported without echoing it")):
     withServer(echo) { t =>
       val bad = TestModel.json(sample).replace("\"Open\"", "\"EVIL-ENUM-VALUE\"")
       val r = t.post("/orders", bad, json)
@@ -129,7 +129,7 @@ trait JsonTests extends ServerTestSupport:
       assertEquals(r.problem.errors.map(_.rule), List("syntax"))
     }
 
-  test("a circe JSON body round trip, and its failures located and never quoted as jsoniter's are"):
+  test(anyStyle("a circe JSON body round trip, and its failures located and never quoted as jsoniter's are")):
     withServer(Circe.echo) { t =>
       val r = t.post("/circe/orders", Circe.write(sample), json)
       assertEquals(r.status, 200)
@@ -148,7 +148,7 @@ trait JsonTests extends ServerTestSupport:
       assertEquals(t.post("/circe/orders", Circe.write(sample), "Content-Type" -> "text/plain").status, 415)
     }
 
-  test("a zio-json body round trip, and its failures located and never quoted"):
+  test(anyStyle("a zio-json body round trip, and its failures located and never quoted")):
     withServer(ZioJson.echo) { t =>
       val r = t.post("/zio/orders", ZioJson.write(sample), json)
       assertEquals(r.status, 200)
@@ -163,20 +163,20 @@ trait JsonTests extends ServerTestSupport:
       assert(!wrong.body.contains("SECRET"), wrong.body)
     }
 
-  test("a missing required field is named"):
+  test(anyStyle("a missing required field is named")):
     withServer(echo) { t =>
       val r = t.post("/orders", """{"id": 7, "status": {"type": "Open"}, "lines": []}""", json)
       assertEquals(r.status, 400)
       assert(r.problem.errors.head.expected.contains("missing required field \"customer\""), r.body)
     }
 
-  test("null and an empty body are 400, not a 500"):
+  test(anyStyle("null and an empty body are 400, not a 500")):
     withServer(echo) { t =>
       assertEquals(t.post("/orders", "null", json).status, 400)
       assertEquals(t.post("/orders", "", json).status, 400)
     }
 
-  test("a JSON body with another Content-Type, or none, is a 415"):
+  test(anyStyle("a JSON body with another Content-Type, or none, is a 415")):
     withServer(echo) { t =>
       val r = t.post("/orders", TestModel.json(sample), "Content-Type" -> "text/plain")
       assertEquals(r.status, 415)
@@ -187,7 +187,7 @@ trait JsonTests extends ServerTestSupport:
       assertEquals(t.post("/orders", TestModel.json(sample)).status, 415)
     }
 
-  test("a JSON body over the size limit is a 413 problem"):
+  test(anyStyle("a JSON body over the size limit is a 413 problem")):
     withServerConfig(TestServerConfig(maxBodySize = 1024))(echo) { t =>
       val big = TestModel.json(sample.copy(note = Some("x" * 4096)))
       val r = t.post("/orders", big, json)
@@ -195,7 +195,7 @@ trait JsonTests extends ServerTestSupport:
       assertEquals(r.problem.status, 413)
     }
 
-  test("validation reports every failure at once, each with its location, rule and expectation"):
+  test(anyStyle("validation reports every failure at once, each with its location, rule and expectation")):
     withServer(checked) { t =>
       val bad = order(Line("a", 1, 1), Line("b", 0, 1), Line("c", 2, -1)).copy(customer = "")
       val r = t.post("/checked?limit=0", TestModel.json(bad), json, "X-Tag" -> "toolong")
@@ -216,13 +216,13 @@ trait JsonTests extends ServerTestSupport:
       assert(!r.body.contains("toolong"), r.body)
     }
 
-  test("a valid request passes validation"):
+  test(anyStyle("a valid request passes validation")):
     withServer(checked) { t =>
       val r = t.post("/checked?limit=5", TestModel.json(sample), json)
       assertEquals((r.status, r.body), (200, "5 2"))
     }
 
-  test("an empty list breaks its minimum size, reported at the list"):
+  test(anyStyle("an empty list breaks its minimum size, reported at the list")):
     withServer(checked) { t =>
       val r = t.post("/checked?limit=5", TestModel.json(order()), json)
       assertEquals(r.problem.errors.map(e => (e.location, e.rule)), List(("body.lines", "minItems")))
@@ -258,7 +258,7 @@ trait JsonTests extends ServerTestSupport:
       assert(logged.exists(_.contains(s"[request $id] GET /boom failed")), logged.toString)
     }
 
-  test("rejections are problems too: 404, and 405 with Allow"):
+  test(anyStyle("rejections are problems too: 404, and 405 with Allow")):
     withServer(echo) { t =>
       val nf = t.get("/nowhere")
       assertEquals((nf.status, nf.problem.title), (404, "Not Found"))

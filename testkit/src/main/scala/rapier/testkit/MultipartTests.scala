@@ -120,7 +120,7 @@ trait MultipartTests extends ServerTestSupport:
 
   private val cover = Sent("cover", Array.fill[Byte](3000)(7), Some("cover.png"), Some("image/png"))
 
-  test("parts into a case class: text fields decoded, a file part on disk, optional and repeated parts"):
+  test(anyStyle("parts into a case class: text fields decoded, a file part on disk, optional and repeated parts")):
     withServer(upload) { t =>
       val body = encode(
         Sent.text("title", "Dune"),
@@ -136,13 +136,15 @@ trait MultipartTests extends ServerTestSupport:
       assert(!Files.exists(file.nn), s"$file was not deleted after the request")
     }
 
-  test("all parts as they are, files told apart by their file names"):
+  test(anyStyle("all parts as they are, files told apart by their file names")):
     withServer(generic) { t =>
       val r = t.post("/parts", encode(Sent.text("a", "xyz"), cover, Sent("b", Array.emptyByteArray)), contentType)
       assertEquals(r.body, "a:3:false cover:3000:true b:0:false")
     }
 
-  test("a text part is read in the charset its Content-Type names; one the server can't read is a 400 under its name"):
+  test(anyStyle(
+    "a text part is read in the charset its Content-Type names; one the server can't read is a 400 under its name"
+  )):
     withServer(upload) { t =>
       val latin1 =
         Sent("title", "Café".getBytes(StandardCharsets.ISO_8859_1), None, Some("text/plain; charset=ISO-8859-1"))
@@ -158,7 +160,7 @@ trait MultipartTests extends ServerTestSupport:
       eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
     }
 
-  test("a large file part goes to disk whole"):
+  test(anyStyle("a large file part goes to disk whole")):
     withServer(upload) { t =>
       val big = Sent("cover", Array.tabulate[Byte](5 * 1024 * 1024)(i => (i % 251).toByte), Some("big.bin"))
       val r = t.post("/upload", encode(Sent.text("title", "T"), Sent.text("copies", "1"), big), contentType)
@@ -166,7 +168,7 @@ trait MultipartTests extends ServerTestSupport:
       eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open after the request")
     }
 
-  test("every field that fails is reported under its name"):
+  test(anyStyle("every field that fails is reported under its name")):
     withServer(upload) { t =>
       val r = t.post("/upload", encode(Sent.text("copies", "many"), cover), contentType)
       assertEquals(r.status, 400)
@@ -177,7 +179,7 @@ trait MultipartTests extends ServerTestSupport:
       assert(!r.body.contains("many"), r.body)
     }
 
-  test("a part over its limit is a 413, and leaves no file behind"):
+  test(anyStyle("a part over its limit is a 413, and leaves no file behind")):
     val before = uploadsLeft()
     withServer(upload) { t =>
       val huge = Sent("cover", new Array[Byte](6 * 1024 * 1024 + 1), Some("huge.bin"))
@@ -188,7 +190,9 @@ trait MultipartTests extends ServerTestSupport:
     assertEquals(uploadsLeft(), before)
     eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
 
-  test("uploads past the server's disk budget are a 503 with Retry-After, leave no file, and the next one fits"):
+  test(
+    anyStyle("uploads past the server's disk budget are a 503 with Retry-After, leave no file, and the next one fits")
+  ):
     val before = uploadsLeft()
     val budget =
       TestServerConfig(serverOptions = ServerOptions.default.withoutRequestLog.withMaxUploadDisk(1024 * 1024))
@@ -213,7 +217,7 @@ trait MultipartTests extends ServerTestSupport:
       eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
     }
 
-  test("another Content-Type is a 415; no boundary, or a broken body, a 400"):
+  test(anyStyle("another Content-Type is a 415; no boundary, or a broken body, a 400")):
     withServer(upload) { t =>
       val body = encode(Sent.text("title", "T"))
       assertEquals(t.post("/upload", body, "Content-Type" -> "application/json").status, 415)
@@ -223,7 +227,7 @@ trait MultipartTests extends ServerTestSupport:
       assertEquals((truncated.status, truncated.problem.errors.map(_.rule)), (400, List("syntax")))
     }
 
-  test("a file larger than the server's whole-body limit is written to disk as it arrives, never held whole"):
+  test(anyStyle("a file larger than the server's whole-body limit is written to disk as it arrives, never held whole")):
     withServerConfig(TestServerConfig(maxBodySize = 64 * 1024))(checksums) { t =>
       val content = Array.tabulate[Byte](24 * 1024 * 1024)(i => (i * 7 % 251).toByte)
       @volatile var most = 0L
@@ -241,7 +245,9 @@ trait MultipartTests extends ServerTestSupport:
       assert(most < 1024 * 1024, s"the server held $most bytes of the body at once")
     }
 
-  test("a part past its limit is refused as it arrives, before the client has sent the rest, and leaves no file"):
+  test(
+    anyStyle("a part past its limit is refused as it arrives, before the client has sent the rest, and leaves no file")
+  ):
     val before = uploadsLeft()
     withServer(upload) { t =>
       val c = t.raw()
@@ -257,7 +263,7 @@ trait MultipartTests extends ServerTestSupport:
     eventually(uploadsLeft() == before, "the part's file is deleted")
     eventually(uploadsClosed(), s"${OpenFiles.count(isUpload)} part files still open")
 
-  test("parts kept in memory are held to their limit together: past it, a 413"):
+  test(anyStyle("parts kept in memory are held to their limit together: past it, a 413")):
     withServer(checksums) { t =>
       val fields = encode(Sent.text("a", "x" * 600), Sent.text("b", "y" * 600))
       val r = t.post("/checksums", fields, contentType)
@@ -267,14 +273,14 @@ trait MultipartTests extends ServerTestSupport:
       assertEquals(small.body, s"a:600:${crc(("x" * 600).getBytes)}")
     }
 
-  test("a multipart body is held to maxStreamedBodySize as a whole"):
+  test(anyStyle("a multipart body is held to maxStreamedBodySize as a whole")):
     withServerConfig(TestServerConfig(maxStreamedBodySize = 100000))(checksums) { t =>
       val r = t.post("/checksums", encode(Sent("f", new Array[Byte](200000), Some("f.bin"))), contentType)
       assertEquals(r.status, 413)
       assert(r.problem.detail.contains("100000"), r.problem.detail)
     }
 
-  test("a client that goes away mid-upload leaves no file behind, and the server serves on"):
+  test(anyStyle("a client that goes away mid-upload leaves no file behind, and the server serves on")):
     val before = uploadsLeft()
     withServer(checksums) { t =>
       val c = t.raw()

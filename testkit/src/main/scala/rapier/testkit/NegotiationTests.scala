@@ -41,13 +41,13 @@ trait NegotiationTests extends ServerTestSupport:
 
   private val form = "Content-Type" -> "application/x-www-form-urlencoded"
 
-  test("without Accept, the first representation"):
+  test(anyStyle("without Accept, the first representation")):
     withServer(greet) { t =>
       val r = t.get("/greet")
       assertEquals((r.status, r.header("Content-Type"), r.body), (200, Some("application/json"), """{"text":"hi"}"""))
     }
 
-  test("Accept chooses the representation, q-values and wildcards considered"):
+  test(anyStyle("Accept chooses the representation, q-values and wildcards considered")):
     withServer(greet) { t =>
       def typeFor(accept: String) = t.get("/greet", "Accept" -> accept).header("Content-Type")
       assertEquals(typeFor("text/plain"), Some("text/plain; charset=UTF-8"))
@@ -61,14 +61,14 @@ trait NegotiationTests extends ServerTestSupport:
       assertEquals(typeFor("""text/plain;f="a,b;q=1";q=0.1, application/json;q=0.4"""), Some("application/json"))
     }
 
-  test("no acceptable representation is a 406 naming those there are"):
+  test(anyStyle("no acceptable representation is a 406 naming those there are")):
     withServer(greet) { t =>
       val r = t.get("/greet", "Accept" -> "image/png")
       assertEquals(r.status, 406)
       assert(r.problem.detail.contains("application/json, text/plain"), r.body)
     }
 
-  test("a request body is read by the representation its Content-Type names; another is a 415"):
+  test(anyStyle("a request body is read by the representation its Content-Type names; another is a 415")):
     withServer(echo) { t =>
       assertEquals(t.post("/greet", """{"text":"json"}""", "Content-Type" -> "application/json").body, "json")
       assertEquals(t.post("/greet", "plain", "Content-Type" -> "text/plain; charset=UTF-8").body, "plain")
@@ -77,14 +77,14 @@ trait NegotiationTests extends ServerTestSupport:
       assertEquals(other.problem.errors.map(_.expected), List("application/json or text/plain"))
     }
 
-  test("a form into a case class: each field by its type's codec, repeats into lists, options may be absent"):
+  test(anyStyle("a form into a case class: each field by its type's codec, repeats into lists, options may be absent")):
     withServer(signup) { t =>
       val r = t.post("/signup", "name=Ada+L&age=36&tags=a&tags=b%26c", form)
       assertEquals((r.status, r.body), (200, "Signup(Ada L,36,List(a, b&c),None)"))
       assertEquals(t.post("/signup", "age=1&name=x&newsletter=true", form).body, "Signup(x,1,List(),Some(true))")
     }
 
-  test("a form reports every field that fails, under its name, without echoing values"):
+  test(anyStyle("a form reports every field that fails, under its name, without echoing values")):
     withServer(signup) { t =>
       val r = t.post("/signup", "age=old&newsletter=maybe&newsletter=no", form)
       assertEquals(r.status, 400)

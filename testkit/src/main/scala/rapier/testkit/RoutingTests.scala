@@ -13,14 +13,14 @@ trait RoutingTests extends ServerTestSupport:
   private def capture(e: Endpoint[Unit, String, Unit, Unit], name: String): ServerEndpoint[Future] =
     e.out(stringBody).serverLogicSuccess(v => Future.successful(s"$name:$v"))
 
-  test("an unknown path is a 404, which no browser sniffs for another type"):
+  test(anyStyle("an unknown path is a 404, which no browser sniffs for another type")):
     withServer(named(endpoint.get.in("a"), "a")) { t =>
       val r = t.get("/b")
       assertEquals((r.status, r.problem.title), (404, "Not Found"))
       assertEquals(r.header("X-Content-Type-Options"), Some("nosniff"))
     }
 
-  test("a known path with another method is a 405 listing the allowed methods"):
+  test(anyStyle("a known path with another method is a 405 listing the allowed methods")):
     withServer(
       named(endpoint.get.in("r"), "get"),
       named(endpoint.post.in("r"), "post"),
@@ -32,7 +32,7 @@ trait RoutingTests extends ServerTestSupport:
         assertEquals(r.header("Allow"), Some("GET, HEAD, POST"))
     }
 
-  test("HEAD is served by the GET endpoint, without a body but with its length"):
+  test(anyStyle("HEAD is served by the GET endpoint, without a body but with its length")):
     withServer(named(endpoint.get.in("h"), "hello")) { t =>
       val c = t.raw()
       try
@@ -46,7 +46,7 @@ trait RoutingTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test("an endpoint for HEAD itself takes precedence over GET"):
+  test(anyStyle("an endpoint for HEAD itself takes precedence over GET")):
     withServer(named(endpoint.get.in("h"), "get"), named(endpoint.head.in("h"), "head!")) { t =>
       val c = t.raw()
       try
@@ -55,7 +55,7 @@ trait RoutingTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test("a fixed segment wins over a capture, whatever the order of definition"):
+  test(anyStyle("a fixed segment wins over a capture, whatever the order of definition")):
     val byId = capture(endpoint.get.in("books" / path[String]("id")), "id")
     val fresh = named(endpoint.get.in("books" / "new"), "new")
     withServer(byId, fresh) { t =>
@@ -63,7 +63,7 @@ trait RoutingTests extends ServerTestSupport:
       assertEquals(t.get("/books/7").body, "id:7")
     }
 
-  test("routing backs up from a dead end to the next branch"):
+  test(anyStyle("routing backs up from a dead end to the next branch")):
     val deep = capture(endpoint.get.in("a" / path[String]("x") / "b"), "deep")
     val rest = endpoint.get.in("a" / paths).out(stringBody).serverLogicSuccess(p =>
       Future.successful(s"rest:${p.mkString("/")}")
@@ -76,7 +76,7 @@ trait RoutingTests extends ServerTestSupport:
       assertEquals(t.get("/a").body, "rest:")
     }
 
-  test("a method mismatch on one branch lets another branch serve"):
+  test(anyStyle("a method mismatch on one branch lets another branch serve")):
     val postFixed = named(endpoint.post.in("m" / "fixed"), "post-fixed")
     val getCapture = capture(endpoint.get.in("m" / path[String]("v")), "get-capture")
     withServer(postFixed, getCapture) { t =>
@@ -85,14 +85,14 @@ trait RoutingTests extends ServerTestSupport:
       assertEquals(t.send("DELETE", "/m/fixed", "").header("Allow"), Some("GET, HEAD, POST"))
     }
 
-  test("a specific method wins over an endpoint for any method"):
+  test(anyStyle("a specific method wins over an endpoint for any method")):
     withServer(named(endpoint.in("any"), "any"), named(endpoint.post.in("any"), "post")) { t =>
       assertEquals(t.post("/any", "").body, "post")
       assertEquals(t.get("/any").body, "any")
       assertEquals(t.send("OPTIONS", "/any", null).body, "any")
     }
 
-  test("each of 128 endpoints gets its own requests"):
+  test(anyStyle("each of 128 endpoints gets its own requests")):
     val many = (0 until 128).map(i => named(endpoint.get.in(s"path$i"), s"endpoint $i"))
     withServer(many*) { t =>
       for i <- Seq(0, 1, 63, 64, 126, 127) do assertEquals(t.get(s"/path$i").body, s"endpoint $i")
@@ -125,24 +125,24 @@ trait RoutingTests extends ServerTestSupport:
     val e3 = intercept[IllegalArgumentException](withServer(twoBodies)(_ => ()))
     assert(e3.getMessage.contains("only one body"), e3.getMessage)
 
-  test("an absolute-form request target is routed by its path"):
+  test(anyStyle("an absolute-form request target is routed by its path")):
     withServer(named(endpoint.get.in("abs"), "absolute")) { t =>
       assertEquals(t.rawExchange("GET http://localhost/abs?x=1 HTTP/1.1\r\nHost: localhost\r\n\r\n").body, "absolute")
     }
 
-  test("a request target that is not a path is a 400"):
+  test(anyStyle("a request target that is not a path is a 400")):
     withServer(named(endpoint.get.in("abs"), "absolute")) { t =>
       // `*` is a target of OPTIONS alone, which asks about the server (see FramingTests)
       assertEquals(t.rawExchange("GET * HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
     }
 
-  test("query strings don't take part in routing; a fragment is not part of a request target (400)"):
+  test(anyStyle("query strings don't take part in routing; a fragment is not part of a request target (400)")):
     withServer(named(endpoint.get.in("page"), "page")) { t =>
       assertEquals(t.get("/page?a=/b").body, "page")
       assertEquals(t.rawExchange("GET /page#frag HTTP/1.1\r\nHost: x\r\n\r\n").status, 400)
     }
 
-  test("the endpoint list can mix security, plain and any-method endpoints on one path"):
+  test(anyStyle("the endpoint list can mix security, plain and any-method endpoints on one path")):
     val secured = endpoint
       .securityIn(header[String]("X-Key"))
       .get

@@ -39,21 +39,21 @@ abstract class ServerTestSupport extends munit.FunSuite:
   def cannotRun: Option[String] = None
 
   /**
-   * The class that runs this server's [[ServerLayer]] tests, if another one does: a class running the kit on the same
+   * The class that runs this server's [[AnyStyle]] tests, if another one does: a class running the kit on the same
    * server with logic in another style names the one with `Future` logic. Those tests are then ignored here, saying
    * where they run.
    */
-  def serverLayerTestedIn: Option[String] = None
+  def anyStyleTestedIn: Option[String] = None
 
-  /** A test of the server's own layer (see [[ServerLayer]]). */
-  def layerTest(name: String)(using munit.Location): munit.TestOptions = munit.TestOptions(name).tag(ServerLayer)
+  /** A test whose outcome the logic's style can't change (see [[AnyStyle]]). */
+  def anyStyle(name: String)(using munit.Location): munit.TestOptions = munit.TestOptions(name).tag(AnyStyle)
 
   override def munitTests(): Seq[Test] =
     super.munitTests().map { t =>
       val skipped = cannotRun.map(reason => s"skipped: $reason")
       val cannot = unsupported.get(t.name).map(reason => s"unsupported on ${server.name}: $reason")
       val clientCannot = protocol.clientCannot.get(t.name).map(reason => s"the kit's client can't: $reason")
-      val layer = serverLayerTestedIn.filter(_ => t.tags(ServerLayer)).map(ServerLayer.testedIn)
+      val layer = anyStyleTestedIn.filter(_ => t.tags(AnyStyle)).map(AnyStyle.testedIn)
       skipped.orElse(cannot).orElse(clientCannot).orElse(layer) match
         case Some(why) => t.withName(s"${t.name} ($why)").tag(munit.Ignore)
         case None => t
@@ -108,12 +108,14 @@ abstract class ServerTestSupport extends munit.FunSuite:
     if leaks.nonEmpty then fail(s"Netty reported ${leaks.size} leak(s):\n${leaks.mkString("\n")}")
 
 /**
- * Tags a test of what a server does before any logic runs or beneath it, the same whatever the logic's style: HTTP/2's
- * floods and limits, deadlines on heads and TLS handshakes, WebSocket frames never read. It runs once per server.
+ * Tags a test whose outcome the logic's style can't change: what the server and the interpreter do with a request's
+ * bytes before the logic has it and with a response's once it answered (framing, limits, deadlines, decoding inputs,
+ * routing, negotiation, CORS, compression, static files, TLS, HTTP/2, WebSocket frames), and the client's side of a
+ * call. It runs once per server. The tests of what the logic's style can change stay untagged: the logic answering
+ * later, failing, being cancelled or stopped in flight, its security, streams, WebSockets, SSE, metrics and traces.
  */
-object ServerLayer extends munit.Tag("server-layer"):
-  def testedIn(className: String): String =
-    s"the server's own layer, the same whatever the logic's style: tested in $className"
+object AnyStyle extends munit.Tag("any-style"):
+  def testedIn(className: String): String = s"the same whatever the logic's style: tested in $className"
 
 /** A running server as a test sees it: a client for it, raw connections to it, and a way to stop it early. */
 final class Target(running: RunningServer, protocol: KitProtocol = KitProtocol.Http1):

@@ -38,7 +38,7 @@ trait SlowClientTests extends ServerTestSupport:
       (response, c.closedByServer(2000), took)
     finally c.close()
 
-  test(layerTest("a client trickling its headers is answered 408 at the header deadline, and closed")):
+  test(anyStyle("a client trickling its headers is answered 408 at the header deadline, and closed")):
     withServerConfig(TestServerConfig(headerReadTimeout = 600.millis))(hello) { t =>
       val (r, closed, took) = trickleUntilAnswered(t, "GET /hello HTTP/1.1\r\nHost: x\r\n", "X-A: b\r\n")
       assertEquals(r.status, 408)
@@ -47,14 +47,14 @@ trait SlowClientTests extends ServerTestSupport:
       assert(took >= 550.millis && took < 3.seconds, s"answered after $took")
     }
 
-  test(layerTest("a client sending only empty lines is closed at the header deadline")):
+  test(anyStyle("a client sending only empty lines is closed at the header deadline")):
     withServerConfig(TestServerConfig(headerReadTimeout = 600.millis))(hello) { t =>
       val (r, closed, _) = trickleUntilAnswered(t, "\r\n", "\r\n")
       assertEquals(r.status, 408)
       assert(closed)
     }
 
-  test("a client trickling its body is answered 408 at the body deadline, and closed"):
+  test(anyStyle("a client trickling its body is answered 408 at the body deadline, and closed")):
     withServerConfig(TestServerConfig(bodyReadTimeout = 600.millis))(echo) { t =>
       val head = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc"
       val (r, closed, took) = trickleUntilAnswered(t, head, "d")
@@ -64,7 +64,7 @@ trait SlowClientTests extends ServerTestSupport:
       assert(took >= 550.millis && took < 3.seconds, s"answered after $took")
     }
 
-  test("a head and a body that arrive in pieces within their deadlines are served"):
+  test(anyStyle("a head and a body that arrive in pieces within their deadlines are served")):
     withServerConfig(TestServerConfig(headerReadTimeout = 1.second, bodyReadTimeout = 1.second))(echo) { t =>
       val c = t.raw()
       try
@@ -80,7 +80,7 @@ trait SlowClientTests extends ServerTestSupport:
       finally c.close()
     }
 
-  test(layerTest(
+  test(anyStyle(
     "while 500 slowloris connections trickle their headers, requests are served, and the deadline closes them all"
   )):
     withServerConfig(TestServerConfig(headerReadTimeout = 2.seconds))(hello) { t =>
@@ -111,7 +111,7 @@ trait SlowClientTests extends ServerTestSupport:
       finally slow.foreach(_.close())
     }
 
-  test("clients that vanish mid-response leave the server healthy"):
+  test(anyStyle("clients that vanish mid-response leave the server healthy")):
     withServer(hello, large) { t =>
       for _ <- 1 to 20 do
         val c = t.raw()

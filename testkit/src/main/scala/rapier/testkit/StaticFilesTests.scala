@@ -50,7 +50,7 @@ trait StaticFilesTests extends ServerTestSupport:
 
   private def serving[T](files: ServerEndpoint[Future]*)(body: Target => T): T = withServer(files*)(body)
 
-  test("static: a file with its type, length, validators and ranges; HEAD without the body"):
+  test(anyStyle("static: a file with its type, length, validators and ranges; HEAD without the body")):
     withRoot { root =>
       serving(staticFiles[Future]("s", root)) { t =>
         val r = t.get("/s/index.html")
@@ -91,7 +91,7 @@ trait StaticFilesTests extends ServerTestSupport:
       }
     }
 
-  test("static: If-None-Match and If-Modified-Since answer 304; If-Match and If-Unmodified-Since 412"):
+  test(anyStyle("static: If-None-Match and If-Modified-Since answer 304; If-Match and If-Unmodified-Since 412")):
     withRoot { root =>
       serving(StaticFiles.directory(root).withCacheControl("public, max-age=60").endpoint[Future]("s")) { t =>
         val first = t.get("/s/app.js")
@@ -122,7 +122,9 @@ trait StaticFilesTests extends ServerTestSupport:
       }
     }
 
-  test("static: a directory is its index with a trailing slash, a 301 to it without, not found without an index"):
+  test(
+    anyStyle("static: a directory is its index with a trailing slash, a 301 to it without, not found without an index")
+  ):
     withRoot { root =>
       serving(staticFiles[Future]("s", root), StaticFiles.directory(root).withoutIndex.endpoint[Future]("bare")) { t =>
         assertEquals(t.get("/s/").body, page)
@@ -139,7 +141,7 @@ trait StaticFilesTests extends ServerTestSupport:
       }
     }
 
-  test("static: a single-page app's fallback at the root, beside the other endpoints"):
+  test(anyStyle("static: a single-page app's fallback at the root, beside the other endpoints")):
     withRoot { root =>
       val api = endpoint.get.in("api" / "hello").out(stringBody).serverLogicSuccess(_ => Future.successful("hi"))
       serving(api, StaticFiles.directory(root).withFallback("index.html").endpoint[Future]("")) { t =>
@@ -155,7 +157,7 @@ trait StaticFilesTests extends ServerTestSupport:
       }
     }
 
-  test("static: a precompressed sibling when Accept-Encoding allows it, with its coding, tag and Vary"):
+  test(anyStyle("static: a precompressed sibling when Accept-Encoding allows it, with its coding, tag and Vary")):
     withRoot { root =>
       val files = StaticFiles.directory(root).withPrecompressed.endpoint[Future]("s")
       val options = ServerOptions.default.withoutRequestLog.withCompression()
@@ -181,7 +183,7 @@ trait StaticFilesTests extends ServerTestSupport:
       }
     }
 
-  test("static: resources from the class path, a file's and a directory's"):
+  test(anyStyle("static: resources from the class path, a file's and a directory's")):
     serving(staticResources[Future]("r", "rapier-static"), staticResources[Future]("jar", "org/slf4j")) { t =>
       val r = t.get("/r/hello.txt")
       assertEquals((r.status, r.body), (200, "hello from the class path\n"))
@@ -204,7 +206,7 @@ trait StaticFilesTests extends ServerTestSupport:
       assertEquals(t.get("/jar/event").header("Location"), Some("event/"))
     }
 
-  test("static: no file outside the root, nor a hidden one, whatever the request's spelling"):
+  test(anyStyle("static: no file outside the root, nor a hidden one, whatever the request's spelling")):
     withRoot { root =>
       serving(staticFiles[Future]("s", root), StaticFiles.directory(root).withLinksLeavingRoot.endpoint[Future]("l")) {
         t =>

@@ -39,7 +39,7 @@ trait TlsTests extends ServerTestSupport:
     try body(running.port)
     finally running.stop()
 
-  test("TLS: endpoints are served over HTTPS, TLS 1.3 by default, ALPN naming HTTP/1.1"):
+  test(anyStyle("TLS: endpoints are served over HTTPS, TLS 1.3 by default, ALPN naming HTTP/1.1")):
     withTls(Keys.server) { port =>
       val client = HttpClient.newBuilder().sslContext(Keys.clientContext(withCertificate = false)).build()
       def send(request: HttpRequest.Builder) =
@@ -61,7 +61,7 @@ trait TlsTests extends ServerTestSupport:
       assertEquals(curl("-sk", s"https://localhost:$port/tls/hello"), (0, "hello over TLS"))
     }
 
-  test(layerTest("TLS: plain HTTP and TLS versions not allowed are refused")):
+  test(anyStyle("TLS: plain HTTP and TLS versions not allowed are refused")):
     withTls(Keys.server.withProtocols("TLSv1.3")) { port =>
       val refused = Try(handshake(port, Keys.clientContext(withCertificate = false), protocols = List("TLSv1.2")))
       assert(refused.failed.toOption.exists(_.isInstanceOf[IOException]), refused)
@@ -79,7 +79,7 @@ trait TlsTests extends ServerTestSupport:
       finally tls12.close()
     }
 
-  test(layerTest("TLS: a client that never completes its handshake is closed at the head's deadline")):
+  test(anyStyle("TLS: a client that never completes its handshake is closed at the head's deadline")):
     withTls(Keys.server, headDeadline = 1.second) { port =>
       val silent = Socket()
       try
@@ -99,7 +99,9 @@ trait TlsTests extends ServerTestSupport:
       finally silent.close()
     }
 
-  test("TLS: a client certificate, required, lets in a client with one, read by an input, and refuses one without"):
+  test(anyStyle(
+    "TLS: a client certificate, required, lets in a client with one, read by an input, and refuses one without"
+  )):
     val mutual = Keys.server.withClientAuth(Tls.ClientAuth.Required, Tls.Trust.pem(Keys.file("ca.crt")))
     withTls(mutual) { port =>
       val client = HttpClient.newBuilder().sslContext(Keys.clientContext(withCertificate = true)).build()
@@ -125,7 +127,7 @@ trait TlsTests extends ServerTestSupport:
       assert(anonymous.failed.toOption.exists(_.isInstanceOf[IOException]), anonymous)
     }
 
-  test("TLS: a key or certificate that can't be read fails the start, naming the file and what to do"):
+  test(anyStyle("TLS: a key or certificate that can't be read fails the start, naming the file and what to do")):
     def refusal(tls: => Tls): String =
       intercept[IllegalArgumentException](withTls(tls)(_ => ())).getMessage
     val missing = Keys.file("ca.crt").resolveSibling("missing.key")

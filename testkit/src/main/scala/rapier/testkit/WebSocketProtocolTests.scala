@@ -54,7 +54,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
     assertEquals(r.status, 101, r.toString)
     c
 
-  test("a message in fragments is joined, a ping among them answered with its payload"):
+  test(anyStyle("a message in fragments is joined, a ping among them answered with its payload")):
     withServer(echo, binary) { t =>
       connected(t, "/ws/echo") { c =>
         c.send(frame(Text, "Hel", fin = false))
@@ -75,7 +75,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       finally b.close()
     }
 
-  test("protocol errors close the WebSocket with 1002"):
+  test(anyStyle("protocol errors close the WebSocket with 1002")):
     val broken = List(
       "an unmasked frame" -> frame(Text, "hi", masked = false),
       "a reserved opcode" -> frame(3, "hi"),
@@ -98,7 +98,9 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       }
     }
 
-  test("bad messages close the WebSocket with their code: invalid UTF-8 1007, binary for text 1003, too long 1009"):
+  test(anyStyle(
+    "bad messages close the WebSocket with their code: invalid UTF-8 1007, binary for text 1003, too long 1009"
+  )):
     withServer(small) { t =>
       def refused(what: String, code: Int, frames: Array[Byte]*): Unit =
         connected(t, "/ws/small") { c =>
@@ -115,7 +117,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       }
     }
 
-  test("messages at each edge of the frame length's encodings are echoed, empty ones too"):
+  test(anyStyle("messages at each edge of the frame length's encodings are echoed, empty ones too")):
     withServer(echo, binary) { t =>
       val lengths = List(0, 1, 125, 126, 127, 65535, 65536)
       connected(t, "/ws/echo") { c =>
@@ -138,7 +140,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       }
     }
 
-  test("pings are answered with their payload, in order; a pong no one asked for is ignored"):
+  test(anyStyle("pings are answered with their payload, in order; a pong no one asked for is ignored")):
     withServer(echo) { t =>
       connected(t, "/ws/echo") { c =>
         val longest = Array.tabulate[Byte](125)(i => (255 - i).toByte)
@@ -159,7 +161,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       }
     }
 
-  test("a character split between fragments, a byte a frame, is joined whole"):
+  test(anyStyle("a character split between fragments, a byte a frame, is joined whole")):
     withServer(echo) { t =>
       val text = "Hello-\u00b5@\u00df\u00f6\u00e4\u00fc\u00e0\u00e1-UTF-8!! \u03ba\u1f79\u03c3\u03bc\u03b5 \ud83d\ude00"
       val bytes = text.getBytes(StandardCharsets.UTF_8)
@@ -172,7 +174,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       }
     }
 
-  test("invalid UTF-8 in a fragment is refused with 1007 at that fragment, before the message's end"):
+  test(anyStyle("invalid UTF-8 in a fragment is refused with 1007 at that fragment, before the message's end")):
     withServer(echo) { t =>
       connected(t, "/ws/echo") { c =>
         // \xed\xa0\x80 is a surrogate's encoding, which UTF-8 forbids
@@ -193,7 +195,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       assert(c.closedByServer(ServerCloseWait), s"$what: the connection ends after the close")
     }
 
-  test("a close is answered with its code, or with 1000, and nothing after it is read"):
+  test(anyStyle("a close is answered with its code, or with 1000, and nothing after it is read")):
     withServer(echo) { t =>
       closeAnswered(t, "a close without a code", Array.emptyByteArray, -1, 1000)
       closeAnswered(t, "a close with a code and a 123-byte reason", closePayload(1000, "r" * 123), 1000)
@@ -203,7 +205,9 @@ trait WebSocketProtocolTests extends ServerTestSupport:
         closeAnswered(t, s"a close with the valid code $code", closePayload(code, "bye"), code, 1000)
     }
 
-  test("a close with a code RFC 6455 forbids, a one-byte payload or a reason that isn't UTF-8 is answered 1002"):
+  test(
+    anyStyle("a close with a code RFC 6455 forbids, a one-byte payload or a reason that isn't UTF-8 is answered 1002")
+  ):
     withServer(echo) { t =>
       for code <- List(0, 999, 1004, 1005, 1006, 1015, 1016, 1100, 2000, 2999) do
         closeAnswered(t, s"a close with the invalid code $code", closePayload(code, ""), 1002)
@@ -218,7 +222,9 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       )
     }
 
-  test("an offered permessage-deflate is declined: the answer names no extension, and messages go uncompressed"):
+  test(
+    anyStyle("an offered permessage-deflate is declined: the answer names no extension, and messages go uncompressed")
+  ):
     withServer(echo) { t =>
       val c = t.raw()
       try
@@ -234,7 +240,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
     }
 
   test(
-    layerTest("pings sent by a client that never reads the pongs: the server stops reading, and serves other clients")
+    anyStyle("pings sent by a client that never reads the pongs: the server stops reading, and serves other clients")
   ):
     withServer(echo) { t =>
       val greedy = open(t, "/ws/echo")
@@ -254,7 +260,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       finally greedy.close()
     }
 
-  test(layerTest(
+  test(anyStyle(
     "messages in 1-byte fragments are joined, and fragments never finished hold their bytes, not an object each"
   )):
     withServer(echo) { t =>
@@ -291,7 +297,7 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       finally unfinished.foreach(_.close())
     }
 
-  test("WebSockets open for same-origin pages, listed origins and clients with no Origin; others are a 403"):
+  test(anyStyle("WebSockets open for same-origin pages, listed origins and clients with no Origin; others are a 403")):
     val listed = endpoint.get
       .in("ws" / "listed")
       .out(webSocketBody[String, String].withAllowedOrigins("https://app.example.com"))

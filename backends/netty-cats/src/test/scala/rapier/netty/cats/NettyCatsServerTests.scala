@@ -9,7 +9,7 @@ import rapier.testkit.*
 /** The shared server test kit on Netty with `IO` logic: every kit endpoint's logic runs as `IO`. */
 class NettyCatsServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettyCatsTestServer
-  override def serverLayerTestedIn: Option[String] = Some("rapier.netty.NettyServerTests")
+  override def anyStyleTestedIn: Option[String] = Some("rapier.netty.NettyServerTests")
 
 /** What `IO` logic and fs2 bodies must do on Netty. */
 class NettyCatsTests extends CatsTests:

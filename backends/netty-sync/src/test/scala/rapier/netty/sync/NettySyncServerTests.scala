@@ -23,13 +23,13 @@ private object Jdk:
 class NettySyncServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettySyncTestServer(VirtualThreadStart.OnCarrier)
   override def cannotRun: Option[String] = Jdk.cannotRun
-  override def serverLayerTestedIn: Option[String] = Some("rapier.netty.NettyServerTests")
+  override def anyStyleTestedIn: Option[String] = Some("rapier.netty.NettyServerTests")
 
 /** The shared kit again, each request's thread started on its connection's loop. */
 class NettySyncOnLoopServerTests extends ServerTests:
   def server: TestServer = NettySyncTestServer(VirtualThreadStart.OnLoop)
   override def cannotRun: Option[String] = Jdk.cannotRun
-  override def serverLayerTestedIn: Option[String] = Some("rapier.netty.NettyServerTests")
+  override def anyStyleTestedIn: Option[String] = Some("rapier.netty.NettyServerTests")
 
 /** What direct-style logic must get right on its virtual threads, wherever they start. */
 abstract class NettySyncTests(start: VirtualThreadStart) extends EffectChecks:

@@ -9,7 +9,7 @@ import zio.{RIO, ZEnvironment}
 /** The shared server test kit on Netty with ZIO logic: every kit endpoint's logic runs as a `Task`. */
 class NettyZioServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettyZioTestServer
-  override def serverLayerTestedIn: Option[String] = Some("rapier.netty.NettyServerTests")
+  override def anyStyleTestedIn: Option[String] = Some("rapier.netty.NettyServerTests")
 
 /** What ZIO logic and `ZStream` bodies must do on Netty. */
 class NettyZioTests extends ZioTests:

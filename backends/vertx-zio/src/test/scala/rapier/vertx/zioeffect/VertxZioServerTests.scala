@@ -14,7 +14,7 @@ class VertxZioServerTests extends ServerTests, WebSocketTests:
   override def unsupportedMalformedRequests: Map[String, String] = VertxServerTests.unsupportedMalformedRequests
   override def h2cUnserved: Option[String] = VertxServerTests.h2cUnserved
   override def http2RefusedOtherwise: Map[String, String] = VertxServerTests.http2RefusedOtherwise
-  override def serverLayerTestedIn: Option[String] = Some("rapier.vertx.VertxServerTests")
+  override def anyStyleTestedIn: Option[String] = Some("rapier.vertx.VertxServerTests")
 
 /** What ZIO logic and `ZStream` bodies must do on Vert.x. */
 class VertxZioTests extends ZioTests:
