@@ -1,5 +1,6 @@
 package rapier.pekko
 
+import org.apache.pekko.http.impl.engine.http2.RapierHttp2
 import org.apache.pekko.http.scaladsl.model.{HttpProtocols, HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.server.{Route, RouteResult}
 import org.apache.pekko.stream.Materializer
@@ -144,6 +145,9 @@ final class PekkoServerInterpreter private[pekko] (
       else
         val response = Completion.responseOf(outcome)
         if !Bodies.hasBody(entity) || body.readWhole then Responses.of(view, response, closes = false)
+        // Over HTTP/2 the stream is reset with NO_ERROR after the response (RFC 9113 §8.1), which stops the client:
+        // nothing to drain first, and the entity's stream cancelled before the response would reset it with CANCEL
+        else if RapierHttp2.streamOf(view.request).isDefined then Responses.of(view, response, closes = false)
         else
           // A body not read to its end when the logic answers: what is left is read and dropped first, for a while,
           // as the other backends linger; if it can't be, the connection closes after the response, and says so

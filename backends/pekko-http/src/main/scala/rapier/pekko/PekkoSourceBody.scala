@@ -66,7 +66,8 @@ object PekkoSourceBody:
 
     def pull(receiver: BodyReceiver): Unit =
       val q = synchronized {
-        if queue == null && !taken && !cancelled then queue = stream.runWith(Sink.queue[ByteString](1))
+        // Room for two pulls: one made as the previous one completes may reach the queue before it counts it answered
+        if queue == null && !taken && !cancelled then queue = stream.runWith(Sink.queue[ByteString](2))
         queue
       }
       if q == null then receiver.onEnd()
