@@ -72,7 +72,10 @@ private[pekko] final class Connections(
       .atop(GuardStage(guard, headDeadline))
       .atop(Connections.sessionBytes)
       .atop(idle)
-    val http1 = Flow[HttpRequest].mapAsync(1)(request => respond(connection, request)).join(http1Layer)
+    val http1 = Flow[HttpRequest]
+      .via(Connections.EndRequests(connection))
+      .mapAsync(1)(request => respond(connection, request))
+      .join(http1Layer)
     // Its TLS engine, once created: ALPN's choice is read from it
     var engine: SSLEngine | Null = null
     // TLS below the guard, which reads the request's bytes as they were sent
@@ -107,7 +110,7 @@ private[pekko] final class Connections(
     connection.kill = kill
     ends.foreach(_.foreach(terminate => connection.http2 = terminate))(using ExecutionContext.parasitic)
     live.add(connection)
-    if stopping.get && connection.idle then connection.kill.shutdown()
+    if stopping.get && connection.idle then connection.end()
     done.onComplete { _ =>
       live.remove(connection)
       if stopping.get && live.isEmpty then allClosed.trySuccess(())
@@ -164,7 +167,7 @@ private[pekko] final class Connections(
         val h2 = c.http2
         val idle = c.idle
         answering ||= h2 != null || !idle
-        if h2 != null then h2.nn(deadline) else if idle then c.kill.shutdown()
+        if h2 != null then h2.nn(deadline) else if idle then c.end()
       )
       answeringAtStop = answering
       if live.isEmpty then allClosed.trySuccess(())
@@ -289,4 +292,38 @@ private[pekko] object Connections:
     // How its HTTP/2 layer ends, once the connection is found speaking HTTP/2
     @volatile var http2: RapierHttp2.Terminate | Null = null
     @volatile var kill: UniqueKillSwitch = null
+    // Ends its HTTP/1.1 requests, once that layer runs (see EndRequests)
+    @volatile var endRequests: (() => Unit) | Null = null
     def idle: Boolean = inFlight.get == 0 && kill != null
+
+    /**
+     * Closes an idle connection: after the response its last request was answered with, whose bytes may still be on
+     * their way through the layers (TLS's included) below the HTTP one, or at once while no layer serves it.
+     */
+    def end(): Unit =
+      val ending = endRequests
+      if ending != null then ending() else kill.shutdown()
+
+  /**
+   * Passes a connection's HTTP/1.1 requests on to the logic until the server stops: then ends them, which pekko-http's
+   * layer answers by rendering the responses already given to it and closing the connection after their bytes. The
+   * layer's own requests are not cancelled, as cancelling them would make the layer drop what it has not rendered yet.
+   */
+  final class EndRequests(connection: Live) extends GraphStage[FlowShape[HttpRequest, HttpRequest]]:
+    private val in = Inlet[HttpRequest]("EndRequests.in")
+    private val out = Outlet[HttpRequest]("EndRequests.out")
+    val shape: FlowShape[HttpRequest, HttpRequest] = FlowShape(in, out)
+
+    def createLogic(attributes: Attributes): GraphStageLogic =
+      new GraphStageLogic(shape) with InHandler with OutHandler:
+        override def preStart(): Unit =
+          val ended = getAsyncCallback[Unit](_ => if !isClosed(out) then complete(out))
+          connection.endRequests = () => ended.invoke(())
+
+        // A request pulled before the end and arriving after it is refused by the connection's close
+        def onPush(): Unit =
+          val request = grab(in)
+          if !isClosed(out) then push(out, request)
+        def onPull(): Unit = if !hasBeenPulled(in) && !isClosed(in) then pull(in)
+
+        setHandlers(in, out, this)
