@@ -253,9 +253,13 @@ trait WebSocketProtocolTests extends ServerTestSupport:
             greedy.send(pings)
             sent += pings.length
         }(using scala.concurrent.ExecutionContext.global)
-        Thread.sleep(3000)
+        Thread.sleep(2000)
+        val before = sent
+        Thread.sleep(1000)
         assert(!sending.isCompleted, s"$sent bytes of pings were taken by a server whose pongs go unread")
         assert(sent < (128L << 20), s"$sent bytes of pings were taken by a server whose pongs go unread")
+        // Stopped, not slowed: a server reading on takes tens of MiB a second
+        assert(sent - before < (4L << 20), s"${(sent - before) >> 20} MiB of pings taken in the third second")
         connected(t, "/ws/echo")(echoes(_, "still here"))
       finally greedy.close()
     }

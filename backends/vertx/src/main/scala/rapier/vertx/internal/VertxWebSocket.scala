@@ -33,14 +33,34 @@ private[vertx] final class VertxWebSocket(
   private var closeSent = false
   private var idleTimer = -1L
 
+  // A frame of a message begun and not ended: the next one is wanted whatever the relay asked
+  private var midMessage = false
+  // A message written and waiting for room in the write queue before the relay hears of it
+  private var writeWaiting = false
+  // Vert.x answers each ping as it arrives and fetches another frame once it is delivered, whatever the socket's
+  // demand: while the pongs go unread the demand is taken back, so that frames wait in Vert.x's queue, which stops
+  // reading past its mark, until the write queue drains.
+  private var pingsHeld = false
+
   // After a write: the next message once the write queue has room. One object for both of Vert.x's callbacks.
   private val afterWrite: Handler[AnyRef] =
     case result: AsyncResult[?] if result.failed => ()
     case _ =>
       // Vert.x may have closed the socket before its close handler runs: the queue is then not to be asked
       if !closeSent && !socket.isClosed then
-        if socket.writeQueueFull then socket.drainHandler(afterWrite.asInstanceOf[Handler[Void]])
+        if socket.writeQueueFull then
+          writeWaiting = true
+          socket.drainHandler(drained)
         else relay.written()
+
+  // The write queue has room: pings are read again, and a message waiting for room is told written
+  private val drained: Handler[Void] = _ =>
+    if pingsHeld then
+      pingsHeld = false
+      if !closeSent && (wanted || midMessage) then socket.fetch(1)
+    if writeWaiting then
+      writeWaiting = false
+      afterWrite.handle(null)
 
   def inLoop: Boolean = Vertx.currentContext == context
   def execute(task: Runnable): Unit = context.runOnContext(_ => task.run())
@@ -66,12 +86,20 @@ private[vertx] final class VertxWebSocket(
       case WebSocketFrameType.TEXT => part(frame, text = true)
       case WebSocketFrameType.BINARY => part(frame, text = false)
       case WebSocketFrameType.CONTINUATION => part(frame, message.text)
-      case _ => () // pings answered, the close echoed, by Vert.x
+      case WebSocketFrameType.PING => if !pingsHeld && !closeSent && socket.writeQueueFull then holdPings()
+      case _ => () // the close echoed by Vert.x
+
+  // Taken back after Vert.x's own fetch for this ping, which follows this handler
+  private def holdPings(): Unit =
+    pingsHeld = true
+    socket.drainHandler(drained)
+    execute(() => if pingsHeld && !closeSent then socket.pause())
 
   private def part(frame: WebSocketFrame, text: Boolean): Unit =
     if !closeSent then
+      midMessage = !frame.isFinal
       message.add(frame.binaryData.getBytes, text, frame.isFinal)
-      if !frame.isFinal && !closeSent then socket.fetch(1) // the rest of the message, still wanted
+      if midMessage && !closeSent && !pingsHeld then socket.fetch(1) // the rest of the message, still wanted
 
   private def whole(bytes: Array[Byte], text: Boolean): Unit =
     wanted = false
@@ -80,7 +108,7 @@ private[vertx] final class VertxWebSocket(
   def requestMessage(): Unit =
     if !wanted then
       wanted = true
-      socket.fetch(1)
+      if !pingsHeld then socket.fetch(1)
 
   def send(bytes: Array[Byte], text: Boolean): Unit =
     if !closeSent then
