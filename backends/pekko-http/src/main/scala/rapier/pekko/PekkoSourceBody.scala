@@ -66,7 +66,7 @@ object PekkoSourceBody:
 
     def pull(receiver: BodyReceiver): Unit =
       val q = synchronized {
-        // Room for two pulls: one made as the previous one completes may reach the queue before it counts it answered
+        // Room for two pulls: one made as the previous one completes was refused as a second at once (seen under load)
         if queue == null && !taken && !cancelled then queue = stream.runWith(Sink.queue[ByteString](2))
         queue
       }

@@ -318,7 +318,7 @@ private[pekko] object Bodies:
     /** The queue the body is pulled through, one chunk at a time, opened at the first pull. */
     private def queued(): SinkQueueWithCancel[ByteString] =
       if queue == null then
-        // Room for two pulls: a pull made as the previous one completes was seen refused as a second one at once
+        // Room for two pulls: one made as the previous one completes was refused as a second at once (seen under load)
         queue = limited.runWith(Sink.queue[ByteString](2))
         // However the body's stream stops (its end, a failure, a cancel, a drain), the deadline's timer goes with it
         dropping.nn.onComplete(_ => unwatch())(using ExecutionContext.parasitic)

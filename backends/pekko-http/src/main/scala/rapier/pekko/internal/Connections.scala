@@ -305,9 +305,9 @@ private[pekko] object Connections:
       if ending != null then ending() else kill.shutdown()
 
   /**
-   * Passes a connection's HTTP/1.1 requests on to the logic until the server stops: then ends them, which pekko-http's
-   * layer answers by rendering the responses already given to it and closing the connection after their bytes. The
-   * layer's own requests are not cancelled, as cancelling them would make the layer drop what it has not rendered yet.
+   * Passes a connection's HTTP/1.1 requests on to the logic until the server stops, then ends them on the logic's side
+   * only: pekko-http's layer renders the responses it was given and closes the connection after their bytes, which a
+   * kill switch below TLS could cut short.
    */
   final class EndRequests(connection: Live) extends GraphStage[FlowShape[HttpRequest, HttpRequest]]:
     private val in = Inlet[HttpRequest]("EndRequests.in")
