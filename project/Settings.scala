@@ -65,8 +65,8 @@ object Settings {
   // the stack trace taken at every retain, release and close was a fifth of a kit class's CPU. None is taken at a read
   // or write even then (unmasking one WebSocket frame of 16 MiB took two million: 5-8 s on Vert.x).
   // The tests' JVMs are many and their heaps small: a serial collector needs no threads of its own (G1's took a tenth
-  // of a kit class's CPU). A JVM lives a minute or two, and C2's compiling took a third of a kit class's
-  // CPU: it compiles only what runs four to ten times as hot as by default (NettyServerTests 30 -> 24 CPU-s, 3 runs each).
+  // of a kit class's CPU). A JVM lives a minute or two, and C2's compiling took a third of a kit class's CPU: it
+  // compiles only what runs four to ten times as hot as by default (NettyServerTests 30 -> 24 CPU-s, 3 runs each).
   // Each test JVM has a temporary folder of its own, so that a test counting the files left there (uploads) does not
   // count another JVM's, whose tests may run at the same time.
   val testSettings: Seq[Setting[_]] = Seq(

@@ -18,7 +18,7 @@ private[zioeffect] object ZioFlow:
     @volatile private var stopped = false
 
     def subscribe(subscriber: Flow.Subscriber[? >: A]): Unit =
-      val subscription = StreamSubscription(subscriber)
+      val subscription = StreamSubscription(subscriber, runtime)
       if !current.compareAndSet(null, subscription) then Demand.refuse(subscriber, "a stream is published once")
       else
         subscriber.onSubscribe(subscription)
@@ -33,7 +33,7 @@ private[zioeffect] object ZioFlow:
             case None => ZIO.succeed(subscriber.onComplete())
             case Some(e) => ZIO.succeed(subscriber.onError(e))
           }
-        subscription.started(Unsafe.unsafe(implicit u => runtime.unsafe.fork(run)), runtime)
+        subscription.started(Unsafe.unsafe(implicit u => runtime.unsafe.fork(run)))
         if stopped then subscription.cancel()
 
     /** Stops the stream, whether or not it was subscribed to. */
@@ -53,15 +53,14 @@ private[zioeffect] object ZioFlow:
     )
 
   /** A subscriber's demand on a stream's fiber, which waits for it before each element. */
-  private final class StreamSubscription(subscriber: Flow.Subscriber[?]) extends Flow.Subscription:
+  private final class StreamSubscription(subscriber: Flow.Subscriber[?], runtime: Runtime[Any])
+      extends Flow.Subscription:
     private val demand = AtomicLong()
     private val waiting = AtomicReference[(IO[Nothing, Unit] => Unit) | Null](null)
     @volatile private var fiber: Fiber.Runtime[?, ?] | Null = null
-    @volatile private var runtime: Runtime[Any] | Null = null
     @volatile private var cancelled = false
 
-    def started(f: Fiber.Runtime[?, ?], r: Runtime[Any]): Unit =
-      runtime = r
+    def started(f: Fiber.Runtime[?, ?]): Unit =
       fiber = f
       if cancelled then stop()
 
@@ -93,7 +92,7 @@ private[zioeffect] object ZioFlow:
 
     private def stop(): Unit =
       val f = fiber
-      if f != null then Unsafe.unsafe(implicit u => runtime.nn.unsafe.fork(f.nn.interrupt))
+      if f != null then Unsafe.unsafe(implicit u => runtime.unsafe.fork(f.nn.interrupt))
 
   /** A subscription pulled one element at a time by a stream; what arrives unasked for is a broken publisher. */
   private final class PullSubscriber[A] extends Flow.Subscriber[A]:

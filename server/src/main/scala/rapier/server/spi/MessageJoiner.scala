@@ -21,6 +21,9 @@ final class MessageJoiner(limit: Int, whole: (Array[Byte], Boolean) => Unit, ref
   /** Whether the message being joined is text: what a continuation frame carries. */
   def text: Boolean = isText
 
+  /** Whether a message is begun and not ended: its next frame is wanted whatever else is. */
+  def joining: Boolean = joined != null
+
   /**
    * Adds a frame's payload, which is the joiner's from now on; `text` counts for a message's first frame, `last` ends
    * the message.

@@ -33,8 +33,6 @@ private[vertx] final class VertxWebSocket(
   private var closeSent = false
   private var idleTimer = -1L
 
-  // A frame of a message begun and not ended: the next one is wanted whatever the relay asked
-  private var midMessage = false
   // A message written and waiting for room in the write queue before the relay hears of it
   private var writeWaiting = false
   // Vert.x answers each ping as it arrives and fetches another frame once it is delivered, whatever the socket's
@@ -57,7 +55,7 @@ private[vertx] final class VertxWebSocket(
   private val drained: Handler[Void] = _ =>
     if pingsHeld then
       pingsHeld = false
-      if !closeSent && (wanted || midMessage) then socket.fetch(1)
+      if !closeSent && (wanted || message.joining) then socket.fetch(1)
     if writeWaiting then
       writeWaiting = false
       afterWrite.handle(null)
@@ -97,9 +95,8 @@ private[vertx] final class VertxWebSocket(
 
   private def part(frame: WebSocketFrame, text: Boolean): Unit =
     if !closeSent then
-      midMessage = !frame.isFinal
       message.add(frame.binaryData.getBytes, text, frame.isFinal)
-      if midMessage && !closeSent && !pingsHeld then socket.fetch(1) // the rest of the message, still wanted
+      if !frame.isFinal && !closeSent && !pingsHeld then socket.fetch(1) // the rest of the message, still wanted
 
   private def whole(bytes: Array[Byte], text: Boolean): Unit =
     wanted = false
