@@ -242,11 +242,13 @@ private[pekko] object Bodies:
               if waiting.compareAndSet(pull, 0L) then answer(receiver, outcome)
             }(using ExecutionContext.parasitic)
 
-    // Arms the deadline's timer unless it is armed.
+    // Arms the deadline's timer unless it is armed. A stream that stopped while the pull was being made has already
+    // had its timer taken away: one armed after that is taken away here, or it would hold the body until its time.
     private def watch(nanos: Long): Unit =
       if deadlineTimer.get == null then
         val timer = mat.scheduleOnce(nanos.nanos, () => check())
         if !deadlineTimer.compareAndSet(null, timer) then timer.cancel()
+        else if dropping.nn.isCompleted then unwatch()
 
     // The deadline's timer: fails the pull waiting past it, or is armed again for what is left of its time.
     private def check(): Unit =
