@@ -171,6 +171,20 @@ trait EffectChecks extends ServerTestSupport:
       assertEquals((pong.opcode, pong.text), (Pong, "still there?"))
     finally c.close()
 
+  /**
+   * `/ws/slow` takes each message slowly into `heard` and sends nothing: the five a client sends just before its close
+   * all reach it, in order (RFC 6455 §5.5.1), and its input then ends (`ended`).
+   */
+  def checkMessagesBeforeClose(t: Target, heard: java.util.Queue[String], ended: AtomicBoolean): Unit =
+    val c = openWebSocket(t, "slow")
+    try
+      val said = (1 to 5).map(i => s"message $i").toList
+      c.send(said.map(frame(Text, _)).reduce(_ ++ _) ++ frame(Close, closePayload(1000, "bye")))
+      closedWith(c, 1000)
+      eventually(ended.get, "the pipe's input ends after the messages")
+      assertEquals(scala.jdk.CollectionConverters.IteratorHasAsScala(heard.iterator).asScala.toList, said)
+    finally c.close()
+
   /** `/ws/held` echoes and runs its finalizer (`finalized`) when its client goes away. */
   def checkClientGoneEndsPipe(t: Target, finalized: AtomicBoolean): Unit =
     val c = openWebSocket(t, "held")

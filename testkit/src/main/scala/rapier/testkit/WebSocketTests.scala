@@ -6,6 +6,7 @@ import rapier.server.*
 import java.util.concurrent.Flow
 import scala.concurrent.Future
 import scala.concurrent.duration.DurationInt
+import scala.jdk.CollectionConverters.*
 
 /**
  * WebSockets (RFC 6455) with a raw client: the opening handshake and its refusals, messages echoed whole and in order,
@@ -135,6 +136,39 @@ trait WebSocketTests extends WebSocketProtocolTests:
       assert(cancelled.await(5, java.util.concurrent.TimeUnit.SECONDS), "the server's stream is cancelled")
       assert(completed.await(5, java.util.concurrent.TimeUnit.SECONDS), "the client's stream is completed")
     }
+
+  // RFC 6455 §5.5.1: a close ends the messages, it doesn't take back those sent before it. A server that reads ahead
+  // of the logic holds some of them when the close comes, and must still hand them over.
+  test("messages a client sends before its close reach the logic that reads them slowly, in order, then their end"):
+    for leaves <- List(false, true) do
+      val heard = java.util.concurrent.ConcurrentLinkedQueue[String]()
+      val ended = java.util.concurrent.CountDownLatch(1)
+      val slow = endpoint.get.in("ws" / "last-words").out(webSocketBody[String, String]).serverLogicSuccess { _ =>
+        Future.successful { in =>
+          in.subscribe(new Flow.Subscriber[String]:
+            private var asking: Flow.Subscription | Null = null
+            def onSubscribe(s: Flow.Subscription): Unit =
+              asking = s
+              s.request(1)
+            def onNext(m: String): Unit =
+              heard.add(m)
+              val _ = Future { Thread.sleep(30); asking.nn.request(1) }(using scala.concurrent.ExecutionContext.global)
+            def onError(t: Throwable): Unit = ended.countDown()
+            def onComplete(): Unit = ended.countDown())
+          Silent(() => ())
+        }
+      }
+      withServer(slow) { t =>
+        val c = open(t, "/ws/last-words")
+        try
+          val said = (1 to 5).map(i => s"message $i").toList
+          c.send(said.map(m => frame(Text, m)).reduce(_ ++ _) ++ frame(Close, closePayload(1000, "bye")))
+          // The client leaves at once, or waits for the server's close
+          if leaves then c.close() else closedWith(c, 1000)
+          assert(ended.await(5, java.util.concurrent.TimeUnit.SECONDS), "the client's messages end")
+          assertEquals(heard.asScala.toList, said, if leaves then "the client left after its close" else "")
+        finally c.close()
+      }
 
   // An idle timer, a table of open WebSockets or a callback of the connection's that outlives the WebSocket would keep
   // each one, its upgrade request and the logic's streams, for as long as the timer or the table.

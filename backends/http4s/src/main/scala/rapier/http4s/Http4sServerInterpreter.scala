@@ -153,8 +153,8 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
     val upgrade = r.webSocket.nn
     val pipe = Fs2WebSocket.takeOver[F](upgrade.relay)
     if pipe != null then
-      F.flatMap(Queue.bounded[F, Any](1)) { inbox =>
-        val socket = Http4sPipeWebSocket[F](upgrade.output, pipe, inbox, webSockets)
+      F.flatMap(F.product(Queue.bounded[F, Any](1), Queue.bounded[F, Unit](1))) { (inbox, asks) =>
+        val socket = Http4sPipeWebSocket[F](upgrade.output, pipe, inbox, asks, webSockets)
         ember.build(socket.send, socket.receive)
       }
     else

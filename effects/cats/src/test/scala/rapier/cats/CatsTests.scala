@@ -247,6 +247,13 @@ abstract class CatsTests extends EffectChecks:
     val upper = pipe("upper")(_.evalMap(m => IO.sleep(2.millis).as(m.toUpperCase)).take(5))
     withIOServer(upper)(checkFiveInCapitals)
 
+  test("an fs2 pipe that reads slowly gets the messages sent just before the client's close, then its input's end"):
+    val heard = java.util.concurrent.ConcurrentLinkedQueue[String]()
+    val ended = AtomicBoolean(false)
+    val slow =
+      pipe("slow")(_.evalMap(m => IO.sleep(30.millis) >> IO(heard.add(m))).drain.onFinalize(IO(ended.set(true))))
+    withIOServer(slow)(checkMessagesBeforeClose(_, heard, ended))
+
   test("an fs2 pipe that drops its input still has pings answered; one that fails closes with 1011"):
     val first = pipe("first")(in => in.head.map(m => s"first: $m") ++ Stream.never[IO])
     val failing =

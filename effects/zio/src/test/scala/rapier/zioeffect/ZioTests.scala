@@ -315,6 +315,14 @@ abstract class ZioTests extends EffectChecks:
     val upper = pipe("upper")(_.mapZIO(m => ZIO.sleep(millis(2)).as(m.toUpperCase)).take(5))
     withZioServer(upper)(checkFiveInCapitals)
 
+  test("a ZIO pipe that reads slowly gets the messages sent just before the client's close, then its input's end"):
+    val heard = java.util.concurrent.ConcurrentLinkedQueue[String]()
+    val ended = AtomicBoolean(false)
+    val slow = pipe("slow")(
+      _.mapZIO(m => ZIO.sleep(millis(30)) *> ZIO.succeed(heard.add(m))).drain.ensuring(ZIO.succeed(ended.set(true)))
+    )
+    withZioServer(slow)(checkMessagesBeforeClose(_, heard, ended))
+
   test("a ZIO pipe that drops its input still has pings answered; one that fails closes with 1011"):
     val first = pipe("first")(in => in.take(1).map(m => s"first: $m") ++ ZStream.never)
     val failing =

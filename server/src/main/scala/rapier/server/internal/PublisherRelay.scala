@@ -28,6 +28,7 @@ private[server] final class PublisherRelay(output: EndpointOutput.WebSocketBody[
   private var asked = false
   private var inboundDone = false
   private var outbound: Flow.Subscription | Null = null
+  private var outboundDone = false
   private var closed = false
 
   /** Runs the logic's pipe, and subscribes to what it returns. */
@@ -54,9 +55,18 @@ private[server] final class PublisherRelay(output: EndpointOutput.WebSocketBody[
 
   def written(): Unit = if !closed && outbound != null then outbound.nn.request(1)
 
+  // The logic's stream is cancelled at once: its messages have nowhere to go. Its own end, which may still come, is
+  // not the client's messages' end.
+  override def closing(): Unit =
+    outboundDone = true
+    cancelOutbound()
+
   def ended(): Unit =
     closed = true
     endInbound()
+    cancelOutbound()
+
+  private def cancelOutbound(): Unit =
     val s = outbound
     outbound = null
     if s != null then s.nn.cancel()
@@ -112,7 +122,7 @@ private[server] final class PublisherRelay(output: EndpointOutput.WebSocketBody[
   /** The server's messages: asked for one at a time, each sent before the next is asked for. */
   private object Outbound extends Flow.Subscriber[Any]:
     def onSubscribe(s: Flow.Subscription): Unit = onLoop { () =>
-      if closed then s.cancel()
+      if closed || outboundDone then s.cancel()
       else
         outbound = s
         s.request(1)
@@ -129,10 +139,11 @@ private[server] final class PublisherRelay(output: EndpointOutput.WebSocketBody[
         else if !closed then channel.send(bytes, out.text)
       }
     def onError(t: Throwable): Unit = onLoop { () =>
-      if !closed then PublisherRelay.log.error("A WebSocket's stream of messages failed", t)
-      close(1011, "The server failed.")
+      if !closed && !outboundDone then
+        PublisherRelay.log.error("A WebSocket's stream of messages failed", t)
+        close(1011, "The server failed.")
     }
-    def onComplete(): Unit = onLoop(() => close(1000, ""))
+    def onComplete(): Unit = onLoop(() => if !outboundDone then close(1000, ""))
 
 private object PublisherRelay:
   private val log = LoggerFactory.getLogger(classOf[PublisherRelay])

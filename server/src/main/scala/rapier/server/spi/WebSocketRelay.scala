@@ -20,6 +20,12 @@ trait WebSocketRelay:
   def written(): Unit
 
   /**
+   * The client closed, or left, while the channel still holds messages it sent before: nothing is sent any more, and
+   * the server's side may end now; those messages still come as they are asked for, then [[ended]].
+   */
+  def closing(): Unit = ()
+
+  /**
    * The connection ended — closed by either side, broken, or never upgraded at all (the response abandoned before it
    * was written): the streams on both sides end with it.
    */

@@ -17,20 +17,22 @@ import java.util.concurrent.{ScheduledFuture, TimeUnit}
  * A WebSocket on http4s's Ember whose logic is an fs2 pipe of the endpoint's effect: the pipe runs in Ember's own two
  * streams, with no loop and no relay between them. Ember's reader, in the `receive` pipe, joins the client's frames
  * into messages (the endpoint's limit, 1009 past it; a text message's UTF-8 checked as its frames come, 1007) and
- * decodes them (1003, 1007), handing each to the logic's pipe through a slot of one message, the reader waiting while
- * the slot is full. The logic's pipe is Ember's `send` stream: each of its messages is written before it goes on.
+ * decodes them (1003, 1007), handing each to the logic's pipe through a slot of one message; it reads a message only
+ * once the pipe asks for one (`asks`). The client's close, which Ember answers by ending both streams, is so read only
+ * once the pipe has taken every message sent before it and asks for the next (RFC 6455 §5.5.1). The logic's pipe is Ember's `send` stream: each of its messages is written before it goes on.
  * Ember answers pings and the client's close itself, as the pipe pulls frames.
  *
  * The pipe's stream ending closes the WebSocket with 1000, failing with 1011 (logged); a message it can't take, the
  * endpoint's idle timeout (1001) and the server's stop (1001) interrupt the pipe, its finalizers run, then the close
  * is written; Ember then waits for the client's close, the frames before it read and dropped. The client's close, or
  * the connection breaking, interrupts the pipe. A pipe that drops its input has the client's later messages read and
- * dropped, so that its pings and close are still answered; until it first pulls, one message is read ahead.
+ * dropped, so that its pings and close are still answered; until it first pulls, nothing is read.
  */
 private[http4s] final class Http4sPipeWebSocket[F[_]](
     output: EndpointOutput.WebSocketBody[?, ?, ?],
     pipe: Pipe[F, Any, Any],
     inbox: Queue[F, Any],
+    asks: Queue[F, Unit],
     open: Http4sWebSocket.Open
 )(using F: Async[F])
     extends Http4sWebSocket.Stoppable:
@@ -52,15 +54,19 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
    * on (it can only be waiting on a full slot, which this empties).
    */
   // Defined before the streams that use it
-  private val release: F[Unit] = F.productR(F.delay { dropped = true })(F.void(inbox.tryTake))
+  private val release: F[Unit] =
+    F.productR(F.delay { dropped = true })(F.productR(F.void(inbox.tryTake))(F.void(asks.tryOffer(()))))
+
+  // The reader waits for the pipe to ask before it reads a message; once the pipe drops its input, it reads on
+  private val asked: F[Unit] = F.defer(if dropped then F.unit else asks.take)
 
   /** What Ember reads: each frame joined, each whole message decoded and handed to the pipe. */
   val receive: Pipe[F, WebSocketFrame, Unit] = frames =>
-    (Stream.exec(F.delay(begin())) ++ frames.foreach(received)).onFinalize(F.delay(end()))
+    (Stream.exec(F.productR(F.delay(begin()))(asked)) ++ frames.foreach(received)).onFinalize(F.delay(end()))
 
   /** What Ember writes: the pipe's messages, then the close. */
   val send: Stream[F, WebSocketFrame] =
-    val messages = Stream.repeatEval(inbox.take).onFinalize(release)
+    val messages = Stream.repeatEval(F.productR(asks.offer(()))(inbox.take)).onFinalize(release)
     pipe(messages)
       .map(frameOf)
       .interruptWhen(F.as(closing.await[F], Right(())))
@@ -88,7 +94,7 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
     else
       joined = null
       val value = WebSocketRelay.decode(in, bytes, joinedText, close)
-      if value == null || dropped then F.unit else inbox.offer(value.value)
+      if value == null || dropped then F.unit else F.productR(inbox.offer(value.value))(asked)
   }
 
   private def whole(bytes: Array[Byte], text: Boolean): Unit =

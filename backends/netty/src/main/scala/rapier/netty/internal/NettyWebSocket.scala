@@ -6,7 +6,17 @@ import io.netty.handler.codec.TooLongFrameException
 import io.netty.handler.codec.http.websocketx.*
 import io.netty.util.ReferenceCountUtil
 import rapier.nettyhttp.{CloseDeadline, IdleWatch}
-import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketRelay, WebSocketUpgrade}
+import rapier.server.spi.{
+  EventLoop,
+  HeldMessages,
+  MessageJoiner,
+  WebSocketChannel,
+  WebSocketIdle,
+  WebSocketRelay,
+  WebSocketUpgrade
+}
+
+import java.util.concurrent.TimeUnit
 
 /**
  * A WebSocket connection, once upgraded: Netty's frame decoder and encoder beneath (masking, control frames, the
@@ -23,13 +33,13 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       EventLoop:
   private var ctx: ChannelHandlerContext = null
   private val relay = upgrade.relay
-  // Messages read before they were asked for (one read may hold several frames), and their bytes
-  private val ready = java.util.ArrayDeque[DataFrame]()
-  private var readyBytes = 0L
+  // Messages read before they were asked for (one read may hold several frames), and the end behind them
+  private val held = HeldMessages(relay)
   // Whether reading stopped with ReadAhead bytes waiting: taking them below it reads again
   private var paused = false
   private var wanted = false
   private var closeSent = false
+  private var clientClosed = false
   private var idle: IdleWatch = null
 
   private val deliver: Runnable = () => deliverReady()
@@ -62,14 +72,17 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
         try
           if !closeSent then
             closeSent = true
+            clientClosed = true
             // The client's code is echoed (RFC 6455 §5.5.1); a close without one is answered without one
             val reply =
               if close.statusCode < 0 then CloseWebSocketFrame()
               else CloseWebSocketFrame(close.statusCode, "")
             ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE)
-          else ctx.close()
+            endAfterHeld()
+          else
+            ctx.close()
+            held.end()
         finally close.release()
-        relay.ended()
       case other => ReferenceCountUtil.release(other)
 
   private def data(frame: WebSocketFrame, text: Boolean): Unit =
@@ -77,8 +90,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
     finally frame.release()
 
   private def joined(bytes: Array[Byte], text: Boolean): Unit =
-    ready.add(DataFrame(bytes, text))
-    readyBytes += bytes.length
+    held.add(bytes, text)
     if wanted then deliverReady()
 
   // Reads on while less than ReadAhead waits for the logic and the socket takes what is written: a read asked for
@@ -87,21 +99,25 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
   override def channelReadComplete(ctx: ChannelHandlerContext): Unit =
     if closeSent || readsOn then ctx.read() else paused = true
 
-  private def readsOn: Boolean = readyBytes < NettyWebSocket.ReadAhead && ctx.channel.isWritable
+  private def readsOn: Boolean = held.bytes < NettyWebSocket.ReadAhead && ctx.channel.isWritable
 
   def requestMessage(): Unit =
     wanted = true
-    if !ready.isEmpty then ctx.executor.execute(deliver) else ctx.read()
+    if held.answers then ctx.executor.execute(deliver) else ctx.read()
 
   private def deliverReady(): Unit =
-    if wanted && !ready.isEmpty then
-      val message = ready.poll()
-      readyBytes -= message.bytes.length
+    if wanted && held.answers then
       wanted = false
+      held.serve()
       if paused && readsOn then
         paused = false
         ctx.read()
-      relay.received(message.bytes, message.text)
+
+  // The client's close, or its leaving: the messages read before it still go to the relay
+  private def endAfterHeld(): Unit = held.endAfter { (millis, task) =>
+    val timer = ctx.executor.schedule(task, millis, TimeUnit.MILLISECONDS)
+    () => val _ = timer.cancel(false)
+  }
 
   def send(bytes: Array[Byte], text: Boolean): Unit =
     if !closeSent then
@@ -121,11 +137,14 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
   /** A close of the server's own (not the relay's): the relay hears of it. */
   private def closing(code: Int, reason: String): Unit =
     close(code, reason)
-    relay.ended()
+    held.end()
 
   /** The server is stopping: the WebSocket closes with 1001. */
   def goingAway(): Unit =
-    if closeSent then ctx.close() else closing(WebSocketIdle.Code, WebSocketIdle.GoingAway)
+    if closeSent then
+      ctx.close()
+      held.end()
+    else closing(WebSocketIdle.Code, WebSocketIdle.GoingAway)
 
   override def channelWritabilityChanged(ctx: ChannelHandlerContext): Unit =
     gate.writable()
@@ -134,8 +153,10 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       ctx.read()
     ctx.fireChannelWritabilityChanged()
 
+  // A connection that ends after the client's close, or with none (a client gone), ends after the messages held; one
+  // the server closed ends now
   override def channelInactive(ctx: ChannelHandlerContext): Unit =
-    relay.ended()
+    if clientClosed || !closeSent then endAfterHeld() else held.end()
     ctx.fireChannelInactive()
 
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
@@ -153,7 +174,7 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
       case _: TooLongFrameException =>
         close(1009, MessageJoiner.tooLong(upgrade.output.maxMessageSize))
       case _ => ctx.close()
-    relay.ended()
+    held.end()
 
 private[netty] object NettyWebSocket:
   /** How long a close waits for the client's. */
@@ -185,5 +206,3 @@ private[netty] object NettyWebSocket:
     pipeline.replace("decoder", "ws-decoder", WebSocket13FrameDecoder(config))
     pipeline.remove("encoder")
     pipeline.replace(ctx.handler, "websocket", NettyWebSocket(upgrade))
-
-private final class DataFrame(val bytes: Array[Byte], val text: Boolean)

@@ -5,7 +5,15 @@ import io.vertx.core.http.impl.websocket.WebSocketFrameImpl
 import io.vertx.core.http.{ServerWebSocket, WebSocketFrame, WebSocketFrameType}
 import io.vertx.core.{AsyncResult, Context, Handler, Vertx}
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException
-import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketRelay, WebSocketUpgrade}
+import rapier.server.spi.{
+  EventLoop,
+  HeldMessages,
+  MessageJoiner,
+  WebSocketChannel,
+  WebSocketIdle,
+  WebSocketRelay,
+  WebSocketUpgrade
+}
 
 /**
  * A WebSocket on Vert.x, once upgraded: Vert.x's `ServerWebSocket` keeps the frames (Netty's decoder beneath refuses
@@ -32,6 +40,10 @@ private[vertx] final class VertxWebSocket(
   private var wanted = false
   private var closeSent = false
   private var idleTimer = -1L
+  // Vert.x ends the connection once the client's close comes, and the frames it still holds for the paused socket,
+  // sent before that close, are then handed over at once: held for the relay, which takes them before its end
+  private val held = HeldMessages(relay)
+  private var clientClosed = false
 
   // A message written and waiting for room in the write queue before the relay hears of it
   private var writeWaiting = false
@@ -94,18 +106,32 @@ private[vertx] final class VertxWebSocket(
     execute(() => if pingsHeld && !closeSent then socket.pause())
 
   private def part(frame: WebSocketFrame, text: Boolean): Unit =
-    if !closeSent then
+    if clientClosed then
+      if !held.ended then message.add(frame.binaryData.getBytes, text, frame.isFinal)
+    else if !closeSent then
       message.add(frame.binaryData.getBytes, text, frame.isFinal)
       if !frame.isFinal && !closeSent && !pingsHeld then socket.fetch(1) // the rest of the message, still wanted
 
   private def whole(bytes: Array[Byte], text: Boolean): Unit =
-    wanted = false
-    relay.received(bytes, text)
+    if clientClosed then
+      held.add(bytes, text)
+      if wanted then serveHeld()
+    else
+      wanted = false
+      relay.received(bytes, text)
 
   def requestMessage(): Unit =
-    if !wanted then
+    if clientClosed then
+      wanted = true
+      if held.answers then execute(() => serveHeld())
+    else if !wanted then
       wanted = true
       if !pingsHeld then socket.fetch(1)
+
+  private def serveHeld(): Unit =
+    if wanted && held.answers then
+      wanted = false
+      held.serve()
 
   def send(bytes: Array[Byte], text: Boolean): Unit =
     if !closeSent then
@@ -124,12 +150,22 @@ private[vertx] final class VertxWebSocket(
       socket.resume()
 
   private def ended(): Unit =
+    // The connection ended without the server's close: the client's close came, or the client left
+    clientClosed = !closeSent
     closeSent = true
-    // Frames Vert.x still holds for a paused socket are let go only as they are delivered
+    // Frames Vert.x still holds for a paused socket are let go only as they are delivered: at once, here
     socket.resume()
     connections.closed(this)
     if idleTimer >= 0 then context.owner.cancelTimer(idleTimer)
-    relay.ended()
+    if !clientClosed then held.end()
+    // After what resume handed over
+    else
+      execute(() =>
+        held.endAfter { (millis, task) =>
+          val timer = context.owner.setTimer(millis, _ => task.run())
+          () => val _ = context.owner.cancelTimer(timer)
+        }
+      )
 
   /** The server is stopping: closed with 1001, on the socket's context. */
   def goingAway(): Unit = execute(() => closing(WebSocketIdle.Code, WebSocketIdle.GoingAway))
@@ -137,7 +173,7 @@ private[vertx] final class VertxWebSocket(
   /** A close of the channel's own (not the relay's): the relay hears of it. */
   private def closing(code: Int, reason: String): Unit =
     close(code, reason)
-    relay.ended()
+    held.end()
 
   private def watchIdle(nanos: Long): Unit =
     idleTimer = context.owner.setTimer(math.max(1L, nanos / 1000000L), _ => checkIdle())
