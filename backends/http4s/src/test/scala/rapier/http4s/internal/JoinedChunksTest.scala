@@ -7,17 +7,21 @@ import rapier.server.spi.{BodyReceiver, BodySource}
 
 import java.nio.ByteBuffer
 import java.util.concurrent.{Executors, TimeUnit}
+import scala.concurrent.duration.*
 
 class JoinedChunksTest extends munit.FunSuite:
   private val later = Executors.newSingleThreadScheduledExecutor()
   override def afterAll(): Unit = later.shutdown()
 
   /**
-   * Chunks of `size` bytes; those whose index `ready` holds answered at once, the others 50 ms later (on a loaded
-   * machine a shorter delay may pass before the reader looks, and its chunk is then rightly joined).
+   * Chunks of `size` bytes; those whose index `ready` holds answered at once, the others later, on another thread, once
+   * the reader has been handed every chunk before them: answered sooner, while the reader was still busy, a chunk is
+   * rightly joined to the one before, which a loaded machine would make of any fixed delay.
    */
   private final class Source(count: Int, size: Int, ready: Int => Boolean, failAtEnd: Boolean = false)
       extends BodySource:
+    // The bytes handed to the reader, counted by `chunks`
+    val handedOn = java.util.concurrent.atomic.AtomicLong()
     var pulls = 0
     var cancelled = false
     def declaredLength: Long = -1L
@@ -29,10 +33,21 @@ class JoinedChunksTest extends munit.FunSuite:
         if i < count then receiver.onChunk(ByteBuffer.wrap(Array.fill(size)(('a' + i % 26).toByte)))
         else if failAtEnd then receiver.onError(IllegalStateException("cut"))
         else receiver.onEnd()
-      if ready(i) then answer() else later.schedule((() => answer()): Runnable, 50, TimeUnit.MILLISECONDS)
+      def answerOnceHanded(): Unit =
+        if handedOn.get >= i.toLong * size then answer()
+        else
+          val _ = later.schedule((() => answerOnceHanded()): Runnable, 1, TimeUnit.MILLISECONDS)
+      if ready(i) then answer() else later.execute(() => answerOnceHanded())
 
   private def chunks(source: Source, limit: Int): List[Int] =
-    JoinedChunks[IO](source, limit).stream.chunks.map(_.size).compile.toList.unsafeRunSync()
+    JoinedChunks[IO](source, limit).stream.chunks
+      .evalTap(c => IO(source.handedOn.addAndGet(c.size)))
+      .map(_.size)
+      .compile
+      .toList
+      // A reader waiting for a chunk answered later would wait forever: a later one is answered only once it reads on
+      .timeout(10.seconds)
+      .unsafeRunSync()
 
   test("chunks the source has ready are joined up to the limit, and those it answers later are not waited for"):
     val all = Source(100, 40, _ => true)
