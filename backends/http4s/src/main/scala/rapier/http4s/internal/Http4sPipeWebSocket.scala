@@ -19,8 +19,9 @@ import java.util.concurrent.{ScheduledFuture, TimeUnit}
  * into messages (the endpoint's limit, 1009 past it; a text message's UTF-8 checked as its frames come, 1007) and
  * decodes them (1003, 1007), handing each to the logic's pipe through a slot of one message; it reads a message only
  * once the pipe asks for one (`asks`). The client's close, which Ember answers by ending both streams, is so read only
- * once the pipe has taken every message sent before it and asks for the next (RFC 6455 §5.5.1). The logic's pipe is Ember's `send` stream: each of its messages is written before it goes on.
- * Ember answers pings and the client's close itself, as the pipe pulls frames.
+ * once the pipe has taken every message sent before it and asks for the next (RFC 6455 §5.5.1). The logic's pipe is
+ * Ember's `send` stream: each of its messages is written before it goes on. Ember answers pings and the client's close
+ * itself, as the pipe pulls frames.
  *
  * The pipe's stream ending closes the WebSocket with 1000, failing with 1011 (logged); a message it can't take, the
  * endpoint's idle timeout (1001) and the server's stop (1001) interrupt the pipe, its finalizers run, then the close
@@ -50,8 +51,8 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
   private var joinedText = false
 
   /**
-   * The pipe takes no more messages: those still coming are dropped, and a reader waiting for room in the slot goes
-   * on (it can only be waiting on a full slot, which this empties).
+   * The pipe takes no more messages: those still coming are dropped, the slot emptied, and the reader, waiting for the
+   * pipe to ask, reads on.
    */
   // Defined before the streams that use it
   private val release: F[Unit] =
