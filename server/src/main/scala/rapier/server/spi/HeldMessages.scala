@@ -4,8 +4,8 @@ package rapier.server.spi
  * Whole messages a [[WebSocketChannel]] read before its relay asked for them, and the connection's end behind them. A
  * client's close (RFC 6455 §5.5.1), or its leaving, ends what it sends, not what it has sent: once the end is known
  * ([[endAfter]]) the relay sends nothing more ([[WebSocketRelay.closing]]), is still handed each message held as it
- * asks ([[serve]]), then, at its next ask, hears of the end; a relay that stops asking hears of it after [[HeldMessages.GraceMillis]].
- * Used on the connection's loop only.
+ * asks ([[serve]]), then, at its next ask, hears of the end; a relay that stops asking hears of it after
+ * [[HeldMessages.GraceMillis]]. Used on the connection's loop only.
  */
 final class HeldMessages(relay: WebSocketRelay):
   private val messages = java.util.ArrayDeque[HeldMessages.Message]()
@@ -44,7 +44,8 @@ final class HeldMessages(relay: WebSocketRelay):
 
   /**
    * No message comes after those held: the relay hears of the end at once if none is, otherwise once it has taken
-   * them, or when the timer `schedule` arms (its delay in milliseconds, a task; it gives back the timer's cancel) fires.
+   * them, or when the timer `schedule` arms fires (it takes a delay in milliseconds and a task, and gives back the
+   * timer's cancel).
    */
   def endAfter(schedule: (Long, Runnable) => Runnable): Unit =
     if !ending && !over then
