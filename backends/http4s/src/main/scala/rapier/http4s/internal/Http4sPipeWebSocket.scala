@@ -119,8 +119,12 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
     val timer = idleTimer
     if timer != null then timer.cancel(false)
 
+  // The check runs on the timers' thread, the end on the reader's. Each writes its own field before it reads the
+  // other's, so a timer armed as the WebSocket ends is cancelled by one of them rather than held until it fires.
   private def watchIdle(nanos: Long): Unit =
-    idleTimer = Http4sWebSocket.timers.schedule((() => checkIdle()): Runnable, nanos, TimeUnit.NANOSECONDS)
+    val timer = Http4sWebSocket.timers.schedule((() => checkIdle()): Runnable, nanos, TimeUnit.NANOSECONDS)
+    idleTimer = timer
+    if ended then timer.cancel(false)
 
   private def checkIdle(): Unit =
     if !ended && closing.value == null then
