@@ -105,10 +105,10 @@ private[vertx] final class VertxWebSocket(
     socket.drainHandler(drained)
     execute(() => if pingsHeld && !closeSent then socket.pause())
 
+  // Frames are taken until the server's close, or, after the client's, until the relay has heard of the end
   private def part(frame: WebSocketFrame, text: Boolean): Unit =
-    if clientClosed then
-      if !held.ended then message.add(frame.binaryData.getBytes, text, frame.isFinal)
-    else if !closeSent then
+    val taken = if clientClosed then !held.ended else !closeSent
+    if taken then
       message.add(frame.binaryData.getBytes, text, frame.isFinal)
       if !frame.isFinal && !closeSent && !pingsHeld then socket.fetch(1) // the rest of the message, still wanted
 
