@@ -2,6 +2,7 @@ package rapier.testkit
 
 import java.util.concurrent.atomic.{AtomicBoolean, AtomicReference}
 import java.util.zip.CRC32
+import scala.jdk.CollectionConverters.*
 
 /**
  * What an effect module's own tests check from the client's side, whatever effect the logic is written in: each module
@@ -182,7 +183,7 @@ trait EffectChecks extends ServerTestSupport:
       c.send(said.map(frame(Text, _)).reduce(_ ++ _) ++ frame(Close, closePayload(1000, "bye")))
       closedWith(c, 1000)
       eventually(ended.get, "the pipe's input ends after the messages")
-      assertEquals(scala.jdk.CollectionConverters.IteratorHasAsScala(heard.iterator).asScala.toList, said)
+      assertEquals(heard.asScala.toList, said)
     finally c.close()
 
   /** `/ws/held` echoes and runs its finalizer (`finalized`) when its client goes away. */
