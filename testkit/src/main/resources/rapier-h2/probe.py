@@ -227,9 +227,27 @@ def case_rapid_reset(port, count):
     return {"why": why, "goaway": goaway, "served_after": serve_check(port)}
 
 
-def flood(port, frames, total):
+def raw_end(sock, seconds):
+    """Reads and drops what the server sends, unparsed, until it closes the connection (`closed`), resets it (`reset`)
+    or `seconds` pass (`timeout`)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        sock.settimeout(max(0.05, deadline - time.time()))
+        try:
+            if not sock.recv(1 << 20):
+                return "closed"
+        except socket.timeout:
+            return "timeout"
+        except (ConnectionResetError, BrokenPipeError, ssl.SSLError, OSError):
+            return "reset"
+    return "timeout"
+
+
+def flood(port, frames, total, unread=False):
     """Sends `total` frames from `frames()` without reading what comes back; reports when the server cut it off, by
-    closing the connection or by no longer reading it (nothing taken for FLOOD_STALL seconds)."""
+    closing the connection or by no longer reading it (nothing taken for FLOOD_STALL seconds). `unread`: what the
+    server wrote is then drained unparsed, for how the connection ended (`end`: closed, reset, or timeout if the server
+    kept it)."""
     sock, conn = connect(port)
     sock.settimeout(FLOOD_STALL)
     sent = 0
@@ -241,20 +259,24 @@ def flood(port, frames, total):
             sent += chunk
     except (socket.timeout, OSError) as e:
         cut = type(e).__name__
+    if unread:
+        end = raw_end(sock, 10)
+        sock.close()
+        return {"sent": sent, "cut": cut, "end": end, "served_after": serve_check(port)}
     # What the server says last: a GOAWAY among what it wrote, or the connection's end; a server that stopped
     # reading may write neither, and is not waited for long
     goaway, why = connection_end(sock, conn, 1 if cut == "TimeoutError" else 5)
     return {"sent": sent, "cut": cut, "why": why, "goaway": goaway, "served_after": serve_check(port)}
 
 
-def case_settings_flood(port, total):
+def case_settings_flood(port, total, unread="no"):
     frame = SettingsFrame(0, settings={SettingsFrame.MAX_CONCURRENT_STREAMS: 100}).serialize()
-    return flood(port, lambda: frame, int(total))
+    return flood(port, lambda: frame, int(total), unread == "unread")
 
 
-def case_ping_flood(port, total):
+def case_ping_flood(port, total, unread="no"):
     frame = PingFrame(0, opaque_data=b"12345678").serialize()
-    return flood(port, lambda: frame, int(total))
+    return flood(port, lambda: frame, int(total), unread == "unread")
 
 
 def case_continuation_flood(port, total):
@@ -358,6 +380,129 @@ def case_zero_window(port, count, path):
             "goaway": goaway[0] if goaway else None, "served_after": serve_check(port)}
 
 
+def case_stalled(port, streams, path, ping, trickle, seconds):
+    """Opens `streams` streams of `path` on a connection whose client keeps their windows shut (an initial window of 0),
+    pinging every `ping` seconds and, if `trickle` > 0, opening each stream's window by that many bytes as often, for
+    `seconds` or until the server ends the connection. Reports the answers begun, the streams the server reset (CANCEL
+    and others) and when the first and last reset came, the DATA bytes received, and how and when the connection
+    ended."""
+    sock, conn = connect(port, settings={h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 0})
+    ids = []
+    for _ in range(int(streams)):
+        sid = conn.get_next_available_stream_id()
+        ids.append(sid)
+        conn.send_headers(sid, base(port, path=path), end_stream=True)
+    sock.sendall(conn.data_to_send())
+    start = time.time()
+    end = start + float(seconds)
+    every = float(ping)
+    next_ping = start + every
+    heads, cancels, others, data = 0, 0, 0, 0
+    first_reset, last_reset, goaway, why = None, None, None, "timeout"
+    while time.time() < end and why == "timeout":
+        sock.settimeout(max(0.01, min(next_ping, end) - time.time()))
+        try:
+            chunk = sock.recv(65536)
+            if not chunk:
+                why = "closed"
+                break
+            events = conn.receive_data(chunk)
+        except socket.timeout:
+            events = []
+        except (ConnectionResetError, BrokenPipeError, ssl.SSLError):
+            why = "reset"
+            break
+        except Exception as e:
+            why = f"client-error:{type(e).__name__}"
+            break
+        for e in events:
+            if isinstance(e, h2.events.ResponseReceived):
+                heads += 1
+            elif isinstance(e, h2.events.DataReceived):
+                data += len(e.data)
+            elif isinstance(e, h2.events.StreamReset):
+                at = round(time.time() - start, 2)
+                first_reset = first_reset if first_reset is not None else at
+                last_reset = at
+                if int(e.error_code) == 8:
+                    cancels += 1
+                else:
+                    others += 1
+            elif isinstance(e, h2.events.ConnectionTerminated):
+                goaway = int(e.error_code)
+                why = "goaway"
+        if time.time() >= next_ping and why == "timeout":
+            next_ping += every
+            conn.ping(b"stalling")
+            if int(trickle) > 0:
+                for sid in ids:
+                    try:
+                        conn.increment_flow_control_window(int(trickle), stream_id=sid)
+                    except Exception:  # a stream the server reset
+                        pass
+        try:
+            out = conn.data_to_send()
+            if out:
+                sock.sendall(out)
+        except OSError:
+            why = "reset"
+    seconds_taken = round(time.time() - start, 2)
+    sock.close()
+    return {"heads": heads, "cancels": cancels, "other_resets": others, "first_reset": first_reset,
+            "last_reset": last_reset, "data": data, "goaway": goaway, "why": why, "seconds": seconds_taken,
+            "served_after": serve_check(port)}
+
+
+def case_provoked_resets(port, kind, count):
+    """Streams the server must reset for the client's mistake, `count` of them one after another: HEADERS ending the
+    stream while declaring `content-length: 5` (`length`), or DATA on a stream the client ended (`after-end`). Reports
+    the resets received and how the connection ended: a server that counts the resets it makes ends it."""
+    sock, conn = connect(port, validate=False)
+    sent, resets, goaway, why = 0, 0, None, "timeout"
+    for _ in range(int(count)):
+        sid = conn.get_next_available_stream_id()
+        if kind == "length":
+            conn.send_headers(sid, base(port, path="/h2/echo", method="POST") + [("content-length", "5")], end_stream=True)
+            frames = conn.data_to_send()
+        else:
+            conn.send_headers(sid, base(port, path="/h2/slow"), end_stream=True)
+            frames = conn.data_to_send()
+            late = DataFrame(sid)
+            late.data = b"late"
+            frames += late.serialize()
+        try:
+            sock.sendall(frames)
+        except OSError:
+            why = "reset"
+            break
+        sent += 1
+        events, _ = read_events(sock, conn, lambda ev: False, 0.001)
+        for e in events:
+            if isinstance(e, h2.events.StreamReset):
+                resets += 1
+            elif isinstance(e, h2.events.ConnectionTerminated):
+                goaway = int(e.error_code)
+        if goaway is not None:
+            why = "goaway"
+            break
+    if why == "timeout":
+        events, why = read_events(sock, conn, lambda ev: any(isinstance(e, h2.events.ConnectionTerminated) for e in ev), 3)
+        resets += sum(1 for e in events if isinstance(e, h2.events.StreamReset))
+        goaway = next((int(e.error_code) for e in events if isinstance(e, h2.events.ConnectionTerminated)), goaway)
+    sock.close()
+    return {"sent": sent, "resets": resets, "goaway": goaway, "why": why, "served_after": serve_check(port)}
+
+
+def case_partial_preface(port, seconds):
+    """Sends the first line of HTTP/2's preface and nothing more; reports whether, and when, the server closed the
+    connection within `seconds`."""
+    sock = socket.create_connection(("localhost", port), timeout=TIMEOUT)
+    sock.sendall(b"PRI * HTTP/2.0\r\n")
+    start = time.time()
+    end = raw_end(sock, float(seconds))
+    return {"end": end, "seconds": round(time.time() - start, 2)}
+
+
 def case_header_trickle(port, mode, pieces, interval):
     """A header block sent a piece at a time, `interval` seconds apart, never ended: as CONTINUATION frames of one
     byte each (`continuation`), or as one HEADERS frame whose payload comes a byte at a time (`frame`). Reports how
@@ -437,6 +582,9 @@ CASES = {
     "zero-window": case_zero_window,
     "header-trickle": case_header_trickle,
     "split-preface": case_split_preface,
+    "stalled": case_stalled,
+    "provoked-resets": case_provoked_resets,
+    "partial-preface": case_partial_preface,
 }
 
 if __name__ == "__main__":

@@ -8,6 +8,12 @@ package rapier.server
  * (resets, CONTINUATION, empty DATA, queued SETTINGS and PING acknowledgements). A header block must be whole within
  * the server's header read timeout, as an HTTP/1.1 head must; past it the connection ends with a GOAWAY.
  *
+ * Deadlines count progress, not traffic. An answer whose client stops taking it (its window left shut, or opened a few
+ * bytes at a time) is reset (CANCEL) once it has waited the server's idle timeout with less than 16 KiB of it sent; a
+ * connection with no stream open is closed once nothing but PINGs, SETTINGS and window updates has passed for the idle
+ * timeout. A stalled answer holds a chunk of its body (a file's: one read, and its descriptor) until then, and
+ * `maxStalledStreams` bounds them for the whole server.
+ *
  * {{{
  * NettyServerOptions.default.withHttp2(Http2())
  * }}}
@@ -25,15 +31,21 @@ package rapier.server
  *   streams a client may reset in `resetWindowSeconds` before the connection is closed (`ENHANCE_YOUR_CALM`): the
  *   rapid-reset attack (CVE-2023-44487) makes the server start work and cancels it at once, many times over
  * @param resetWindowSeconds
- *   the window `maxResetsPerWindow` is counted in
+ *   the window `maxResetsPerWindow` is counted in; the resets a server makes (of streams a client's frames broke) count
+ *   toward the same limit as a client's own
+ * @param maxStalledStreams
+ *   answers the whole server may hold for clients that stopped taking them (found waiting for window at two looks in a
+ *   row, up to a second apart); past it, each connection resets its longest stalled first
  */
 final case class Http2(
     maxConcurrentStreams: Int = 100,
     initialWindowSize: Int = 65535,
     cleartext: Boolean = true,
     maxResetsPerWindow: Int = 200,
-    resetWindowSeconds: Int = 30
+    resetWindowSeconds: Int = 30,
+    maxStalledStreams: Int = 1000
 ):
   require(maxConcurrentStreams > 0, "maxConcurrentStreams must be positive")
   require(initialWindowSize > 0, "initialWindowSize must be positive (at most 2^31 - 1, RFC 9113 §6.5.2)")
   require(maxResetsPerWindow > 0 && resetWindowSeconds > 0, "the reset limit and its window must be positive")
+  require(maxStalledStreams > 0, "maxStalledStreams must be positive")

@@ -83,7 +83,15 @@ trait Http2Tests extends ServerTestSupport:
     chunks.foreach(_ => first.trySuccess("early"))
     first.future
   }
-  private val endpoints = List(hello, echo, slow, big, early)
+  // A file of 2 MiB, written once: an answer read from a file, as a stalled stream would hold it
+  private lazy val file: Path =
+    val f = Files.createTempFile("rapier-h2-", ".bin")
+    f.toFile.deleteOnExit()
+    Files.write(f, Array.fill[Byte](2 * 1024 * 1024)('f'))
+  private val fileAnswer = endpoint.get.in("h2" / "file").out(fileBody).serverLogicSuccess[Future] { _ =>
+    Future.successful(file)
+  }
+  private val endpoints = List(hello, echo, slow, big, early, fileAnswer)
 
   private def withHttp2[T](
       tls: Boolean,
@@ -321,6 +329,99 @@ trait Http2Tests extends ServerTestSupport:
       assert(stalled.raw.contains("\"why\": \"closed\"") || stalled.int("goaway").isDefined, stalled.raw)
       assert(stalled.double("seconds").exists(_ < 15), stalled.raw)
       assert(stalled.bool("served_after"), stalled.raw)
+    }
+
+  http2Test(
+    anyStyle("HTTP/2: answers whose client opens no window are reset at the idle timeout, pings or not; files closed")
+  ):
+    withHttp2(tls = overTls, idle = 2.seconds) { port =>
+      val before = RetainedHeap.now()
+      val probed = Future(frames("stalled", port, "100", "/h2/file", "0.25", "0", "15"))(using ExecutionContext.global)
+      // While they wait: each holds a chunk of its file at most, never a read-ahead (2 MiB each, 200 MiB in all)
+      Thread.sleep(1200)
+      val held = RetainedHeap.now() - before
+      val r = scala.concurrent.Await.result(probed, 60.seconds)
+      assertEquals(r.int("heads"), Some(100), r.raw)
+      assertEquals(r.int("cancels"), Some(100), r.raw)
+      // Within the idle timeout of the first look that found them waiting, and a look (a quarter of it) more
+      assert(r.double("first_reset").exists(_ >= 1.5), r.raw)
+      assert(r.double("last_reset").exists(_ < 4.5), r.raw)
+      // Then idle, pings or not: the connection ends an idle timeout later
+      assert(r.int("goaway").isDefined, r.raw)
+      assert(r.double("seconds").exists(_ < 9), r.raw)
+      assert(held < 8L * 1024 * 1024, s"100 stalled answers held ${held / 1024} KiB")
+      if OpenFiles.available then assertEquals(OpenFiles.on(file), 0, "the stalled answers' files are closed")
+      assert(r.bool("served_after"), r.raw)
+    }
+
+  http2Test(anyStyle("HTTP/2: a window trickled open a few bytes at a time is no progress: its answers are reset")):
+    withHttp2(tls = overTls, idle = 2.seconds) { port =>
+      val r = frames("stalled", port, "20", "/h2/file", "0.25", "1", "15")
+      assertEquals(r.int("cancels"), Some(20), r.raw)
+      assert(r.int("data").exists(_ > 0), s"the trickle let bytes through: $r")
+      assert(r.double("last_reset").exists(_ < 4.5), r.raw)
+      assert(r.bool("served_after"), r.raw)
+    }
+
+  http2Test(anyStyle("HTTP/2: past the server's bound on stalled answers, the longest stalled are reset at once")):
+    withHttp2(tls = overTls, http2 = Some(Http2(maxStalledStreams = 10))) { port =>
+      val probed = Future(frames("stalled", port, "50", "/h2/file", "0.25", "0", "5"))(using ExecutionContext.global)
+      Thread.sleep(4000)
+      val open = if OpenFiles.available then OpenFiles.on(file) else 0
+      val r = scala.concurrent.Await.result(probed, 60.seconds)
+      assertEquals(r.int("heads"), Some(50), r.raw)
+      // The idle timeout is 30 s: these are the bound's doing
+      assertEquals(r.int("cancels"), Some(40), r.raw)
+      assert(r.double("last_reset").exists(_ < 3.5), r.raw)
+      assert(open <= 10, s"$open files open for 10 stalled answers at most")
+      assert(r.bool("served_after"), r.raw)
+    }
+
+  http2Test(anyStyle("HTTP/2: streams the server must reset for a client's mistakes count toward the reset limit")):
+    withHttp2(tls = overTls, http2 = Some(Http2(maxResetsPerWindow = 50))) { port =>
+      for kind <- List("length", "after-end") do
+        val r = frames("provoked-resets", port, kind, "400")
+        assert(r.int("goaway").isDefined || r.string("why").exists(w => w == "closed" || w == "reset"), s"$kind: $r")
+        assert(r.int("resets").exists(_ <= 60), s"$kind: $r")
+        assert(r.bool("served_after"), s"$kind: $r")
+    }
+
+  http2Test(
+    anyStyle("HTTP/2: a client that floods SETTINGS or PING and reads nothing is cut off, its connection ended")
+  ):
+    // Ended as a flood (acknowledgements left unread past a bound), or, by a server that stops reading it first, as idle
+    withHttp2(tls = overTls, idle = 3.seconds) { port =>
+      for name <- List("settings-flood", "ping-flood") do
+        val r = frames(name, port, "1000000", "unread")
+        assert(r.string("end").exists(e => e == "closed" || e == "reset"), s"$name: the server kept it: $r")
+        assert(r.bool("served_after"), s"$name: $r")
+    }
+
+  test(anyStyle("HTTP/2: an h2c preface begun and left unfinished is held to the head's deadline")):
+    assume(http2Unserved.isEmpty, s"unsupported on ${server.name}: ${http2Unserved.getOrElse("")}")
+    val config =
+      TestServerConfig(http2 = if h2cUnserved.isDefined then None else Some(Http2()), headerReadTimeout = 1.second)
+    val running = server.start(endpoints, config)
+    try
+      val r = probe("partial-preface", running.port.toString, "10")
+      assert(r.string("end").exists(e => e == "closed" || e == "reset"), r.raw)
+      assert(r.double("seconds").exists(_ < 3.5), r.raw)
+    finally running.stop()
+
+  http2Test("HTTP/2: h2c upgrades only the first request of a connection, and never an HTTP/1.0 one"):
+    assume(h2cUnserved.isEmpty, s"unsupported on ${server.name}: ${h2cUnserved.getOrElse("")}")
+    assume(h2cUpgradeUnserved.isEmpty, s"unsupported on ${server.name}: ${h2cUpgradeUnserved.getOrElse("")}")
+    withHttp2(tls = false) { port =>
+      val upgrade = "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n"
+      val http10 = RawHttp.exchange(port, s"GET /h2/hello HTTP/1.0\r\nHost: localhost\r\n$upgrade\r\n")
+      assertEquals(http10.status, 200, "an HTTP/1.0 request is answered as one, its Upgrade ignored")
+      val c = RawHttp(port)
+      try
+        assertEquals(c.send("GET /h2/hello HTTP/1.1\r\nHost: localhost\r\n\r\n").readResponse().status, 200)
+        val second = c.send(s"GET /h2/hello HTTP/1.1\r\nHost: localhost\r\n$upgrade\r\n").readResponse()
+        assertEquals(second.status, 200, "a connection's second request is not upgraded")
+        assertEquals(second.body, "hello over HTTP/2")
+      finally c.close()
     }
 
 object Http2Tests:

@@ -12,8 +12,16 @@ import org.http4s.ember.server.{EmberServerBuilder, RapierHttp2}
 import org.typelevel.log4cats.Logger
 import rapier.cats.CatsRunner
 import org.typelevel.log4cats.slf4j.Slf4jLogger
-import rapier.http4s.internal.{EmberLog, GuardedSocket, HandshakeDeadline, Http2Socket, Http2Watch, Http4sRequest}
-import rapier.server.spi.{FramingGuard, Http2Frames, RefusalMarker}
+import rapier.http4s.internal.{
+  EmberLog,
+  GuardedSocket,
+  HandshakeDeadline,
+  Http2Socket,
+  Http2Watch,
+  Http4sRequest,
+  Responses
+}
+import rapier.server.spi.{FramingGuard, Http2Frames, Http2Ledger, Http2Stalls, RefusalMarker}
 import rapier.server.{Http2, ServerBuilder, ServerEndpoint, Tls}
 
 import java.net.InetSocketAddress
@@ -133,6 +141,8 @@ object Http4sServer:
   ):
     @volatile var app: HttpApp[F] | Null = null
     private val stopping = Deferred.unsafe[F, Unit]
+    private val stalls = Http2Stalls(http2.maxStalledStreams)
+    private val idleNanos = rapier.timeoutNanos(options.idleTimeout)
     // Ember bounds a header block as sent (HPACK-encoded), Rapier the fields it makes (431): the block may be larger
     private val limits =
       RapierHttp2.Limits(http2.maxConcurrentStreams, http2.initialWindowSize, 2 * options.maxHeaderSize)
@@ -143,51 +153,92 @@ object Http4sServer:
         protocol,
         (socket, first, arrived) =>
           F.flatMap(F.product(Deferred[F, Unit], Semaphore[F](1))) { (ended, writing) =>
-            val watch = Http2Watch(http2, limits.maxHeaderListSize)
+            val watch = Http2Watch(http2, limits.maxHeaderListSize, idleNanos, stalls)
+            val answers = Answers[F]()
             val session = Http2Socket(socket, first, arrived, watch, ended, writing)
             val serving = RapierHttp2.serve(
               session,
               connection,
-              watched(watch),
+              watched(watch, answers),
               limits,
               finite(options.headerReadTimeout),
-              finite(options.idleTimeout),
+              // The watch's idle and stall deadlines count progress; Ember's resets a stream, PROTOCOL_ERROR, when
+              // its clock runs out, pings or not
+              finite(Duration.Inf),
               logger
             )
-            F.void(F.race(F.race(serving, ended.get), F.race(stopping.get, deadlines(session, watch))))
+            val sessionEnds =
+              F.race(F.race(serving, ended.get), F.race(stopping.get, deadlines(session, watch, answers)))
+            F.guarantee(F.void(sessionEnds), F.delay(watch.close()))
           }
       )
 
-    // Ends with a GOAWAY a connection quiet for the idle timeout with nothing Ember can send (Ember would hold it), and
-    // one whose client spends longer than the head deadline on a header block (Ember has no deadline for it).
-    private def deadlines(session: Http2Socket[F], watch: Http2Watch): F[Unit] =
-      val idleNanos = rapier.timeoutNanos(options.idleTimeout)
+    // Resets the answers the watch finds stalled (Ember waits for a window without end); ends with a GOAWAY a connection
+    // idle for the idle timeout (pings don't count) and one whose client spends longer than the head deadline on its
+    // first SETTINGS or a header block (Ember has no deadline for either).
+    private def deadlines(session: Http2Socket[F], watch: Http2Watch, answers: Answers[F]): F[Unit] =
       val headNanos = rapier.timeoutNanos(options.headerReadTimeout)
-      val tick = Http2Frames.deadlineTick(idleNanos, headNanos)
-      if tick == 0 then F.never
-      else
-        def check: F[Unit] = F.flatMap(F.sleep(tick.nanos)) { _ =>
-          if (idleNanos > 0 && watch.idleFor(idleNanos)) || (headNanos > 0 && watch.headerBlockFor(headNanos)) then
+      val tick = Http2Ledger.tick(idleNanos, headNanos)
+      def check: F[Unit] = F.flatMap(F.sleep(tick.nanos)) { _ =>
+        val now = System.nanoTime()
+        val stalled = watch.stalled(now)
+        val reset =
+          if stalled.isEmpty then F.unit
+          else
+            val frames = stalled.iterator.map(stream => Http2Frames.rstStream(stream, Http2Frames.Cancel)).toArray
+            // The client's CANCEL first: Ember resets the stream itself once its body ends (its own is left out)
+            F.productR(session.send(fs2.Chunk.array(frames.flatten)))(answers.end(stalled))
+        F.flatMap(reset) { _ =>
+          if watch.cut >= 0 then session.goAway(watch.cut)
+          else if watch.idle(now) || (headNanos > 0 && watch.headerBlockFor(headNanos)) then
             session.goAway(Http2Frames.NoError)
           else check
         }
-        check
+      }
+      check
 
-    // The app, each request given the :authority the watch read; a refused stream's answered by no one (Ember has
-    // been told it was cancelled), and cheaply.
-    private def watched(watch: Http2Watch): HttpApp[F] =
+    // The app, each request given the :authority the watch read, each streamed answer's body endable (`answers`); a
+    // refused stream's answered by no one (Ember has been told it was cancelled), and cheaply.
+    private def watched(watch: Http2Watch, answers: Answers[F]): HttpApp[F] =
       val served = app.nn
       Kleisli { request =>
         RapierHttp2.streamOf(request) match
           case Some(stream) if watch.wasRefused(stream) => F.pure(Response[F](Status.ServiceUnavailable))
           case Some(stream) =>
             val authority = watch.authorityOf(stream)
-            served.run(if authority == null then request else request.withAttribute(Http4sRequest.Authority, authority))
+            val response =
+              served.run(if authority == null then request
+              else request.withAttribute(Http4sRequest.Authority, authority))
+            F.flatMap(response)(answers.endable(stream, _))
           case None => served.run(request)
       }
 
     /** Ends every session: the server is stopping. */
     def stop: F[Unit] = F.void(stopping.complete(()))
+
+  /**
+   * The streamed answers of one HTTP/2 connection, by stream, each body endable from outside: Ember goes on waiting
+   * for the window of an answer whose stream Rapier gave up, holding its chunk and its file, until it reads the
+   * stream's CANCEL. An answer whose body is in memory is not kept.
+   */
+  private final class Answers[F[_]](using F: Async[F]):
+    private val ends = java.util.concurrent.ConcurrentHashMap[Integer, Deferred[F, Either[Throwable, Unit]]]()
+
+    def endable(stream: Int, response: Response[F]): F[Response[F]] =
+      if response.attributes.lookup(Responses.Streamed).isEmpty then F.pure(response)
+      else
+        F.map(Deferred[F, Either[Throwable, Unit]]) { end =>
+          ends.put(stream, end)
+          val ending = response.body.interruptWhen(end.get).onFinalize(F.delay { ends.remove(stream, end); () })
+          response.withBodyStream(ending)
+        }
+
+    /** Ends the bodies of `streams`' answers. */
+    def end(streams: Seq[Int]): F[Unit] =
+      streams.foldLeft(F.unit) { (done, stream) =>
+        val end = ends.remove(stream)
+        if end == null then done else F.productR(done)(F.void(end.complete(Right(()))))
+      }
 
   /** The settings' TLS versions and client certificates, ALPN naming HTTP/1.1, and h2 before it when served. */
   private def parameters(tls: Tls, http2: Boolean): TLSParameters =

@@ -4,7 +4,7 @@ import io.vertx.core.http.HttpServer
 import io.vertx.core.{Vertx, VertxOptions}
 import org.slf4j.LoggerFactory
 import rapier.server.spi.{Admission, Runner}
-import rapier.server.{Monad, ServerBuilder, ServerEndpoint}
+import rapier.server.{Http2, Monad, ServerBuilder, ServerEndpoint}
 import rapier.vertx.internal.Connections
 
 import java.net.InetSocketAddress
@@ -57,7 +57,8 @@ object VertxServer:
         options.http1Config,
         options.headerReadTimeout,
         accepts = true,
-        idleNanos
+        idleNanos,
+        options.http2.getOrElse(Http2())
       )
     // Compiled before anything starts: an endpoint that can't be served fails here, cleanly.
     val handler = VertxServerInterpreter(options).handler(endpoints, connections)

@@ -32,13 +32,21 @@ class VertxRouterMountTests extends ServerTests, WebSocketTests:
     "OPTIONS * is answered for the server as a whole, with the methods of its endpoints" -> routerFirst,
     "connections over the limit are closed at once, and service resumes when one closes" -> serverOwned,
     "HTTP/2: a header block trickled a piece at a time ends its connection at the head deadline, no other" ->
-      s"$serverOwned: Rapier's HTTP/2 deadlines are not in its connections' pipelines",
+      http2Owned,
+    "HTTP/2: answers whose client opens no window are reset at the idle timeout, pings or not; files closed" ->
+      http2Owned,
+    "HTTP/2: a window trickled open a few bytes at a time is no progress: its answers are reset" -> http2Owned,
+    "HTTP/2: past the server's bound on stalled answers, the longest stalled are reset at once" -> http2Owned,
+    "HTTP/2: an h2c preface begun and left unfinished is held to the head's deadline" ->
+      s"$serverOwned: its decoder reads the preface's first line as an HTTP/1.1 request line, with no deadline",
     "stopping the server closes its WebSockets with 1001" -> serverOwned,
     "a request in progress is not cut by the idle timeout" -> appIdle,
     "a malformed request's refusal says what is wrong with it, in the same words on every server" ->
       ("the application's HttpServer answers what its decoder refuses with its own invalid-request handler: an " +
         "empty 400, 414 or 431")
   )
+
+  private def http2Owned = s"$serverOwned: Rapier's HTTP/2 deadlines are not in its connections' pipelines"
 
   private def appIdle =
     "the application's HttpServer keeps Vert.x's idle timeout, which closes a connection without traffic also while " +

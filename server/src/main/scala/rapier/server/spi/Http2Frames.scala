@@ -85,11 +85,13 @@ object Http2Frames:
     ((a(at) & 0xff) << 24) | ((a(at + 1) & 0xff) << 16) | ((a(at + 2) & 0xff) << 8) | (a(at + 3) & 0xff)
 
   /**
-   * What a client's frames are counted against, for the known floods: resets past `maxResetsPerWindow` within the
-   * window (rapid reset, CVE-2023-44487), CONTINUATIONs past 16 in one header block, empty DATA frames in a row past
-   * 10, SETTINGS and PING frames left unacknowledged past 10,000; and how long the header block being received has
-   * taken, for the deadline a trickle of CONTINUATIONs would otherwise escape. Frames read in one thread;
-   * acknowledgements counted and the deadline looked at in others.
+   * What a connection's frames are counted against, for the known floods: resets past `maxResetsPerWindow` within the
+   * window, the client's and the server's alike (rapid reset, CVE-2023-44487, and the resets a client provokes,
+   * "MadeYouReset"), CONTINUATIONs past 16 in one header block, empty DATA frames in a row past 10, SETTINGS and PING
+   * frames left unacknowledged past 10,000; and how long the client has spent on what opens a request: its first
+   * SETTINGS, due when the watch starts (just after the preface), then each header block, timed until its end, for the
+   * deadline a client that stops partway would otherwise escape. The client's frames are read in one thread; the
+   * server's counted, and the deadline looked at, in others.
    */
   final class Floods(limits: Http2):
     private var emptyData = 0
@@ -98,13 +100,20 @@ object Http2Frames:
     private var resetAt = 0
     private var resetCount = 0L
     private val unacknowledged = AtomicInteger()
-    // When the header block being received began (System.nanoTime), 0 for none
-    @volatile private var blockSince = 0L
+    private var settled = false
+    // When what the client is sending of a head began (System.nanoTime), 0 for none: its first SETTINGS from the start
+    @volatile private var blockSince = System.nanoTime()
+
+    /** The client's first SETTINGS has come by another way than the watch (an h2c upgrade's, a layer's own reading). */
+    def settingsReceived(): Unit =
+      if !settled then
+        settled = true
+        blockSince = 0L
 
     /** The client's frame `in` has its header read: a HEADERS frame begins a header block, timed until its end. */
     def begun(in: Reader): Unit = if in.kind == Headers then blockSince = System.nanoTime()
 
-    /** Whether the header block being received began `nanos` or more ago. */
+    /** Whether the header block being received, or the client's first SETTINGS, has been awaited `nanos` or more. */
     def blockPendingFor(nanos: Long): Boolean =
       val since = blockSince
       since != 0L && System.nanoTime() - since >= nanos
@@ -128,21 +137,41 @@ object Http2Frames:
         continuations += 1
         if (in.flags & EndHeaders) != 0 then blockSince = 0L
         continuations > MaxContinuations
-      case RstStream =>
-        val now = System.nanoTime()
-        // The oldest of the last `maxResetsPerWindow` resets, within the window: one more is too many
-        if resetCount >= resets.length && now - resets(resetAt) < limits.resetWindowSeconds * 1_000_000_000L then true
-        else
-          resets(resetAt) = now
-          resetAt = (resetAt + 1) % resets.length
-          resetCount += 1
-          false
-      case Settings | Ping => (in.flags & Ack) == 0 && unacknowledged.incrementAndGet() > MaxUnacknowledged
+      case RstStream => reset()
+      case Settings | Ping =>
+        if in.kind == Settings && !settled && (in.flags & Ack) == 0 then
+          settled = true
+          blockSince = 0L
+        (in.flags & Ack) == 0 && unacknowledged.incrementAndGet() > MaxUnacknowledged
       case _ => false
 
-    /** The server's frame `out` has just been written whole: an acknowledgement counts off what it answers. */
-    def sent(out: Reader): Unit =
-      if (out.kind == Settings || out.kind == Ping) && (out.flags & Ack) != 0 then unacknowledged.decrementAndGet()
+    /**
+     * The server's frame `out` has just been written whole: an acknowledgement counts off what it answers; a reset
+     * counts as a client's does. Whether it is past the reset limit.
+     */
+    def sent(out: Reader): Boolean = out.kind match
+      case Settings | Ping =>
+        if (out.flags & Ack) != 0 then unacknowledged.decrementAndGet()
+        false
+      case RstStream => reset()
+      case _ => false
+
+    /** The watch resets a stream itself (refused, malformed): whether that reset is past the limit. */
+    def made(): Boolean = reset()
+
+    /** An acknowledgement of the server's has been taken by the connection: it counts off what it answers. */
+    def acknowledged(): Unit = unacknowledged.decrementAndGet()
+
+    // One more reset: whether it is one too many. The oldest of the last `maxResetsPerWindow`, within the window. Locked:
+    // a server may read in one thread and write in another.
+    private def reset(): Boolean = synchronized:
+      val now = System.nanoTime()
+      if resetCount >= resets.length && now - resets(resetAt) < limits.resetWindowSeconds * 1_000_000_000L then true
+      else
+        resets(resetAt) = now
+        resetAt = (resetAt + 1) % resets.length
+        resetCount += 1
+        false
 
   /**
    * RFC 9113's rules on a client's frames that a server's HTTP/2 layer may leave unchecked, as far as a frame's header
@@ -194,12 +223,18 @@ object Http2Frames:
         i += 6
       code
 
+  /** Bytes a [[Reader]] reads other than an array's: a server's own buffer type. */
+  trait Bytes:
+    /** Copies `n` bytes from `index` into `into` at `at`. */
+    def copy(index: Int, into: Array[Byte], at: Int, n: Int): Unit
+
   /**
-   * One direction's frames on a connection, read as bytes come in any pieces: a frame's 9-byte header, then its payload, of which
-   * only what the watch reads is kept, where `keeps`: a header block's fragment (its padding and priority taken off),
-   * a SETTINGS or WINDOW_UPDATE frame's payload, a padded DATA frame's padding length.
+   * One direction's frames on a connection, read as bytes come in any pieces: a frame's 9-byte header, then its
+   * payload, of which only what the watch reads is kept, where `keeps`: a SETTINGS or WINDOW_UPDATE frame's payload,
+   * a padded DATA frame's padding length, and, unless `blocks` is off (a server that decodes its header blocks
+   * itself), a header block's fragment (its padding and priority taken off).
    */
-  final class Reader(keeps: Boolean):
+  final class Reader(keeps: Boolean, blocks: Boolean = true):
     private val head = new Array[Byte](9)
     private var headFill = 0
     private var left = 0
@@ -233,14 +268,21 @@ object Http2Frames:
     /** The current frame's header, a copy. */
     def header: Array[Byte] = head.clone()
 
+    private val array = new ArrayBytes
+
     /**
      * Reads from `at`, to the end of the current frame's header or of its payload at most; where it stopped.
      */
     def feed(bytes: Array[Byte], at: Int, end: Int): Int =
+      array.bytes = bytes
+      feed(array, at, end)
+
+    /** As the array's `feed`, from bytes of another kind. */
+    def feed(bytes: Bytes, at: Int, end: Int): Int =
       var i = at
       if headFill < 9 then
         val n = math.min(9 - headFill, end - i)
-        System.arraycopy(bytes, i, head, headFill, n)
+        bytes.copy(i, head, headFill, n)
         headFill += n
         i += n
         if headFill == 9 then
@@ -253,7 +295,7 @@ object Http2Frames:
           padding = 0
           payloadBroken = false
           keep = keeps &&
-            (kind == Headers || kind == Continuation || kind == Settings || kind == WindowUpdate ||
+            ((blocks && (kind == Headers || kind == Continuation)) || kind == Settings || kind == WindowUpdate ||
               (kind == Data && (flags & Padded) != 0))
           if keep && length > MaxFrameSize then
             oversized = true
@@ -265,7 +307,7 @@ object Http2Frames:
       if headFill == 9 then
         val n = math.min(left, end - i)
         if keep then
-          System.arraycopy(bytes, i, payload, payloadFill, n)
+          bytes.copy(i, payload, payloadFill, n)
           payloadFill += n
         left -= n
         i += n
@@ -294,3 +336,7 @@ object Http2Frames:
     def reset(): Unit =
       headFill = 0
       done = false
+
+  private final class ArrayBytes extends Bytes:
+    var bytes: Array[Byte] = Array.emptyByteArray
+    def copy(index: Int, into: Array[Byte], at: Int, n: Int): Unit = System.arraycopy(bytes, index, into, at, n)

@@ -27,6 +27,15 @@ object ResponseStream:
   final class Chunks(val source: BodySource, val length: Long) extends ResponseStream:
     def abandon(): Unit = source.cancel()
 
-  /** `length` bytes of the file at `path`, from `offset`: sent zero-copy where the backend can. */
+  /**
+   * `length` bytes of the file at `path`, from `offset`: sent zero-copy where the backend can; where it can't, read
+   * a chunk at a time as the connection takes them ([[chunks]]), never ahead.
+   */
   final class File(val path: Path, val offset: Long, val length: Long) extends ResponseStream:
     def abandon(): Unit = ()
+
+    /**
+     * The file's bytes as [[Chunks]], each read (16 KiB, into one buffer the source keeps) only when pulled; the file
+     * is opened at the first pull and closed at the end or on `cancel()`. An open that fails fails the first pull.
+     */
+    def chunks: Chunks = Chunks(FileChunks(path, offset, length), length)

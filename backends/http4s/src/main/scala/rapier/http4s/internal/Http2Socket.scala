@@ -56,8 +56,8 @@ private[http4s] final class Http2Socket[F[_]](
   private def written(frames: Array[Byte]): F[Unit] =
     if frames.isEmpty then F.unit else send(Chunk.array(frames))
 
-  // One write at a time, Ember's and Rapier's, none after the GOAWAY.
-  private def send(bytes: Chunk[Byte]): F[Unit] =
+  /** Writes frames of Rapier's own, between Ember's: one write at a time, none after the GOAWAY. */
+  def send(bytes: Chunk[Byte]): F[Unit] =
     writing.permit.surround(F.defer(if goneAway then F.unit else socket.write(bytes)))
 
   /** Ends the connection with a GOAWAY with `code`, naming the last stream the client opened. */
@@ -76,7 +76,12 @@ private[http4s] final class Http2Socket[F[_]](
       val slice = bytes.toArraySlice
       val corrected = watch.outbound(slice.values, slice.offset, slice.length)
       if corrected == null then bytes else Chunk.array(corrected.nn)
-    })(sent => F.flatMap(send(sent))(_ => F.defer(written(watch.owedToClient(written = true)))))
+    })(sent =>
+      F.flatMap(send(sent)) { _ =>
+        watch.written()
+        if watch.cut >= 0 then goAway(watch.cut) else F.defer(written(watch.owedToClient(written = true)))
+      }
+    )
 
 private[http4s] object Http2Socket:
   private val GoAwayWithin = scala.concurrent.duration.FiniteDuration(1, "s")

@@ -4,6 +4,7 @@ import com.twitter.hpack.{Decoder, HeaderListener}
 import fs2.Chunk
 import rapier.server.Http2
 import rapier.server.spi.Http2Frames.*
+import rapier.server.spi.{Http2Ledger, Http2Stalls}
 
 import java.io.ByteArrayInputStream
 import java.nio.charset.StandardCharsets
@@ -18,12 +19,14 @@ import java.util.concurrent.atomic.AtomicInteger
  * ([[headerBlockFor]]); it refuses a stream past `maxConcurrentStreams` (REFUSED_STREAM to the client, and a CANCEL to
  * Ember, which must still read its HEADERS to keep HPACK's state); and it decodes each header block beside Ember, as
  * the same HPACK decoder, for the `:authority` Ember's URI loses and the `content-length` Ember doesn't hold the DATA
- * to (a stream whose DATA break it is reset PROTOCOL_ERROR, and cancelled on Ember's side).
+ * to (a stream whose DATA break it is reset PROTOCOL_ERROR, and cancelled on Ember's side). Its [[Http2Ledger]] tells
+ * when the connection is idle (pings don't count) and which answers are stalled ([[stalled]]); Ember's resets count
+ * toward the reset limit as the client's do, and its acknowledgements as sent once the socket took them ([[written]]).
  *
  * Ember reads in one fiber and writes in another: [[inbound]] and [[outbound]] each keep their own parser, and share
- * only thread-safe counts.
+ * only thread-safe counts and the ledger, which they lock.
  */
-private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
+private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int, idleNanos: Long, stalls: Http2Stalls):
   import Http2Watch.*
 
   /** The code of the GOAWAY that ends the connection, once a limit is past; -1 until then. */
@@ -40,6 +43,8 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   private val cancelled = ConcurrentHashMap.newKeySet[Integer]()
   private val cancels = new java.util.concurrent.ConcurrentLinkedQueue[Integer]()
   private val clientEnded = ConcurrentHashMap.newKeySet[Integer]()
+  // Streams Rapier gave up as stalled, whose reset of Ember's own is left out
+  private val givenUp = ConcurrentHashMap.newKeySet[Integer]()
   // Bytes of DATA left out, for which the client is owed a WINDOW_UPDATE on the connection
   private val owedCredit = new AtomicInteger()
   private var dropping = false
@@ -50,12 +55,11 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   private val lengthLeft = new ConcurrentHashMap[Integer, java.lang.Long]()
   private val refused = ConcurrentHashMap.newKeySet[Integer]()
   private val open = ConcurrentHashMap.newKeySet[Integer]()
-  // What the client lets Ember send (RFC 9113 §6.9): the connection's window, and each open stream's past the initial
-  // window its SETTINGS set (credit given by WINDOW_UPDATE, less DATA sent)
-  private val connectionWindow = new java.util.concurrent.atomic.AtomicLong(65_535)
+  // The client's initial window for the streams Ember sends on (SETTINGS_INITIAL_WINDOW_SIZE)
   @volatile private var initialWindow = 65_535L
-  private val credit = new ConcurrentHashMap[Integer, java.lang.Long]()
-  @volatile private var lastActive = System.nanoTime()
+  private val ledger = Http2Ledger(idleNanos, stalls)
+  // Acknowledgements Ember has handed to the socket since it last took a write whole
+  private var acknowledging = 0
 
   private val in = new Reader(keeps = true)
   private val out = new Reader(keeps = false)
@@ -82,7 +86,6 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
    * for each stream Rapier refused or ended.
    */
   def inbound(bytes: Array[Byte], offset: Int, length: Int): Chunk[Byte] =
-    lastActive = System.nanoTime()
     var pieces: Chunk[Byte] = Chunk.empty
     var from = offset
     var at = offset
@@ -145,6 +148,7 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
     val broken = rules.frame(in)
     if broken >= 0 then return fail(broken)
     if floods.received(in) then return fail(EnhanceYourCalm)
+    ledger.synchronized(ledger.client(in))
     kind match
       case Data =>
         val end = (in.flags & EndStream) != 0
@@ -173,12 +177,6 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
         0
       case Settings =>
         if (in.flags & Ack) == 0 then settings()
-        0
-      case WindowUpdate =>
-        if in.fragmentSize == 4 then
-          val increment = (int(in.fragment, 0) & 0x7fffffff).toLong
-          if in.stream == 0 then connectionWindow.addAndGet(increment)
-          else if open.contains(in.stream) then credit.merge(in.stream, increment, (a, b) => a + b)
         0
       case _ => 0
 
@@ -219,9 +217,11 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
       if open.size >= limits.maxConcurrentStreams then
         // A client that keeps opening streams past the limit is attacking: what it is owed is bounded
         if refused.size >= MaxRefused || cancelled.size >= MaxCancelled then return fail(EnhanceYourCalm)
+        if floods.made() then return fail(EnhanceYourCalm)
         refused.add(stream)
         refusals.add(Reset(stream, RefusedStream))
         cancelled.add(stream)
+        ledger.synchronized(ledger.closed(stream))
         return stream
       open.add(stream)
       if authority != null then authorities.put(stream, authority.nn)
@@ -237,7 +237,9 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   // A request whose DATA break its content-length: reset PROTOCOL_ERROR, and cancelled on Ember's side (returned).
   private def malformed(stream: Int): Int =
     if cancelled.size >= MaxCancelled then return fail(ProtocolError)
+    if floods.made() then return fail(EnhanceYourCalm)
     closed(stream)
+    ledger.synchronized(ledger.closed(stream))
     refusals.add(Reset(stream, ProtocolError))
     cancelled.add(stream)
     stream
@@ -262,7 +264,6 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
     open.remove(stream)
     authorities.remove(stream)
     lengthLeft.remove(stream)
-    credit.remove(stream)
     clientEnded.remove(stream)
 
   /**
@@ -301,31 +302,51 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
   /** Whether the client has spent `nanos` or more on the header block it is sending. */
   def headerBlockFor(nanos: Long): Boolean = floods.blockPendingFor(nanos)
 
+  /** Whether the connection has been idle (its ledger's: no stream open, nothing but pings) at `now`. */
+  def idle(now: Long): Boolean = ledger.synchronized(ledger.idle(now))
+
   /**
-   * Whether the connection has been quiet (nothing read or written) for `nanos`, with nothing Ember could send: no
-   * stream open, or each held by a window its client never opened. Ember waits for a window without end.
+   * The answers the ledger finds stalled at `now`, given up: Ember is owed a CANCEL for each (put in at its next read:
+   * it reads only what the client sends), the client an RST_STREAM CANCEL, which the caller writes at once, and the
+   * answer's body an end, which lets its chunks and file go whether or not Ember reads again soon.
    */
-  def idleFor(nanos: Long): Boolean =
-    System.nanoTime() - lastActive >= nanos && (connectionWindow.get <= 0 || allHeld)
+  def stalled(now: Long): Seq[Int] =
+    val streams = scala.collection.mutable.ArrayBuffer.empty[Int]
+    ledger.synchronized(ledger.check(now, stream => streams += stream))
+    streams.foreach { stream =>
+      if givenUp.size < MaxCancelled then givenUp.add(stream)
+      if open.contains(stream) && cancelled.size < MaxCancelled then
+        cancelled.add(stream)
+        cancels.add(stream)
+      closed(stream)
+    }
+    streams.toSeq
 
-  private def allHeld: Boolean =
-    val streams = open.iterator
-    var held = true
-    while held && streams.hasNext do
-      val c = credit.get(streams.next())
-      held = initialWindow + (if c == null then 0L else c.longValue) <= 0
-    held
+  /** The connection has ended: its stalled answers are no longer the server's. */
+  def close(): Unit = ledger.synchronized(ledger.close())
+
+  /** Ember's last write has been taken by the socket: the acknowledgements in it count as sent. */
+  def written(): Unit =
+    var n = acknowledging
+    acknowledging = 0
+    while n > 0 do
+      floods.acknowledged()
+      n -= 1
 
   /**
-   * Watches bytes Ember writes, in order: the streams it ends, and the acknowledgements it sends. What to write
-   * instead, where Ember's connection WINDOW_UPDATE is corrected; null to write them as they are.
+   * Watches bytes Ember writes, in order: the streams it ends, the resets it makes, and the acknowledgements it sends
+   * (counted once the socket has taken them, [[written]]: Ember queues without bound for a client that reads nothing).
+   * What to write instead, where Ember's connection WINDOW_UPDATE is corrected; null to write them as they are.
    */
   def outbound(bytes: Array[Byte], offset: Int, length: Int): Array[Byte] | Null =
-    lastActive = System.nanoTime()
     var rewritten: Array[Byte] | Null = null
+    // Where the frame being read began in these bytes (-1: in an earlier write), and the frames to leave out
+    var frameStart = -1
+    var drops: scala.collection.mutable.ArrayBuffer[Int] | Null = null
     var at = offset
     val end = offset + length
     while at < end do
+      if out.atBoundary then frameStart = at
       at = out.feed(bytes, at, end)
       if out.headerDone then
         out.headerDone = false
@@ -344,17 +365,34 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int):
               putInt(rewritten.nn, entry + 2 - offset, limits.maxConcurrentStreams)
             entry += 6
       if out.done then
+        ledger.synchronized(ledger.server(out))
         out.kind match
-          case Data =>
-            connectionWindow.addAndGet(-out.length)
-            if (out.flags & EndStream) != 0 then answered(out.stream)
-            else if out.length > 0 then credit.merge(out.stream, -out.length.toLong, (a, b) => a + b)
+          case Data => if (out.flags & EndStream) != 0 then answered(out.stream)
           case Headers => if (out.flags & EndStream) != 0 then answered(out.stream)
-          case RstStream => closed(out.stream)
-          case Settings | Ping => floods.sent(out)
+          case RstStream =>
+            closed(out.stream)
+            // Ember resets a stream whose body Rapier ended, with PROTOCOL_ERROR: its client has had the CANCEL
+            if frameStart >= 0 && givenUp.remove(out.stream) then
+              if drops == null then drops = scala.collection.mutable.ArrayBuffer.empty[Int]
+              drops.nn += frameStart += at
+            else if floods.sent(out) then cut = EnhanceYourCalm
+          case Settings | Ping => if (out.flags & Ack) != 0 then acknowledging += 1
           case _ => ()
         out.reset()
-    rewritten
+        frameStart = -1
+    if drops == null then rewritten
+    else
+      // Indices into `from` are the bytes' own less `shift` (a rewritten copy starts at `offset`)
+      val from = if rewritten == null then bytes else rewritten.nn
+      val shift = if rewritten == null then 0 else offset
+      val kept = java.io.ByteArrayOutputStream(length)
+      var next = offset
+      drops.nn.grouped(2).foreach { range =>
+        kept.write(from, next - shift, range(0) - next)
+        next = range(1)
+      }
+      kept.write(from, next - shift, end - next)
+      kept.toByteArray
 
 private[http4s] object Http2Watch:
   // RFC 9113 §6.5.2: SETTINGS_MAX_CONCURRENT_STREAMS

@@ -79,7 +79,8 @@ private[http4s] final class Responses[F[_]](using F: Async[F]):
     val released = if source == null then body else body.onFinalize(F.delay(source.nn.cancel()))
     val drain = view.drain
     val sent = if drain == null then released else released ++ Stream.exec(drain.nn)
-    Response[F](status, HttpVersion.`HTTP/1.1`, Headers(headersOf(r, declared, closes)), sent)
+    val made = Response[F](status, HttpVersion.`HTTP/1.1`, Headers(headersOf(r, declared, closes)), sent)
+    if streamed == null then made else made.withAttribute(Responses.Streamed, ())
 
   private def headersOf(r: ServerResponse, length: Long, closes: Boolean): List[Header.Raw] =
     val headers = List.newBuilder[Header.Raw]
@@ -114,7 +115,13 @@ private[http4s] final class Responses[F[_]](using F: Async[F]):
 
   private def bodyOf(stream: ResponseStream): Stream[F, Byte] = stream match
     case file: ResponseStream.File =>
-      Files.forAsync[F].readRange(FsPath.fromNioPath(file.path), 64 * 1024, file.offset, file.offset + file.length)
+      // A chunk a DATA frame fills: what a stream whose client opens no window holds of its file
+      Files.forAsync[F].readRange(
+        FsPath.fromNioPath(file.path),
+        Responses.Joined,
+        file.offset,
+        file.offset + file.length
+      )
     case chunks: ResponseStream.Chunks =>
       val own = chunks.source match
         case fs2: Fs2Source[?] => fs2.takeStream()
@@ -127,3 +134,7 @@ private[http4s] object Responses:
   private val Joined = 16_384
   val ContentLength: CIString = CIString("Content-Length")
   val Close: Header.Raw = Header.Raw(CIString("Connection"), "close")
+
+  /** Marks a response whose body is streamed (a file, chunks), not bytes in memory. */
+  val Streamed: org.typelevel.vault.Key[Unit] =
+    org.typelevel.vault.Key.newKey[cats.effect.SyncIO, Unit].unsafeRunSync()

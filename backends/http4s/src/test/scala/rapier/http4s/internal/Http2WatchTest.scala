@@ -2,7 +2,7 @@ package rapier.http4s.internal
 
 import com.twitter.hpack.Encoder
 import rapier.server.Http2
-import rapier.server.spi.Http2Frames
+import rapier.server.spi.{Http2Frames, Http2Stalls}
 
 import java.io.ByteArrayOutputStream
 import java.nio.charset.StandardCharsets.US_ASCII
@@ -54,7 +54,7 @@ class Http2WatchTest extends munit.FunSuite:
 
   test("frames pass unchanged whatever pieces they come in, the :authority of each stream read"):
     for sizes <- List(List(connection.length), List(1), List(7), List(9), List(10), List(3, 11, 4000, 17)) do
-      val watch = Http2Watch(Http2(), 16_384)
+      val watch = Http2Watch(Http2(), 16_384, 0L, Http2Stalls(1000))
       val passed = through(watch, connection, Iterator.continually(sizes).flatten)
       assert(java.util.Arrays.equals(passed, connection), s"pieces of $sizes")
       assertEquals(watch.authorityOf(1), "example.org:8443")
@@ -62,7 +62,7 @@ class Http2WatchTest extends munit.FunSuite:
       assertEquals(watch.cut, -1)
 
   test("a client's resets past the limit in its window, and CONTINUATIONs past 16 in a block, end the connection"):
-    val resets = Http2Watch(Http2(maxResetsPerWindow = 3), 16_384)
+    val resets = Http2Watch(Http2(maxResetsPerWindow = 3), 16_384, 0L, Http2Stalls(1000))
     val opened = ByteArrayOutputStream()
     for stream <- List(1, 3, 5, 7) do
       opened.write(headers(stream, "h", endStream = true))
@@ -70,7 +70,7 @@ class Http2WatchTest extends munit.FunSuite:
     val bytes = opened.toByteArray
     resets.inbound(bytes, 0, bytes.length)
     assertEquals(resets.cut, Http2Frames.EnhanceYourCalm)
-    val continued = Http2Watch(Http2(), 16_384)
+    val continued = Http2Watch(Http2(), 16_384, 0L, Http2Stalls(1000))
     val block = ByteArrayOutputStream()
     block.write(frame(1, 0, 1, Array[Byte]()))
     for _ <- 1 to 17 do block.write(frame(9, 0, 1, Array[Byte]()))
@@ -78,7 +78,7 @@ class Http2WatchTest extends munit.FunSuite:
     assertEquals(continued.cut, Http2Frames.EnhanceYourCalm)
 
   test("a stream past the limit is refused: REFUSED_STREAM to its client, CANCEL to Ember after its HEADERS"):
-    val watch = Http2Watch(Http2(maxConcurrentStreams = 1), 16_384)
+    val watch = Http2Watch(Http2(maxConcurrentStreams = 1), 16_384, 0L, Http2Stalls(1000))
     val two = headers(1, "h", endStream = true) ++ headers(3, "h", endStream = true)
     val passed = watch.inbound(two, 0, two.length).toArray
     assert(java.util.Arrays.equals(passed, two ++ Http2Frames.rstStream(3, Http2Frames.Cancel)))
@@ -86,7 +86,7 @@ class Http2WatchTest extends munit.FunSuite:
     assert(watch.wasRefused(3) && !watch.wasRefused(1))
 
   test("a client opening streams past the limit, never sending their bodies, is cut before what it is owed grows"):
-    val watch = Http2Watch(Http2(maxConcurrentStreams = 1), 16_384)
+    val watch = Http2Watch(Http2(maxConcurrentStreams = 1), 16_384, 0L, Http2Stalls(1000))
     val streams = ByteArrayOutputStream()
     // Each an HEADERS without END_STREAM: Ember's CANCEL is put in, but the stream stays left out until its end
     for i <- 0 to 10_001 do streams.write(headers(1 + 2 * i, "h", endStream = false))
@@ -97,7 +97,7 @@ class Http2WatchTest extends munit.FunSuite:
     assertEquals(watch.authorityOf(3), null)
 
   test("Ember's connection WINDOW_UPDATE restores its own window, not the client's initial one"):
-    val watch = Http2Watch(Http2(), 16_384)
+    val watch = Http2Watch(Http2(), 16_384, 0L, Http2Stalls(1000))
     val settings = frame(4, 0, 0, Array[Byte](0, 4, 1, 0, 0, 0)) // the client's initial window: 16 MiB
     watch.inbound(settings, 0, settings.length)
     val update = frame(8, 0, 0, Array[Byte](1, 0, 0, 0)) // 16 MiB less nothing read: what Ember sends
@@ -106,7 +106,7 @@ class Http2WatchTest extends munit.FunSuite:
     assertEquals(sent.nn.drop(9).toList, List[Byte](0, 0, 0xff.toByte, 0xff.toByte))
 
   test("a response that ends before its request's body: the client told to stop, Ember that the stream is done"):
-    val watch = Http2Watch(Http2(), 16_384)
+    val watch = Http2Watch(Http2(), 16_384, 0L, Http2Stalls(1000))
     val open = headers(1, "h", endStream = false)
     watch.inbound(open, 0, open.length)
     val answer = frame(0, 1, 1, Array[Byte]('k'))

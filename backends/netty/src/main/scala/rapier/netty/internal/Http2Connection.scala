@@ -6,8 +6,9 @@ import io.netty.handler.codec.ByteToMessageDecoder
 import io.netty.handler.codec.http.*
 import io.netty.handler.codec.http2.*
 import io.netty.handler.ssl.{ApplicationProtocolNames, ApplicationProtocolNegotiationHandler}
-import rapier.nettyhttp.Http2Idle
+import rapier.nettyhttp.Http2Watch
 import rapier.server.Http2
+import rapier.server.spi.Http2Stalls
 
 import java.nio.charset.StandardCharsets
 import java.util.Base64
@@ -40,6 +41,8 @@ private[netty] final class Http2Connection(
     .initialWindowSize(settings.initialWindowSize)
     .maxHeaderListSize(maxHeaderSize.toLong)
 
+  private val stalls = Http2Stalls(settings.maxStalledStreams)
+
   private val streams = new ChannelInitializer[Channel]:
     override def initChannel(channel: Channel): Unit = stream(channel)
 
@@ -64,9 +67,9 @@ private[netty] final class Http2Connection(
   /** Makes `pipeline` an HTTP/2 connection's, its handlers after `after` (at its end when null). */
   def install(pipeline: ChannelPipeline, after: String | Null): Http2FrameCodec =
     val frames = codec()
-    val watch = new Http2Idle(frames, idleNanos, headNanos)
-    if after == null then pipeline.addLast("h2-idle", watch).addLast("h2", frames)
-    else pipeline.addAfter(after, "h2-idle", watch).addAfter("h2-idle", "h2", frames)
+    val watch = new Http2Watch(frames, settings, stalls, idleNanos, headNanos)
+    if after == null then pipeline.addLast("h2-watch", watch).addLast("h2", frames)
+    else pipeline.addAfter(after, "h2-watch", watch).addAfter("h2-watch", "h2", frames)
     pipeline.addAfter("h2", "h2-streams", Http2MultiplexHandler(streams))
     pipeline.addAfter("h2-streams", "h2-errors", Http2Errors())
     frames
@@ -87,12 +90,13 @@ private[netty] final class Http2Connection(
    * On a plain connection, before its HTTP/1.1 handlers: a client that opens with HTTP/2's preface (prior knowledge,
    * RFC 9113 §3.3) has them replaced by HTTP/2's; any other first bytes go on to them.
    */
-  def preface(): ChannelHandler = Http2Connection.Preface(this)
+  def preface(): ChannelHandler = Http2Connection.Preface(this, headNanos)
 
   /**
    * Switches a plain connection to HTTP/2 on an `Upgrade: h2c` request (RFC 7540 §3.2), if it is one this server
-   * takes: the first of its connection, bodiless, with one valid `HTTP2-Settings`. The 101 is written, the HTTP/1.1
-   * handlers leave, and the request is served as stream 1. False, having done nothing, for any other request.
+   * takes (the caller has checked that it is its connection's first, on HTTP/1.1, bodiless): with one valid
+   * `HTTP2-Settings`. The 101 is written, the HTTP/1.1 handlers leave, and the request is served as stream 1. False,
+   * having done nothing, for any other request.
    */
   def upgrade(ctx: ChannelHandlerContext, request: HttpRequest): Boolean =
     val clientSettings = Http2Connection.upgradeSettings(request)
@@ -105,6 +109,7 @@ private[netty] final class Http2Connection(
       val pipeline = ctx.pipeline
       val frames = install(pipeline, "decoder")
       frames.onHttpServerUpgrade(clientSettings)
+      pipeline.get(classOf[Http2Watch]).adopt(begun = false)
       val first = DefaultFullHttpRequest(
         HttpVersion.HTTP_1_1,
         request.method,
@@ -134,8 +139,13 @@ private[netty] object Http2Connection:
     pipeline.remove("rapier")
     pipeline.remove("decoder")
 
-  /** Waits for as many first bytes as tell HTTP/2's preface from anything else, then leaves. */
-  private final class Preface(connection: Http2Connection) extends ByteToMessageDecoder:
+  /**
+   * Waits for as many first bytes as tell HTTP/2's preface from anything else, then leaves. A preface begun must be
+   * whole within the head's deadline (`headNanos`), as a head must: the connection is closed past it.
+   */
+  private final class Preface(connection: Http2Connection, headNanos: Long) extends ByteToMessageDecoder:
+    private var due: io.netty.util.concurrent.ScheduledFuture[?] | Null = null
+
     override protected def decode(ctx: ChannelHandlerContext, in: ByteBuf, out: java.util.List[AnyRef]): Unit =
       val n = math.min(in.readableBytes, PrefaceBytes.readableBytes)
       if !ByteBufUtil.equals(in, in.readerIndex, PrefaceBytes, 0, n) then ctx.pipeline.remove(this)
@@ -144,6 +154,12 @@ private[netty] object Http2Connection:
         connection.install(pipeline, ctx.name)
         leaveHttp1(pipeline)
         pipeline.remove(this) // what it holds, the preface first, goes to the codec
+      else if n > 0 && due == null && headNanos > 0 then
+        val close: Runnable = () => ctx.close()
+        due = ctx.executor.schedule(close, headNanos, java.util.concurrent.TimeUnit.NANOSECONDS)
+
+    override protected def handlerRemoved0(ctx: ChannelHandlerContext): Unit =
+      if due != null then due.nn.cancel(false)
 
   /** The client's settings of an `Upgrade: h2c` request this server takes, or null. */
   private def upgradeSettings(request: HttpRequest): Http2Settings | Null =

@@ -77,6 +77,10 @@ private[netty] class HttpHandler[F[_]](
   // Closes the connection once idle for the idle timeout; null without one.
   private var idle: IdleWatch = null
 
+  // An h2c upgrade is taken on the connection's first request only, and only an HTTP/1.1 one (RFC 9110 §7.8: an
+  // Upgrade on HTTP/1.0 is ignored)
+  private var mayUpgrade = h2c != null
+
   override def handlerAdded(ctx: ChannelHandlerContext): Unit =
     this.ctx = ctx
     body = BodyBuffer(connections.bodies, options.maxBodySize)
@@ -148,9 +152,11 @@ private[netty] class HttpHandler[F[_]](
       val length = decoder.declaredLength
       // The coding matters only without a declared length (the decoder has looked it up when there is one).
       val chunked = length < 0 && decoder.bodyWithoutLength(request)
-      if h2c != null && (length == 0L || length == -1L) && !chunked && inFlight == 0 &&
-        request.headers.contains(HttpHeaderNames.UPGRADE) && h2c.nn.upgrade(ctx, request)
-      then return
+      if mayUpgrade then
+        mayUpgrade = false
+        if request.protocolVersion == HttpVersion.HTTP_1_1 && (length == 0L || length == -1L) && !chunked &&
+          request.headers.contains(HttpHeaderNames.UPGRADE) && h2c.nn.upgrade(ctx, request)
+        then return
       val view = NettyRequest(request, ctx.channel, tls)
       val chain = interpreter.routeOrNull(view)
       val http10 = request.protocolVersion == HttpVersion.HTTP_1_0

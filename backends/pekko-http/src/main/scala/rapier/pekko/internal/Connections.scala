@@ -9,11 +9,11 @@ import org.apache.pekko.http.scaladsl.model.{AttributeKey, HttpRequest, HttpResp
 import org.apache.pekko.http.scaladsl.settings.ServerSettings
 import org.apache.pekko.stream.TLSProtocol.{SendBytes, SessionBytes, SslTlsInbound, SslTlsOutbound}
 import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, TLS, TLSPlacebo, Tcp}
-import org.apache.pekko.stream.stage.{GraphStage, GraphStageLogic, InHandler, OutHandler}
+import org.apache.pekko.stream.stage.{GraphStage, GraphStageLogic, InHandler, OutHandler, TimerGraphStageLogic}
 import org.apache.pekko.stream.{Attributes, FlowShape, Inlet, Outlet}
 import org.apache.pekko.stream.{KillSwitches, Materializer, TLSClosing, UniqueKillSwitch}
 import org.apache.pekko.util.ByteString
-import rapier.server.spi.FramingGuard
+import rapier.server.spi.{FramingGuard, Http2Stalls}
 import rapier.server.{Http2, Tls}
 
 import java.util.concurrent.ConcurrentHashMap
@@ -42,6 +42,7 @@ private[pekko] final class Connections(
   private val live = ConcurrentHashMap.newKeySet[Connections.Live]()
   private val stopping = AtomicBoolean()
   private val allClosed = Promise[Unit]()
+  private val stalls = Http2Stalls(http2.fold(1)(_.maxStalledStreams))
   // Rapier's HTTP/2 settings as pekko-http's: its stream limit, and each stream's window the initial one
   private val http2Settings = http2.fold(settings) { h2 =>
     settings.withHttp2Settings(
@@ -88,8 +89,8 @@ private[pekko] final class Connections(
         Connections.encrypted(() => created(), headDeadline, s => connection.session = s, () => closeSoon(connection))
       // Until h2c's preface or a request's first bytes come no layer is chosen, and none times the connection
       case None =>
-        if http2.exists(_.cleartext) then Connections.plain(settings.idleTimeout, gatherPreface = true)
-        else Connections.plain(Duration.Inf, gatherPreface = false)
+        if http2.exists(_.cleartext) then Connections.plain(settings.idleTimeout, gatherPreface = Some(headDeadline))
+        else Connections.plain(Duration.Inf, gatherPreface = None)
     // HTTP/2 by ALPN's choice over TLS, by its preface on a plain connection (h2c)
     val isHttp2: Option[SessionBytes => Boolean] = http2 match
       case Some(_) if tls.isDefined => Some(_ => engine != null && engine.nn.getApplicationProtocol == "h2")
@@ -97,7 +98,7 @@ private[pekko] final class Connections(
       case _ => None
     val served: Flow[SslTlsInbound, SslTlsOutbound, Future[Option[RapierHttp2.Terminate]]] = (isHttp2, http2) match
       case (Some(chosen), Some(h2)) =>
-        val watch = BidiFlow.fromGraph(Http2Watch(h2, settings.idleTimeout, headDeadline))
+        val watch = BidiFlow.fromGraph(Http2Watch(h2, settings.idleTimeout, headDeadline, stalls))
         val layer = RapierHttp2.layer(request => respond(connection, request), http2Settings, remote, watch, system.log)
         RapierHttp2.switch(chosen, http1, layer)
       case _ => http1.mapMaterializedValue(_ => Future.successful(None))
@@ -178,29 +179,35 @@ private[pekko] final class Connections(
     }
 
 private[pekko] object Connections:
-  /** A plain connection's bytes as the TLS stage would carry them, the first due within `first`. */
+  /**
+   * A plain connection's bytes as the TLS stage would carry them, the first due within `first`; where h2c is served,
+   * gathered until they tell its preface from HTTP/1.1, a preface begun due whole within `gatherPreface`.
+   */
   def plain(
       first: Duration,
-      gatherPreface: Boolean
+      gatherPreface: Option[Duration]
   ): BidiFlow[SslTlsOutbound, ByteString, ByteString, SslTlsInbound, NotUsed] =
     val received = Flow[SessionBytes].map(b => b: SslTlsInbound)
-    val inbound = if gatherPreface then Flow.fromGraph(PrefaceGather()).via(received) else received
+    val inbound = gatherPreface.fold(received)(deadline => Flow.fromGraph(PrefaceGather(deadline)).via(received))
     BidiFlow.fromFlows(Flow[SslTlsOutbound], firstWithin(inbound, first)).atop(TLSPlacebo())
 
   /**
    * Holds a plain connection's first bytes until they tell h2c's preface from anything else (24 bytes of it, or one
    * that differs): pekko-http's protocol switch decides on the first piece it is given, and would take a preface split
-   * across reads for HTTP/1.1.
+   * across reads for HTTP/1.1. A preface begun must be whole within `deadline`, as a head must: the connection is
+   * closed past it.
    */
-  private final class PrefaceGather extends GraphStage[FlowShape[SessionBytes, SessionBytes]]:
+  private final class PrefaceGather(deadline: Duration) extends GraphStage[FlowShape[SessionBytes, SessionBytes]]:
     private val in = Inlet[SessionBytes]("PrefaceGather.in")
     private val out = Outlet[SessionBytes]("PrefaceGather.out")
     val shape: FlowShape[SessionBytes, SessionBytes] = FlowShape(in, out)
 
     def createLogic(attributes: Attributes): GraphStageLogic =
-      new GraphStageLogic(shape) with InHandler with OutHandler:
+      new TimerGraphStageLogic(shape) with InHandler with OutHandler:
         private var held: SessionBytes | Null = null
         private var gathering = true
+
+        override protected def onTimer(key: Any): Unit = if gathering then completeStage()
 
         def onPush(): Unit =
           val piece = grab(in)
@@ -210,8 +217,13 @@ private[pekko] object Connections:
             if bytes.length >= Preface.length || !Preface.startsWith(bytes) then
               gathering = false
               held = null
+              cancelTimer(PrefaceGather.Due)
               push(out, SessionBytes(piece.session, bytes))
             else
+              if held == null then
+                deadline match
+                  case d: FiniteDuration => scheduleOnce(PrefaceGather.Due, d)
+                  case _ =>
               held = SessionBytes(piece.session, bytes)
               pull(in)
 
@@ -221,6 +233,9 @@ private[pekko] object Connections:
           if held != null then emit(out, held.nn, () => completeStage()) else completeStage()
 
         setHandlers(in, out, this)
+
+  private object PrefaceGather:
+    private val Due = "preface"
 
   private def firstWithin[A, B](flow: Flow[A, B, NotUsed], deadline: Duration): Flow[A, B, NotUsed] = deadline match
     case d: FiniteDuration => flow.initialTimeout(d)

@@ -8,8 +8,9 @@ import io.vertx.core.http.impl.http1.VertxHttpRequestDecoder
 import io.netty.util.{AttributeKey, ReferenceCountUtil}
 import io.vertx.core.net.impl.{ConnectionBase, VertxConnection}
 
-import rapier.nettyhttp.Http2Idle
-import rapier.server.spi.{Admission, BodyBudget}
+import rapier.nettyhttp.Http2Watch
+import rapier.server.Http2
+import rapier.server.spi.{Admission, BodyBudget, Http2Stalls}
 
 import java.util.concurrent.ConcurrentHashMap
 import scala.concurrent.duration.Duration
@@ -27,9 +28,11 @@ private[vertx] final class Connections(
     decoder: Http1ServerConfig | Null = null,
     headTimeout: Duration = Duration.Inf,
     accepts: Boolean = false,
-    idleTimeoutNanos: Long = 0L
+    idleTimeoutNanos: Long = 0L,
+    http2: Http2 = Http2()
 ) extends Handler[HttpConnection]:
   private val open = AtomicInteger()
+  private val stalls = Http2Stalls(http2.maxStalledStreams)
   private val refused = ConcurrentHashMap.newKeySet[HttpConnection]()
 
   /** The request-body bytes the connections hold, against the server's budget. */
@@ -67,8 +70,8 @@ private[vertx] final class Connections(
 
   /**
    * Puts Rapier's idle timeout in the connection's pipeline, before Vert.x's connection handler: [[IdleClose]] on an
-   * HTTP/1.1 connection, [[Http2Idle]] (streams, windows and the header-block deadline) on an HTTP/2 one, whose
-   * handler is Netty's.
+   * HTTP/1.1 connection, an [[Http2Watch]] (stalled answers, idleness, the header-block deadline) on an HTTP/2 one,
+   * whose handler is Netty's; it takes what passed before it from that handler.
    */
   private def watchIdle(connection: HttpConnection): Unit =
     val channel = Connections.channel(connection)
@@ -76,8 +79,9 @@ private[vertx] final class Connections(
       val pipeline = channel.nn.pipeline
       pipeline.get(IdleClose.Before) match
         case http2: Http2ConnectionHandler =>
-          val watch = new Http2Idle(http2, idleTimeoutNanos, rapier.timeoutNanos(headTimeout), queuesAbove = true)
+          val watch = new Http2Watch(http2, this.http2, stalls, idleTimeoutNanos, rapier.timeoutNanos(headTimeout))
           pipeline.addBefore(IdleClose.Before, IdleClose.Name, watch)
+          watch.adopt(begun = true)
         case null if idleTimeoutNanos > 0 => pipeline.addLast(IdleClose.Name, IdleClose(idleTimeoutNanos))
         case _ if idleTimeoutNanos > 0 =>
           pipeline.addBefore(IdleClose.Before, IdleClose.Name, IdleClose(idleTimeoutNanos))

@@ -34,8 +34,8 @@ private[vertx] final class Responder(
     write(request, options.serverOptions.problemRenderer(reason.problem), close = true)
 
   /**
-   * Writes a response: its body from memory, from a file (Vert.x's `sendFile`, zero-copy), or pulled chunk by chunk
-   * ([[ResponseWriter]]). `body` is the request's streamed body, if any: let go once the response is sent, and unless
+   * Writes a response: its body from memory, from a file (Vert.x's `sendFile`, zero-copy; over HTTP/2 read a chunk
+   * at a time), or pulled chunk by chunk ([[ResponseWriter]]). `body` is the request's streamed body, if any: let go once the response is sent, and unless
    * it arrived whole by then, the connection closes, lingering.
    */
   def write(
@@ -63,19 +63,32 @@ private[vertx] final class Responder(
             if length == 0 || bodyless then response.end()
             else response.end(BufferInternal.buffer(Unpooled.wrappedBuffer(bytes.nn)))
           finish(request, ended, close, body)
+        case file: ResponseStream.File if !bodyless && Responder.http2(request) =>
+          // Read as the stream's window takes it: Vert.x's sendFile reads ahead 16 chunks, which a client that opens
+          // no window holds for as long as it likes
+          stream(request, response, r, file.chunks, close, body)
         case file: ResponseStream.File if !bodyless =>
           val sent = response.sendFile(file.path.toString, file.offset, file.length)
           sent.onFailure(e => if !response.headWritten then failedBeforeHead(request, r, e, body))
           sent.onSuccess(_ => finish(request, sent, close, body))
-        case chunks: ResponseStream.Chunks if !bodyless =>
-          if length < 0 then response.setChunked(true)
-          val done = new ResponseWriter.Done:
-            def sent(ended: io.vertx.core.Future[Void]): Unit = finish(request, ended, close, body)
-            def failedBeforeHead(cause: Throwable): Unit = Responder.this.failedBeforeHead(request, r, cause, body)
-          ResponseWriter(response, Vertx.currentContext, chunks, done).begin()
+        case chunks: ResponseStream.Chunks if !bodyless => stream(request, response, r, chunks, close, body)
         case other =>
           other.nn.abandon()
           finish(request, response.end(), close, body)
+
+  private def stream(
+      request: HttpServerRequest,
+      response: HttpServerResponse,
+      r: ServerResponse,
+      chunks: ResponseStream.Chunks,
+      close: Boolean,
+      body: VertxBody | Null
+  ): Unit =
+    if chunks.length < 0 then response.setChunked(true)
+    val done = new ResponseWriter.Done:
+      def sent(ended: io.vertx.core.Future[Void]): Unit = finish(request, ended, close, body)
+      def failedBeforeHead(cause: Throwable): Unit = Responder.this.failedBeforeHead(request, r, cause, body)
+    ResponseWriter(response, Vertx.currentContext, chunks, done).begin()
 
   /** Whether a request may be a WebSocket's upgrade, its end then held until its answer is known. */
   def upgrading(request: HttpServerRequest): Boolean =
