@@ -17,9 +17,10 @@ import scala.concurrent.duration.*
  *   the largest request body accepted whole (bytes, text, forms, multipart); a larger one is answered 413 (before it
  *   is read, when its length is declared)
  * @param maxBodyMemory
- *   the request-body bytes the whole server holds in memory at once, for every connection: bodies read whole, and the
- *   chunks of streamed ones waiting for their readers. A body that would pass it is answered 503 with `Retry-After`
- *   rather than read. None: a quarter of the heap, and at least `maxBodySize`
+ *   the request-body bytes the whole server holds in memory at once, for every connection: bodies read whole (one
+ *   decoded from its `Content-Encoding` counted as it grows), and the chunks of streamed ones waiting for their
+ *   readers. A body that would pass it is answered 503 with `Retry-After` rather than read. None: a quarter of the
+ *   heap, and at least `maxBodySize`
  * @param maxStreamedBodySize
  *   the largest request body an endpoint that streams it accepts (an upload to a file or to multipart's part files
  *   included), 1 GiB unless set: the logic reads it as it arrives, so it is never held whole, but a stream without end

@@ -3,7 +3,7 @@ package rapier.server
 import rapier.model.Method
 import rapier.server.interceptor.Interceptor
 import rapier.server.internal.*
-import rapier.server.spi.ServerRequest
+import rapier.server.spi.{BodyBudget, ServerRequest}
 import org.slf4j.LoggerFactory
 
 /**
@@ -18,10 +18,14 @@ import org.slf4j.LoggerFactory
  * @param endpoints
  *   in order of precedence: of two endpoints with the same method and path shape, the first wins (see
  *   [[ShadowedEndpoints]])
+ * @param bodies
+ *   the server's request-body budget (a backend's `Admission.budget`), which a body the interpreter reads itself (one
+ *   decoded from its `Content-Encoding`) is taken from as it grows; by default none bounds them but their limits
  */
 final class ServerInterpreter[F[_]](
     endpoints: List[ServerEndpoint[F]],
-    options: ServerOptions = ServerOptions.default
+    options: ServerOptions = ServerOptions.default,
+    bodies: BodyBudget = BodyBudget.Unbounded
 )(using m: Monad[F])
     extends Handler[F]:
   private val files = TempFiles(options.maxUploadDisk.getOrElse(TempFiles.defaultLimit()))
@@ -33,7 +37,7 @@ final class ServerInterpreter[F[_]](
     val handlers = compiled.map { ce =>
       ce ->
         EndpointChain(
-          Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, options, files)),
+          Interceptor.compose(options.chain, ce.route, EndpointHandler(ce, options, files, bodies)),
           ce.input.streamsBody,
           ce.input.hasBody || ce.input.streamsBody
         )

@@ -10,6 +10,7 @@ import java.nio.file.Files
 import java.util.concurrent.{CountDownLatch, Flow, TimeUnit}
 import java.util.zip.{DeflaterOutputStream, GZIPInputStream, GZIPOutputStream, Inflater, InflaterInputStream}
 import scala.concurrent.Future
+import scala.concurrent.duration.*
 
 /**
  * Response compression (`ServerOptions.withCompression`): the coding `Accept-Encoding` prefers (RFC 9110 §12.5.3),
@@ -240,6 +241,37 @@ trait CompressionTests extends ServerTestSupport:
       assertEquals(post("/gz/echo", corrupt, "gzip").status, 400)
       assertEquals(post("/gz/echo", gzip(body).dropRight(4), "gzip").status, 400)
       assertEquals(post("/gz/echo", body, "gzip").status, 400)
+    }
+
+  test(
+    anyStyle("compression: decoded request bodies are taken from the server's body budget as they grow, past it 503")
+  ):
+    // Six bodies that decode to 1.5 MiB each, held at once by logic that waits for the others: 9 MiB, a budget of 4
+    val reached = java.util.concurrent.atomic.AtomicInteger()
+    val gate = scala.concurrent.Promise[Unit]()
+    val held = endpoint.post.in("gz" / "held").in(byteArrayBody).out(stringBody).serverLogicSuccess[Future] { bytes =>
+      reached.incrementAndGet()
+      gate.future.map(_ => bytes.length.toString)(using scala.concurrent.ExecutionContext.parasitic)
+    }
+    val options = ServerOptions.default.withoutRequestLog.withCompression(
+      rapier.server.compression.Compression.default.withRequestDecoding(2L << 20)
+    )
+    val config = TestServerConfig(serverOptions = options, maxBodySize = 1L << 20, maxBodyMemory = Some(4L << 20))
+    withServerConfig(config)(held) { t =>
+      val body = gzip(Array.fill[Byte](3 << 19)('d'))
+      given scala.concurrent.ExecutionContext = scala.concurrent.ExecutionContext.global
+      val answers = (1 to 6).map(_ =>
+        Future(t.send("POST", "/gz/held", body, "Content-Encoding" -> "gzip", "Content-Type" -> "text/plain"))
+      )
+      eventually(reached.get + answers.count(_.isCompleted) == 6, "each body held by its logic, or refused")
+      gate.success(())
+      val done = answers.map(scala.concurrent.Await.result(_, 30.seconds))
+      val refused = done.filter(_.status == 503)
+      assert(refused.nonEmpty, s"9 MiB of decoded bodies held against a 4 MiB budget: ${done.map(_.status)}")
+      assert(refused.forall(_.header("Retry-After").isDefined), refused.map(_.headers).mkString)
+      val served = done.filter(_.status == 200)
+      assert(served.nonEmpty && served.forall(_.body == (3 << 19).toString), done.map(_.status).toString)
+      eventually(t.bodyBytesHeld == 0, "every decoded body given back")
     }
 
   test(

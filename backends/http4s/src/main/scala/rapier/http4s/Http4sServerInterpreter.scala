@@ -41,8 +41,8 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
       F: Async[F]
   ) = this(endpoints, options, null)
 
-  private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
   private val admission = Admission(options.backend)
+  private val interpreter = ServerInterpreter(endpoints, options.serverOptions, admission.budget)
   private val budget = admission.budget
   private val responses = Responses[F]()
   private val fromClient = Bodies.clientsDoing(options.bodyReadTimeout)

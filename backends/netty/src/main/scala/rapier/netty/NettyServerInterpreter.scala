@@ -26,7 +26,7 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
       endpoints: List[ServerEndpoint[F]],
       connections: Connections
   )(using Monad[F], Runner[F]): ChannelInitializer[Channel] =
-    val interpreter = ServerInterpreter(endpoints, options.serverOptions)
+    val interpreter = ServerInterpreter(endpoints, options.serverOptions, connections.bodies)
     val decoderConfig = HttpDecoderConfig()
       .setMaxInitialLineLength(options.maxInitialLineLength)
       .setMaxHeaderSize(options.maxHeaderSize)

@@ -36,8 +36,8 @@ final class PekkoServerInterpreter private[pekko] (
   def this(endpoints: List[ServerEndpoint[Future]], options: PekkoServerOptions = PekkoServerOptions.default) =
     this(endpoints, options, null)
 
-  private val interpreter = ServerInterpreter(endpoints, options.serverOptions)
   private val admission = Admission(options.backend)
+  private val interpreter = ServerInterpreter(endpoints, options.serverOptions, admission.budget)
   private val budget = admission.budget
   private val webSockets = PekkoWebSocket.Open()
 

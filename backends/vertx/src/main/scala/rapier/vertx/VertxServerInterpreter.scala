@@ -51,5 +51,5 @@ final class VertxServerInterpreter(options: VertxServerOptions = VertxServerOpti
       Monad[F],
       Runner[F]
   ): RequestHandler[F] =
-    val interpreter = ServerInterpreter(endpoints, options.serverOptions)
+    val interpreter = ServerInterpreter(endpoints, options.serverOptions, connections.bodies)
     RequestHandler(interpreter, summon[Runner[F]], options, connections)

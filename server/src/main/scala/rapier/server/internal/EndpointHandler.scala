@@ -2,7 +2,7 @@ package rapier.server.internal
 
 import rapier.model.{HeaderNames, StatusCode}
 import rapier.server.*
-import rapier.server.spi.{BodyTooLargeException, RequestBodyException, ServerRequest}
+import rapier.server.spi.{BodyBudget, BodyTooLargeException, RequestBodyException, ServerRequest}
 import rapier.server.interceptor.DecodeFailure
 
 /**
@@ -20,7 +20,8 @@ import rapier.server.interceptor.DecodeFailure
 private[server] final class EndpointHandler[F[_]](
     ce: CompiledEndpoint[F],
     options: ServerOptions,
-    temporary: TempFiles
+    temporary: TempFiles,
+    bodies: BodyBudget
 )(
     using m: Monad[F]
 ) extends Handler[F]:
@@ -101,15 +102,22 @@ private[server] final class EndpointHandler[F[_]](
           case null => readBody(request, null, bytes => withBody(request, principal, slots, bytes))
 
   /**
-   * Reads the body on demand, then runs `next`. A body over the limit is answered 413, or with `earlier` failures if
-   * any.
+   * Reads the body on demand, then runs `next`, the body's bytes counted in the server's budget until `next` is done.
+   * A body over the limit is answered 413, or with `earlier` failures if any; one past the budget 503.
    */
   private def readBody(
       request: ServerRequest,
       earlier: Failed | Null,
       next: Array[Byte] => F[ServerResponse]
   ): F[ServerResponse] =
-    m.recover(m.flatMap(m.async[Array[Byte]](done => BodyCollector(request.readableBodySource, done).start()))(next)) {
+    val read = m.async[BodyCollector.Collected] { done =>
+      val collector = BodyCollector(request.readableBodySource, bodies, done)
+      // Given back once the request is answered, or its effect stopped before it got that far
+      request.whenCancelled(collector.release)
+      collector.start()
+    }
+    val used = (body: BodyCollector.Collected) => m.guarantee(m.recover(next(body.bytes))(m.error))(body.release)
+    m.recover(m.flatMap(read)(used)) {
       case e: RequestBodyException =>
         m.unit(
           if earlier != null && e.isInstanceOf[BodyTooLargeException] then failure(earlier.nn, security = false)

@@ -34,6 +34,9 @@ final class BodyBudget(val limit: Long):
   def held: Long = used.get
 
 object BodyBudget:
+  /** A budget nothing passes: for an interpreter no server gave its own. */
+  val Unbounded: BodyBudget = BodyBudget(Long.MaxValue)
+
   /**
    * The budget a server has unless its options give one: a quarter of the heap, and at least `maxBodySize`, so that the
    * largest body accepted is not always refused.

@@ -185,5 +185,24 @@ class BodyStreamsTest extends munit.FunSuite:
       val source = new Source(50000, 333, async = true):
         override def declaredLength: Long = if declared then 50000L else -1L
       val result = CompletableFuture[Either[Throwable, Array[Byte]]]()
-      BodyCollector(source, r => result.complete(r)).start()
+      val budget = rapier.server.spi.BodyBudget(1L << 20)
+      BodyCollector(source, budget, r => result.complete(r.map(_.bytes))).start()
       assertEquals(result.get(10, TimeUnit.SECONDS).map(_.toSeq), Right(Source.expected(50000).toSeq))
+      assertEquals(budget.held, 50000L, "the body's bytes, held until released")
+
+  test("whole: a body the budget can't take as it grows fails with a 503, giving back what it held"):
+    val source = Source(50000, 333, async = true)
+    val result = CompletableFuture[Either[Throwable, BodyCollector.Collected]]()
+    val budget = rapier.server.spi.BodyBudget(40000)
+    BodyCollector(source, budget, r => result.complete(r)).start()
+    result.get(10, TimeUnit.SECONDS) match
+      case Left(e: rapier.server.spi.RequestBodyException) => assertEquals(e.refusal.status.code, 503)
+      case other => fail(s"not refused: $other")
+    assertEquals(budget.held, 0L)
+    val fits = CompletableFuture[Either[Throwable, BodyCollector.Collected]]()
+    BodyCollector(Source(30000, 333, async = true), budget, r => fits.complete(r)).start()
+    val collected = fits.get(10, TimeUnit.SECONDS).toOption.get
+    assertEquals(budget.held, 30000L)
+    collected.release()
+    collected.release()
+    assertEquals(budget.held, 0L, "given back once")
