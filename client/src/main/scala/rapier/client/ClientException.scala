@@ -20,6 +20,21 @@ object ClientException:
           problem.errors.map(e => s"\n  ${e.location}: ${e.message}").mkString
       )
 
+  /**
+   * An input's value the client won't send as it is: a path parameter of `.`, `..` or nothing, which would move the
+   * call to another path (RFC 3986 §5.2.4 removes dot segments; an empty one changes the path's shape). The request is
+   * not made.
+   */
+  final case class InvalidInput(input: String, detail: String)
+      extends ClientException(s"$input can't be sent as it is: $detail")
+
+  /**
+   * The response's body is longer than [[ClientOptions.maxResponseSize]], for a body the call reads whole; it was
+   * read no further.
+   */
+  final case class ResponseTooLarge(status: Int, limit: Long)
+      extends ClientException(s"the $status response's body is longer than the $limit bytes a call reads whole")
+
   /** The response could not be read as the endpoint's output or error output: which, and why. */
   final case class UndecodableResponse(status: Int, detail: String)
       extends ClientException(s"a $status response the endpoint can't read: $detail")

@@ -27,7 +27,7 @@ final class EndpointClient[F[_], S, I, E, O](
   private val secure = EndpointClient.schemeOf(base) == "https"
   private val securityTree = IOTree.ofInput(endpoint.securityInput)
   private val inputTree = IOTree.ofInput(endpoint.input)
-  private val reader = ResponseReader(endpoint.output, endpoint.errorOutput)
+  private val reader = ResponseReader(endpoint.output, endpoint.errorOutput, options.maxResponseSize)
   private val version =
     options.version.getOrElse(if secure then HttpClient.Version.HTTP_2 else HttpClient.Version.HTTP_1_1)
   // Direct style blocks its caller: the JDK's own blocking send, which completes on the caller's thread, spares the
@@ -65,7 +65,10 @@ final class EndpointClient[F[_], S, I, E, O](
     val request = build(parts)
     // Sent once a stream body's producer has started (a `def`: direct style would send at once)
     def sent =
-      if direct then m.unit(transport.sendAndWait(request, reader.handler))
+      if direct then
+        // The JDK's blocking send wraps what the body's reader failed with in an IOException
+        try m.unit(transport.sendAndWait(request, reader.handler))
+        catch case e: java.io.IOException if e.getCause.isInstanceOf[ClientException] => throw e.getCause
       else
         // A fiber cancelled while it waits abandons the exchange (the JDK closes its stream or connection)
         m.cancelableAsync[HttpResponse[ResponseReader.Received]] { done =>

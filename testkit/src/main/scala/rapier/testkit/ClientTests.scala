@@ -268,6 +268,47 @@ trait ClientTests extends ServerTestSupport:
       }
     finally Files.deleteIfExists(cover)
 
+  test(anyStyle("client: a path parameter of '.', '..' or nothing is refused, the request not made")):
+    val calls = java.util.concurrent.atomic.AtomicInteger()
+    val e = endpoint.get.in("files" / path[String]("name") / "meta").in(paths).out(stringBody)
+    val served = e.serverLogicSuccess[Future] { (name, rest) =>
+      calls.incrementAndGet()
+      Future.successful(s"$name|${rest.mkString("/")}")
+    }
+    withServer(served) { t =>
+      val c = e.client[Future](t.base, t.options)
+      for (name, rest) <- List(".." -> Nil, "." -> Nil, "" -> Nil, "ok" -> List("a", ".."), "ok" -> List("")) do
+        val refused = intercept[ClientException.InvalidInput](call(c((name, rest))))
+        assert(refused.getMessage.contains(if name == "ok" then "the path's rest" else "the path parameter name"))
+      assertEquals(calls.get, 0, "no request was made")
+      assertEquals(call(c(("..a", List(".b", "c d")))), Right("..a|.b/c d"))
+      val direct = e.client[Identity](t.base, t.options)
+      intercept[ClientException.InvalidInput](direct(("..", Nil)))
+    }
+
+  test(anyStyle("client: a body read whole past maxResponseSize fails the call, its length declared or not")):
+    val text = "r" * 65536
+    val sized =
+      endpoint.get.in("big" / "sized").out(stringBody).serverLogicSuccess[Future](_ => Future.successful(text))
+    // An InputStream's answer: its length unknown, chunked
+    val chunked = endpoint.get.in("big" / "chunked").out(inputStreamBody).serverLogicSuccess[Future] { _ =>
+      Future.successful(java.io.ByteArrayInputStream(text.getBytes): InputStream)
+    }
+    withServer(sized, chunked) { t =>
+      val small = t.options.withMaxResponseSize(1024)
+      val tooLarge = intercept[ClientException.ResponseTooLarge](call(sized.endpoint.client[Future](t.base, small)(())))
+      assertEquals(tooLarge.limit, 1024L)
+      intercept[ClientException.ResponseTooLarge](sized.endpoint.client[Identity](t.base, small)(()))
+      val asBytes = endpoint.get.in("big" / "chunked").out(byteArrayBody)
+      intercept[ClientException.ResponseTooLarge](call(asBytes.client[Future](t.base, small)(())))
+      assertEquals(call(sized.endpoint.client[Future](t.base, t.options)(())), Right(text))
+      assertEquals(call(asBytes.client[Future](t.base, t.options)(())).map(_.length), Right(65536))
+      // A stream is its reader's: no limit of the client's
+      val streamed = call(chunked.endpoint.client[Future](t.base, small)(())).toOption.get
+      try assertEquals(streamed.readAllBytes().length, 65536)
+      finally streamed.close()
+    }
+
   test(anyStyle("client: direct style calls block until the answer")):
     val e = endpoint.get.in("direct" / path[Int]("n")).out(stringBody)
     withServer(e.serverLogicSuccess[Future](n => Future.successful(s"n=$n"))) { t =>

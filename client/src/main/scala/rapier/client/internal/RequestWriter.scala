@@ -1,6 +1,7 @@
 package rapier.client.internal
 
 import rapier.*
+import rapier.client.ClientException
 import rapier.model.{CookieValueWithMeta as _, Header, PercentEncoding, QueryParams}
 import rapier.server.internal.BodyPublisher
 import rapier.server.spi.StreamWriter
@@ -72,12 +73,20 @@ private[client] object RequestWriter:
         ps = ps.tail
         as = as.tail
 
+  // A captured segment that would change the path it is put in (RFC 3986 §5.2.4): refused, not sent
+  private def safe(input: String, segment: String): String =
+    if segment == "." || segment == ".." then
+      throw ClientException.InvalidInput(input, s"'$segment' would move the call to another path")
+    else if segment.isEmpty then throw ClientException.InvalidInput(input, "an empty segment changes the path's shape")
+    else segment
+
   private def leafOf(leaf: Leaf, v: Any, r: RequestParts): Unit = leaf match
     case EndpointInput.FixedMethod(m) => r.method = m.name
     case EndpointInput.FixedPath(s, _) => r.segment(s)
-    case EndpointInput.PathCapture(_, codec, _, _) => r.segment(codec.asInstanceOf[Codec[String, Any]].encode(v))
+    case EndpointInput.PathCapture(name, codec, _, _) =>
+      r.segment(safe(s"the path parameter $name", codec.asInstanceOf[Codec[String, Any]].encode(v)))
     case EndpointInput.PathsCapture(codec, _) =>
-      codec.asInstanceOf[Codec[List[String], Any]].encode(v).foreach(r.segment)
+      codec.asInstanceOf[Codec[List[String], Any]].encode(v).foreach(s => r.segment(safe("the path's rest", s)))
     case EndpointInput.Query(name, codec, _) =>
       codec.asInstanceOf[Codec[List[String], Any]].encode(v).foreach(r.queryParam(name, _))
     case EndpointInput.AllQuery(codec, _) =>

@@ -15,9 +15,10 @@ import scala.jdk.CollectionConverters.*
 /**
  * Reads a response as an endpoint's output, its error output, or a problem a Rapier server answered with, decided
  * by the status and `Content-Type` once they arrive — before the body, which is read as the side chosen needs it: in
- * memory, into a file, or as a stream the call's caller reads.
+ * memory, into a file, or as a stream the call's caller reads. A body read whole is read up to `limit` bytes: past it
+ * (or declared past it) the call fails with [[ClientException.ResponseTooLarge]].
  */
-private[client] final class ResponseReader(output: EndpointOutput[?], errorOutput: EndpointOutput[?]):
+private[client] final class ResponseReader(output: EndpointOutput[?], errorOutput: EndpointOutput[?], limit: Long):
   import ResponseReader.*
 
   private val outputTree = IOTree.ofOutput(output)
@@ -53,12 +54,18 @@ private[client] final class ResponseReader(output: EndpointOutput[?], errorOutpu
       case Side.Output => outputTree
       case Side.Error => errorTree
       case Side.Problem => IOTree.Empty
+    val declared = info.headers.firstValueAsLong("Content-Length").orElse(-1L)
+    def whole(s: BodySubscriber[Any]): BodySubscriber[Any] = Limited(s, limit, declared, status)
     val subscriber: BodySubscriber[Any] =
       if side == Side.Problem then
-        BodySubscribers.mapping(BodySubscribers.ofString(charsetOf(contentType, StandardCharsets.UTF_8)), identity)
+        whole(BodySubscribers.mapping(
+          BodySubscribers.ofString(charsetOf(contentType, StandardCharsets.UTF_8)),
+          identity
+        ))
       else
         bodyOf(tree, status, contentType) match
-          case Some(b) => bodySubscriber(b, info, contentType)
+          case Some(b @ EndpointIO.Body(_: RawBodyType.StreamBody[?], _, _)) => bodySubscriber(b, info, contentType)
+          case Some(b) => whole(bodySubscriber(b, info, contentType))
           case None => BodySubscribers.mapping(BodySubscribers.discarding(), _ => ())
     BodySubscribers.mapping(subscriber, raw => Received(side, tree, raw))
 
@@ -216,6 +223,39 @@ private[client] object ResponseReader:
     def values(name: String): List[String] = response.headers.allValues(name).asScala.toList
     def all: List[Header] = headerList(response)
     def contentType: String = response.headers.firstValue("Content-Type").orElse("")
+
+/**
+ * A body read whole, up to `limit` bytes: one declared longer is refused at once, one that grows longer when it does;
+ * either way the response is read no further and the call fails with [[ClientException.ResponseTooLarge]].
+ */
+private final class Limited[T](inner: BodySubscriber[T], limit: Long, declared: Long, status: Int)
+    extends BodySubscriber[T]:
+  private var subscription: java.util.concurrent.Flow.Subscription | Null = null
+  private var received = 0L
+  private var refused = false
+
+  def getBody: java.util.concurrent.CompletionStage[T] = inner.getBody
+
+  def onSubscribe(s: java.util.concurrent.Flow.Subscription): Unit =
+    subscription = s
+    inner.onSubscribe(s)
+    if declared > limit then refuse()
+
+  def onNext(items: java.util.List[java.nio.ByteBuffer]): Unit =
+    if !refused then
+      var i = 0
+      while i < items.size do
+        received += items.get(i).remaining
+        i += 1
+      if received > limit then refuse() else inner.onNext(items)
+
+  def onError(e: Throwable): Unit = if !refused then inner.onError(e)
+  def onComplete(): Unit = if !refused then inner.onComplete()
+
+  private def refuse(): Unit =
+    refused = true
+    subscription.nn.cancel()
+    inner.onError(ClientException.ResponseTooLarge(status, limit))
 
 /** `Set-Cookie` values (RFC 6265 §5.2) read back into the cookie's name and value with its attributes. */
 private[client] object SetCookies:
