@@ -25,8 +25,14 @@ import scala.concurrent.duration.FiniteDuration
  * @param exposedHeaders
  *   response headers a page may read beyond the CORS-safelisted ones (`Access-Control-Expose-Headers`)
  * @param credentials
- *   whether a page may send cookies or HTTP authentication and read the answer (`Access-Control-Allow-Credentials`);
- *   never with every origin allowed
+ *   whether a page may send cookies or HTTP authentication and read the answer (`Access-Control-Allow-Credentials`):
+ *   for listed origins (`AllowedOrigins.Only`); never with every origin allowed; with origins a function decides
+ *   (`AllowedOrigins.Matching`) only when also `credentialsForMatching`
+ * @param credentialsForMatching
+ *   that credentials go to the origins a `Matching` function allows, which is then the only thing between a web site
+ *   and its visitors' cookies: a loose function (a suffix checked without its dot, a pattern without anchors) lets any
+ *   site call. One that allows an origin of no one's (`https://rapier-cors-check.invalid`, the opaque `null`) is
+ *   refused at start all the same
  * @param maxAge
  *   how long a browser may keep a preflight's answer (`Access-Control-Max-Age`); None: the browser's default
  */
@@ -36,13 +42,29 @@ final case class Cors(
     headers: AllowedHeaders = AllowedHeaders.All,
     exposedHeaders: List[String] = Nil,
     credentials: Boolean = false,
-    maxAge: Option[FiniteDuration] = None
+    maxAge: Option[FiniteDuration] = None,
+    credentialsForMatching: Boolean = false
 ):
   require(
     !(credentials && origins == AllowedOrigins.All),
     "CORS with credentials and every origin allowed would let any web site call with its visitors' cookies: " +
-      "list the origins (AllowedOrigins.Only) or decide with AllowedOrigins.Matching"
+      "list the origins (AllowedOrigins.Only)"
   )
+  origins match
+    case matching: AllowedOrigins.Matching if credentials =>
+      require(
+        credentialsForMatching,
+        "CORS with credentials and origins a function decides (AllowedOrigins.Matching): a function that allows more " +
+          "than meant lets any web site call with its visitors' cookies. List the origins (AllowedOrigins.Only), or " +
+          "say that the function is strict with withCredentialsForMatching"
+      )
+      val foreign = Cors.Foreign.filter(matching.allows)
+      require(
+        foreign.isEmpty,
+        s"CORS with credentials: the origin function allows ${foreign.mkString(" and ")}, an origin of no one's: it " +
+          "would allow any web site with its visitors' cookies"
+      )
+    case _ => ()
   require(
     exposedHeaders.forall(Tokens.isToken),
     s"CORS exposed headers must be header names: ${exposedHeaders.filterNot(Tokens.isToken).mkString(", ")}"
@@ -57,6 +79,9 @@ final case class Cors(
   def withHeaders(names: String*): Cors = copy(headers = AllowedHeaders.Only(names.toSet))
   def withExposedHeaders(names: String*): Cors = copy(exposedHeaders = names.toList)
   def withCredentials: Cors = copy(credentials = true)
+
+  /** Credentials for the origins a `Matching` function allows: see `credentialsForMatching`. */
+  def withCredentialsForMatching: Cors = copy(credentials = true, credentialsForMatching = true)
   def withMaxAge(age: FiniteDuration): Cors = copy(maxAge = Some(age))
 
 object Cors:
@@ -65,6 +90,10 @@ object Cors:
 
   /** Pages from any origin, without credentials: public APIs. */
   val anyOrigin: Cors = Cors(AllowedOrigins.All)
+
+  // Origins no page has (a reserved top-level domain, RFC 6761 §6.4; the opaque origin): a function that allows one
+  // allows anything
+  private val Foreign = List("https://rapier-cors-check.invalid", "null")
 
 /** Which origins may read the server's answers from a browser. */
 enum AllowedOrigins:

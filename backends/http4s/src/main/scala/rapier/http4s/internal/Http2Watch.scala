@@ -63,7 +63,9 @@ private[http4s] final class Http2Watch(limits: Http2, maxHeaderBlock: Int, idleN
 
   private val in = new Reader(keeps = true)
   private val out = new Reader(keeps = false)
-  private val decoder = new Decoder(Int.MaxValue, 4096)
+  // Bounded as Ember bounds the fields it makes (the list size it advertises), and its table as Ember's: a block that
+  // decodes past it (an HPACK bomb of indexed fields) stops adding fields, and Ember refuses it
+  private val decoder = new Decoder(maxHeaderBlock, 4096)
   private var block = new Array[Byte](1024)
   private var blockSize = 0
   private var blockStream = 0
