@@ -195,6 +195,74 @@ trait ResponseStreamTests extends ServerTestSupport:
       }
     finally Files.deleteIfExists(path)
 
+  test(
+    anyStyle("a file body carries a strong ETag and Last-Modified, and answers conditional requests as static files")
+  ):
+    val path = Files.createTempFile("rapier-out", ".bin")
+    try
+      Files.write(path, "validated".getBytes)
+      Files.setLastModifiedTime(
+        path,
+        java.nio.file.attribute.FileTime.from(java.time.Instant.parse("2024-05-01T10:00:00Z"))
+      )
+      file = path
+      withServer(fromFile) { t =>
+        val plain = t.get("/out/file")
+        val etag = plain.header("etag").getOrElse(fail("no ETag"))
+        assert(etag.startsWith("\"") && etag.endsWith("\"") && !etag.startsWith("W/"), etag)
+        val modified = "Wed, 01 May 2024 10:00:00 GMT"
+        assertEquals(plain.header("last-modified"), Some(modified))
+        def asked(h: (String, String)*) = t.get("/out/file", h*)
+        val current = asked("If-None-Match" -> etag)
+        assertEquals((current.status, current.bytes.length, current.header("etag")), (304, 0, Some(etag)))
+        assertEquals(current.header("last-modified"), Some(modified))
+        assertEquals(asked("If-None-Match" -> s"\"other\", W/$etag").status, 304, "compared weakly")
+        assertEquals(asked("If-None-Match" -> "\"other\"").status, 200)
+        assertEquals(asked("If-Modified-Since" -> modified).status, 304)
+        assertEquals(asked("If-Modified-Since" -> "Tue, 30 Apr 2024 10:00:00 GMT").status, 200)
+        assertEquals(asked("If-None-Match" -> "\"other\"", "If-Modified-Since" -> modified).status, 200, "§13.2.2")
+        val failed = asked("If-Match" -> "\"other\"")
+        assertEquals((failed.status, failed.problem.status), (412, 412))
+        assertEquals(asked("If-Match" -> etag).status, 200)
+        assertEquals(asked("If-Match" -> s"W/$etag").status, 412, "compared strongly")
+        assertEquals(asked("If-Unmodified-Since" -> "Tue, 30 Apr 2024 10:00:00 GMT").status, 412)
+        val c = t.raw()
+        try
+          val head =
+            c.send(s"HEAD /out/file HTTP/1.1\r\nHost: x\r\nIf-None-Match: $etag\r\n\r\n").readResponse(head = true)
+          assertEquals(head.status, 304)
+          assertEquals(c.send("GET /out/file HTTP/1.1\r\nHost: x\r\n\r\n").readResponse().body, "validated")
+        finally c.close()
+        Files.write(path, "validated again".getBytes)
+        assertNotEquals(t.get("/out/file").header("etag"), Some(etag), "a file written again has another tag")
+      }
+    finally Files.deleteIfExists(path)
+
+  // Within a few seconds of now: the Date of an answer (RFC 9110 §6.6.1), which every one carries
+  private def dated(r: TestResponse, what: String): Unit =
+    val date = r.header("date").getOrElse(fail(s"$what: no Date"))
+    val at = rapier.model.HttpDate.parseOrNull(date)
+    assert(at != null && math.abs(at.nn.getEpochSecond - java.time.Instant.now.getEpochSecond) <= 5, s"$what: $date")
+
+  test(anyStyle("every answer carries a Date: the logic's, a rejection's, a file's")):
+    val path = Files.createTempFile("rapier-out", ".bin")
+    try
+      Files.write(path, "dated".getBytes)
+      file = path
+      withServer(fromFile, small) { t =>
+        dated(t.get("/out/small"), "200")
+        dated(t.get("/out/file"), "a file")
+        dated(t.get("/nowhere"), "404")
+        dated(t.send("DELETE", "/out/small", null), "405")
+        dated(t.rawExchange("GET /out/small HTTP/1.0\r\n\r\n"), "HTTP/1.0")
+      }
+    finally Files.deleteIfExists(path)
+
+  test(anyStyle("a malformed request's refusal carries a Date")):
+    withServer(small) { t =>
+      dated(t.rawExchange("GET /out/small HTTP/1.1\r\nHost: x\r\nX: a\u0001b\r\n\r\n"), "a refused head")
+    }
+
   test("a file is closed once sent, once its HEAD is answered, and once its client goes away mid-response"):
     assume(OpenFiles.available, "open files are counted from /proc/self/fd, which only Linux has")
     // Little is allocated meanwhile: a collection would close what a server leaked, and hide it

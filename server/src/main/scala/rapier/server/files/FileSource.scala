@@ -70,7 +70,7 @@ private[files] final class DirectorySource(root: Path, linksLeavingRoot: Boolean
             known.put(path, made)
             made
 
-private[files] object DirectorySource:
+private[server] object DirectorySource:
   /** The entry at `path`, following links, checked to lie below `within` (its real path) when that is given. */
   def entry(path: Path, within: Path | Null): Entry =
     try
@@ -83,5 +83,8 @@ private[files] object DirectorySource:
 
   /** A file with its validators: a tag of its length and time, and the time as HTTP writes it. */
   def file(path: Path, size: Long, modified: Instant): Entry.File =
-    val etag = s"\"${java.lang.Long.toHexString(size)}-${java.lang.Long.toHexString(modified.toEpochMilli)}\""
-    Entry.File(path, size, modified, etag, rapier.model.HttpDate.format(modified))
+    Entry.File(path, size, modified, etagOf(size, modified), rapier.model.HttpDate.format(modified))
+
+  /** A file's strong validator (RFC 9110 §8.8.3): its length and time, which change when it is written again. */
+  private[server] def etagOf(size: Long, modified: Instant): String =
+    s"\"${java.lang.Long.toHexString(size)}-${java.lang.Long.toHexString(modified.toEpochMilli)}\""

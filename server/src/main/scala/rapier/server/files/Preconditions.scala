@@ -9,7 +9,7 @@ import java.time.Instant
  * `If-Unmodified-Since` (412 when they fail); then `If-None-Match`, else `If-Modified-Since` (304 when the client's
  * copy is current). `If-Range` is the range step's (`FileRanges`).
  */
-private[files] object Preconditions:
+private[server] object Preconditions:
   enum Outcome:
     case Proceed, NotModified, Failed
 
@@ -60,7 +60,7 @@ private[files] object Preconditions:
  * What a static service reads of a request beside its path: whether the path ends with `/`, the conditional headers
  * (each header's lines kept apart; null for a date not sent) and `Accept-Encoding`.
  */
-private[files] final case class Conditions(
+private[server] final case class Conditions(
     slashed: Boolean,
     ifMatch: List[String],
     ifNoneMatch: List[String],

@@ -195,8 +195,10 @@ private[server] final class EndpointHandler[F[_]](
           case ServerLogic.Full(f) => m.map(inContext(request)(f(principal, input)))(encodeEither)
           case ServerLogic.SuccessOnly(f) => m.map(inContext(request)(f(principal, input)))(encodeOutput)
     val started = if startsStreams then m.flatMap(encoded)(startStream) else encoded
-    if sendsFiles && request.headerOrNull(HeaderNames.Range) != null then
-      m.map(started)(FileRanges(request, _, render))
+    if !sendsFiles then started
+    else if FileConditions.asked(request) then
+      m.map(started)(r => FileRanges(request, FileConditions(request, r, render), render))
+    else if request.headerOrNull(HeaderNames.Range) != null then m.map(started)(FileRanges(request, _, render))
     else started
 
   // Decided once: only endpoints that write an effect module's stream pay for the extra step.

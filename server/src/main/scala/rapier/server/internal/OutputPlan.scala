@@ -93,17 +93,39 @@ private[server] final class OutputPlan private (writers: Array[OutputPlan.Writer
 
 private[server] object OutputPlan:
   /**
-   * The size of the file a response sends, read as the response is made, so that a missing file is the logic's
-   * failure (500) before anything is sent. On the default file system, one `stat` through `File.length`, which
-   * allocates none of the attribute objects `Files.size` does (about 150 bytes a response); it says 0 of a missing
-   * file too, which `exists` then tells apart from an empty one.
+   * The file a response sends, read as the response is made, so that a missing file is the logic's failure (500)
+   * before anything is sent: its length as the stream, and its validators (`ETag`, `Last-Modified`) unless the
+   * endpoint set its own. On the default file system through `File.length` and `lastModified`, which allocate none of
+   * the attribute objects `Files.readAttributes` does (about 150 bytes a response); each says 0 of a missing file,
+   * which `exists` then tells apart.
    */
-  def sizeOf(path: java.nio.file.Path): Long =
-    if path.getFileSystem ne java.nio.file.FileSystems.getDefault then java.nio.file.Files.size(path)
+  def sendFile(path: java.nio.file.Path, r: ServerResponse): Unit =
+    var size = 0L
+    var modified = 0L
+    if path.getFileSystem ne java.nio.file.FileSystems.getDefault then
+      val attributes = java.nio.file.Files.readAttributes(path, classOf[java.nio.file.attribute.BasicFileAttributes])
+      size = attributes.size
+      modified = attributes.lastModifiedTime.toMillis
     else
       val file = path.toFile
-      val size = file.length
-      if size == 0L && !file.exists then throw java.nio.file.NoSuchFileException(path.toString) else size
+      size = file.length
+      modified = file.lastModified
+      if modified == 0L && !file.exists then throw java.nio.file.NoSuchFileException(path.toString)
+    r.setStream(ResponseStream.File(path, 0L, size))
+    val time = java.time.Instant.ofEpochMilli(modified)
+    if !r.hasHeader(HeaderNames.ETag) then
+      r.addHeader(HeaderNames.ETag, rapier.server.files.DirectorySource.etagOf(size, time))
+    if !r.hasHeader(HeaderNames.LastModified) then r.addHeader(HeaderNames.LastModified, lastModified(modified))
+
+  // The last date written, kept: a file served again and again has one time (formatting one costs a microsecond)
+  @volatile private var lastDate = (0L, "")
+  private def lastModified(millis: Long): String =
+    val (kept, date) = lastDate
+    if kept == millis / 1000 && date.nonEmpty then date
+    else
+      val made = rapier.model.HttpDate.format(java.time.Instant.ofEpochMilli(millis))
+      lastDate = (millis / 1000, made)
+      made
 
   /** Writes one basic output, from its element of the output value (`offset`, `width` values wide). */
   abstract class Writer(offset: Int, width: Int):
@@ -195,8 +217,7 @@ private[server] object OutputPlan:
           val in = codec.encode(v).asInstanceOf[java.io.InputStream]
           r.setStream(ResponseStream.Chunks(InputStreamSource(in, -1L, blocking), -1L))
         case RawBodyType.FileBody =>
-          val path = codec.encode(v).asInstanceOf[java.nio.file.Path]
-          r.setStream(ResponseStream.File(path, 0L, OutputPlan.sizeOf(path)))
+          OutputPlan.sendFile(codec.encode(v).asInstanceOf[java.nio.file.Path], r)
         case RawBodyType.StreamBody(writer: StreamWriter[?]) =>
           val started = writer.asInstanceOf[StreamWriter[Any]].write(codec.encode(v))
           r.setStream(ResponseStream.Chunks(started.source, -1L))

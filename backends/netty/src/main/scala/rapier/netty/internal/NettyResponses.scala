@@ -2,6 +2,7 @@ package rapier.netty.internal
 
 import io.netty.buffer.Unpooled
 import io.netty.handler.codec.http.*
+import rapier.nettyhttp.DateHeader
 import rapier.server.ServerResponse
 import rapier.server.spi.ResponseRules
 
@@ -36,6 +37,7 @@ private[netty] object NettyResponses:
     while i < r.headerCount do
       headers.add(r.headerName(i), r.headerValue(i))
       i += 1
+    if !headers.contains(DateHeader.Name) then headers.set(DateHeader.Name, DateHeader.now())
     if ResponseRules.hasContentLength(r.status) && length >= 0 then headers.set(HttpHeaderNames.CONTENT_LENGTH, length)
     else headers.remove(HttpHeaderNames.CONTENT_LENGTH)
     val connection = ResponseRules.connectionHeader(keepAlive, version == HttpVersion.HTTP_1_0)

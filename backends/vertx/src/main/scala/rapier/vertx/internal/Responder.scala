@@ -7,7 +7,7 @@ import io.vertx.core.http.{HttpMethod, HttpServerRequest, HttpServerResponse, Ht
 import io.vertx.core.internal.buffer.BufferInternal
 import org.slf4j.LoggerFactory
 import rapier.model.{HeaderNames, StatusCode}
-import rapier.nettyhttp.Linger
+import rapier.nettyhttp.{DateHeader, Linger}
 import rapier.server.spi.{RequestSyntax, ResponseRules, ResponseStream, WebSocketUpgrade}
 import rapier.server.{Problem, ServerResponse}
 import rapier.vertx.VertxServerOptions
@@ -122,6 +122,7 @@ private[vertx] final class Responder(
     while i < r.headerCount do
       headers.add(AsciiCache.headers(r.headerName(i)), AsciiCache.headers(r.headerValue(i)))
       i += 1
+    if !headers.contains(DateHeader.Name) then headers.set(DateHeader.Name, DateHeader.now())
     if closing then headers.set(Responder.Connection, Responder.Close)
     // Content-Length from the body, also for HEAD, whose body is not sent.
     if ResponseRules.hasContentLength(r.status) && length >= 0 then
