@@ -18,6 +18,11 @@ import scala.jdk.CollectionConverters.*
  * the same settings; what can't be read — a missing file, a key that isn't PKCS #8, a chain that doesn't match its
  * key — fails the server's start with a message naming the file and what to do.
  *
+ * By default a server follows Mozilla's "intermediate" profile: TLS 1.3 and 1.2, on TLS 1.2 only the ECDHE and DHE
+ * suites with AEAD ciphers (AES-GCM, ChaCha20-Poly1305), the groups X25519, P-256, P-384 (and ffdhe2048 for DHE);
+ * [[withCipherSuites]] and [[withNamedGroups]] change them. A client's renegotiation (TLS 1.2) is refused on every
+ * backend: the connection is closed.
+ *
  * {{{
  * NettyServerOptions.default.withTls(Tls.pem(Path.of("cert.pem"), Path.of("key.pem")))
  * }}}
@@ -26,7 +31,9 @@ final case class Tls private (
     keys: Tls.Keys,
     protocols: List[String],
     clientAuth: Tls.ClientAuth,
-    trusted: Option[Tls.Trust]
+    trusted: Option[Tls.Trust],
+    cipherSuites: List[String] = Tls.IntermediateSuites,
+    namedGroups: List[String] = Tls.IntermediateGroups
 ):
   require(protocols.nonEmpty, "TLS needs at least one protocol version")
   require(
@@ -38,8 +45,42 @@ final case class Tls private (
     "asking clients for certificates needs the authorities that issue them: withClientAuth(mode, trusted)"
   )
 
+  require(cipherSuites.nonEmpty, "TLS needs at least one cipher suite")
+  require(namedGroups.nonEmpty, "TLS needs at least one named group")
+
   /** Only these TLS versions (`TLSv1.3`, `TLSv1.2`). */
   def withProtocols(versions: String*): Tls = copy(protocols = versions.toList)
+
+  /**
+   * Only these cipher suites, by their IANA names (`TLS_AES_128_GCM_SHA256`, `TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`),
+   * TLS 1.3's and 1.2's alike, in order of preference; those an engine doesn't know are left out.
+   */
+  def withCipherSuites(suites: String*): Tls = copy(cipherSuites = suites.toList)
+
+  /** Only these key-exchange groups, by their IANA names (`x25519`, `secp256r1`, `x448`, `ffdhe2048`). */
+  def withNamedGroups(groups: String*): Tls = copy(namedGroups = groups.toList)
+
+  /**
+   * Sets a JDK engine's `parameters` to these versions, cipher suites (those among `supported`, the engine's) and named
+   * groups (as algorithm constraints, which the JDK's engines apply to groups on every JDK, beside their own).
+   */
+  def configure(parameters: javax.net.ssl.SSLParameters, supported: Array[String]): Unit =
+    parameters.setProtocols(protocols.toArray)
+    parameters.setCipherSuites(suitesAmong(supported))
+    parameters.setAlgorithmConstraints(groupConstraints)
+
+  /** The key-exchange groups these settings allow, as a JDK engine's algorithm constraints. */
+  def groupConstraints: java.security.AlgorithmConstraints = Tls.GroupsOnly(namedGroups.map(_.toLowerCase).toSet)
+
+  /** The cipher suites of these settings an engine that supports `supported` knows, in their order. */
+  def suitesAmong(supported: Array[String]): Array[String] =
+    val known = supported.toSet
+    val chosen = cipherSuites.filter(known.contains)
+    if chosen.isEmpty then
+      throw IllegalArgumentException(
+        s"none of the TLS cipher suites ${cipherSuites.mkString(", ")} is known to this server's TLS engine"
+      )
+    chosen.toArray
 
   /**
    * Asks clients for a certificate issued by one of `trusted` (PEM files of authorities' certificates, or a trust
@@ -74,6 +115,59 @@ final case class Tls private (
 object Tls:
   /** The versions a server may speak: 1.3 and 1.2 (RFC 8996 deprecates the older ones). */
   val Versions: List[String] = List("TLSv1.3", "TLSv1.2")
+
+  /** Mozilla's "intermediate" cipher suites (TLS 1.3's, then TLS 1.2's ECDHE and DHE with AEAD ciphers), IANA names. */
+  val IntermediateSuites: List[String] = List(
+    "TLS_AES_128_GCM_SHA256",
+    "TLS_AES_256_GCM_SHA384",
+    "TLS_CHACHA20_POLY1305_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+    "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256",
+    "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384",
+    "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256"
+  )
+
+  /** Mozilla's "intermediate" groups (X25519, P-256, P-384), and ffdhe2048 for its DHE suites (RFC 7919). */
+  val IntermediateGroups: List[String] = List("x25519", "secp256r1", "secp384r1", "ffdhe2048")
+
+  // The groups a JDK engine knows (RFC 8422, RFC 7748, RFC 7919), by the names it asks its constraints about
+  private val KnownGroups = Set(
+    "x25519",
+    "x448",
+    "secp256r1",
+    "secp384r1",
+    "secp521r1",
+    "ffdhe2048",
+    "ffdhe3072",
+    "ffdhe4096",
+    "ffdhe6144",
+    "ffdhe8192"
+  )
+
+  /**
+   * Permits a key agreement on a known group only if it is `allowed`, and everything else: the engine's own
+   * constraints (`jdk.tls.disabledAlgorithms`) still apply beside these.
+   */
+  private final class GroupsOnly(allowed: Set[String]) extends java.security.AlgorithmConstraints:
+    def permits(
+        primitives: java.util.Set[java.security.CryptoPrimitive],
+        algorithm: String,
+        parameters: java.security.AlgorithmParameters
+    ): Boolean =
+      val name = algorithm.toLowerCase(java.util.Locale.ROOT)
+      !(primitives.contains(java.security.CryptoPrimitive.KEY_AGREEMENT) && KnownGroups(name) && !allowed(name))
+    def permits(primitives: java.util.Set[java.security.CryptoPrimitive], key: java.security.Key): Boolean = true
+    def permits(
+        primitives: java.util.Set[java.security.CryptoPrimitive],
+        algorithm: String,
+        key: java.security.Key,
+        parameters: java.security.AlgorithmParameters
+    ): Boolean = true
 
   /**
    * The certificate chain (the server's certificate first, then its issuers) and its private key, both PEM files; the

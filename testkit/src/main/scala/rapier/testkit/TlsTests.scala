@@ -79,6 +79,49 @@ trait TlsTests extends ServerTestSupport:
       finally tls12.close()
     }
 
+  test(anyStyle("TLS: Mozilla's intermediate profile by default: on TLS 1.2 AEAD suites only, and no X448")):
+    withTls(Keys.server) { port =>
+      val context = Keys.clientContext(withCertificate = false)
+      def tls12(suites: String*) = Try(handshake(port, context, protocols = List("TLSv1.2"), suites = suites.toList))
+      val refused = tls12(
+        "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
+        "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384",
+        "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
+        "TLS_RSA_WITH_AES_128_GCM_SHA256",
+        "TLS_RSA_WITH_AES_128_CBC_SHA256"
+      )
+      assert(refused.failed.toOption.exists(_.isInstanceOf[IOException]), s"CBC and static-RSA suites: $refused")
+      for suite <- List("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256") do
+        val taken = tls12(suite).get
+        try assertEquals(taken.getSession.getCipherSuite, suite)
+        finally taken.close()
+      assume(openssl.isDefined, "no openssl here to offer a group of its choosing")
+      // Offered X448 alone, the server takes another key exchange (TLS 1.2's DHE) or none, never X448
+      for version <- List("-tls1_2", "-tls1_3") do
+        val x448 = keyExchange(port, version, "X448")
+        assert(!x448.exists(_.startsWith("X448")), s"$version: a client offering X448 alone got $x448")
+        assertEquals(keyExchange(port, version, "X25519").map(_.takeWhile(_ != ',')), Some("X25519"), version)
+    }
+
+  test(anyStyle("TLS: a client's renegotiation is refused: its connection is closed")):
+    withTls(Keys.server) { port =>
+      val socket = handshake(port, Keys.clientContext(withCertificate = false), protocols = List("TLSv1.2"))
+      try
+        val in = java.io.BufferedInputStream(socket.getInputStream)
+        def get() =
+          socket.getOutputStream.write("GET /tls/hello HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII))
+          socket.getOutputStream.flush()
+          RawHttp.readResponse(in, head = false)
+        assertEquals(get().body, "hello over TLS")
+        // The JDK's client starts a new handshake on an established TLS 1.2 connection
+        val again = Try {
+          socket.startHandshake()
+          get()
+        }
+        assert(again.isFailure, s"served after a renegotiation: $again")
+      finally socket.close()
+    }
+
   test(anyStyle("TLS: a client that never completes its handshake is closed at the head's deadline")):
     withTls(Keys.server, headDeadline = 1.second) { port =>
       val silent = Socket()
@@ -147,17 +190,41 @@ object TlsTests:
     val output = String(process.getInputStream.readAllBytes(), StandardCharsets.UTF_8)
     (process.waitFor(), output)
 
-  /** A finished handshake with the server at `port`, as a client with `context`, offering `protocols` and `alpn`. */
+  /** openssl's command-line client, where one is installed. */
+  lazy val openssl: Option[String] =
+    Try(ProcessBuilder("openssl", "version").redirectErrorStream(true).start().waitFor()).toOption
+      .filter(_ == 0)
+      .map(_ => "openssl")
+
+  /**
+   * The key exchange (`X25519, 253 bits`, `DH, 2048 bits`) of a handshake with `port` by openssl's client offering
+   * `version` (`-tls1_2`) and only `group`; None when the handshake fails.
+   */
+  def keyExchange(port: Int, version: String, group: String): Option[String] =
+    val command = List("openssl", "s_client", "-connect", s"localhost:$port", version, "-groups", group, "-brief")
+    val process = ProcessBuilder(command*).redirectErrorStream(true).start()
+    process.getOutputStream.close()
+    val output = String(process.getInputStream.readAllBytes(), StandardCharsets.UTF_8)
+    val established = process.waitFor() == 0 && output.contains("CONNECTION ESTABLISHED")
+    if !established then None
+    else output.linesIterator.collectFirst { case l if l.contains("Temp Key:") => l.split("Temp Key:")(1).trim }
+
+  /**
+   * A finished handshake with the server at `port`, as a client with `context`, offering `protocols`, `alpn` and
+   * `suites`.
+   */
   def handshake(
       port: Int,
       context: SSLContext,
       protocols: List[String] = Nil,
-      alpn: List[String] = Nil
+      alpn: List[String] = Nil,
+      suites: List[String] = Nil
   ): SSLSocket =
     val socket = context.getSocketFactory.createSocket("localhost", port).asInstanceOf[SSLSocket]
     socket.setSoTimeout(10_000)
     val parameters = socket.getSSLParameters
     if protocols.nonEmpty then parameters.setProtocols(protocols.toArray)
+    if suites.nonEmpty then parameters.setCipherSuites(suites.toArray)
     if alpn.nonEmpty then parameters.setApplicationProtocols(alpn.toArray)
     socket.setSSLParameters(parameters)
     try socket.startHandshake()

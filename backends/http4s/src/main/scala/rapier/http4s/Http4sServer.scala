@@ -19,6 +19,7 @@ import rapier.http4s.internal.{
   Http2Socket,
   Http2Watch,
   Http4sRequest,
+  NoRenegotiation,
   Responses
 }
 import rapier.server.spi.{FramingGuard, Http2Frames, Http2Ledger, Http2Stalls, RefusalMarker}
@@ -107,8 +108,10 @@ final case class Http4sServer[F[_]](
           ,
           new cats.arrow.FunctionK[F, F]:
             def apply[A](fa: F[A]): F[A] = F.timeout(fa, deadline)
+          ,
+          NoRenegotiation(_)
         )
-        ember.withTLS(secured, Http4sServer.parameters(settings, options.http2.isDefined))
+        ember.withTLS(secured, Http4sServer.parameters(settings, context, options.http2.isDefined))
     // Released without waiting past the shutdown timeout for what it still runs: Ember's release, which waits for the
     // requests in progress, can't be cancelled, and a request's logic may never complete.
     CatsRunner.dispatcher[F](options.shutdownTimeout).flatMap { dispatcher =>
@@ -240,10 +243,15 @@ object Http4sServer:
         if end == null then done else F.productR(done)(F.void(end.complete(Right(()))))
       }
 
-  /** The settings' TLS versions and client certificates, ALPN naming HTTP/1.1, and h2 before it when served. */
-  private def parameters(tls: Tls, http2: Boolean): TLSParameters =
+  /**
+   * The settings' TLS versions, cipher suites and groups (those `context` knows) and client certificates, ALPN naming
+   * HTTP/1.1, and h2 before it when served.
+   */
+  private def parameters(tls: Tls, context: javax.net.ssl.SSLContext, http2: Boolean): TLSParameters =
     TLSParameters(
+      algorithmConstraints = Some(tls.groupConstraints),
       applicationProtocols = Some(if http2 then List("h2", "http/1.1") else List("http/1.1")),
+      cipherSuites = Some(tls.suitesAmong(context.getSupportedSSLParameters.getCipherSuites).toList),
       protocols = Some(tls.protocols),
       needClientAuth = tls.clientAuth == Tls.ClientAuth.Required,
       wantClientAuth = tls.clientAuth == Tls.ClientAuth.Optional

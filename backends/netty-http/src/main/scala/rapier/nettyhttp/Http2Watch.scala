@@ -11,7 +11,7 @@ import io.netty.handler.codec.http2.{
   Http2Settings
 }
 import rapier.server.Http2
-import rapier.server.spi.Http2Frames.{Bytes, Floods, MaxFrameSize, Reader}
+import rapier.server.spi.Http2Frames.{Floods, MaxFrameSize, Reader}
 import rapier.server.spi.{Http2Ledger, Http2Stalls}
 
 import java.util.concurrent.TimeUnit
@@ -42,7 +42,7 @@ private[rapier] final class Http2Watch(
       Runnable:
   private val in = Reader(keeps = false)
   private val out = Reader(keeps = false)
-  private val bytes = Http2Watch.BufBytes()
+  private val bytes = BufBytes()
   private val floods = Floods(limits)
   private val ledger = Http2Ledger(idleNanos, stalls)
   private val tick = Http2Ledger.tick(idleNanos, headNanos)
@@ -156,11 +156,6 @@ private[rapier] final class Http2Watch(
 private[rapier] object Http2Watch:
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[Http2Watch])
   private val PrefaceLength = 24
-
-  /** The buffer a reader reads, as [[Bytes]]: one per watch, pointed at each buffer in turn. */
-  private final class BufBytes extends Bytes:
-    var buf: ByteBuf = Unpooled.EMPTY_BUFFER
-    def copy(index: Int, into: Array[Byte], at: Int, n: Int): Unit = buf.getBytes(index, into, at, n)
 
   /** The client's frames as the layer decodes them, told to the ledger on their way to the layer's own listener. */
   private final class Listener(listener: Http2FrameListener, ledger: Http2Ledger)

@@ -3,6 +3,7 @@ package rapier.netty
 import io.netty.channel.{Channel, ChannelInitializer, ChannelPipeline}
 import io.netty.handler.codec.http.{HttpDecoderConfig, HttpResponseEncoder}
 import rapier.netty.internal.{Connections, Http2Connection, Http2Exchange, HttpHandler, NettyTls, RequestDecoder}
+import rapier.nettyhttp.JdkTls
 import rapier.server.spi.{Admission, Runner}
 import rapier.server.{Monad, ServerEndpoint, ServerInterpreter}
 
@@ -65,10 +66,11 @@ final class NettyServerInterpreter(options: NettyServerOptions = NettyServerOpti
           return
         val pipeline = channel.pipeline
         tls match
-          case Some(context) =>
-            val handler = context.newHandler(channel.alloc)
+          case Some(secured) =>
+            val handler = secured.context.newHandler(channel.alloc)
             // A client that never completes its handshake is closed when its head would have been due
             handler.setHandshakeTimeoutMillis(handshakeMillis)
+            if !secured.refusesRenegotiation then pipeline.addLast("tls-records", JdkTls.NoRenegotiation(false))
             pipeline.addLast("tls", handler)
             http2 match
               case Some(connection) => pipeline.addLast("alpn", connection.negotiation())

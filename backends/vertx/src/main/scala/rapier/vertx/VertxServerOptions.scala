@@ -80,8 +80,9 @@ object VertxServerOptions:
   val default: VertxServerOptions = VertxServerOptions()
 
   /**
-   * HTTPS on `o` from Rapier's settings: the key material loaded once, here, at start; ALPN offering `h2` first when
-   * `http2` is set, HTTP/1.1 always; the handshake due within the head's deadline.
+   * HTTPS on `o` from Rapier's settings: the key material loaded once, here, at start; the JDK's engine with the
+   * settings' cipher suites and groups; ALPN offering `h2` first when `http2` is set, HTTP/1.1 always; the handshake
+   * due within the head's deadline.
    */
   private def secure(o: HttpServerOptions, tls: Tls, headDeadline: Duration, http2: Option[Http2]): Unit =
     val keys = tls.keyManagers() match
@@ -91,6 +92,7 @@ object VertxServerOptions:
         )
       case k => k
     o.setSsl(true)
+      .setSslEngineOptions(rapier.vertx.internal.VertxEngines(tls))
       .setKeyCertOptions(KeyCertOptions.wrap(keys))
       .setEnabledSecureTransportProtocols(java.util.LinkedHashSet(tls.protocols.asJava))
       .setUseAlpn(true)

@@ -13,7 +13,7 @@ import org.apache.pekko.stream.stage.{GraphStage, GraphStageLogic, InHandler, Ou
 import org.apache.pekko.stream.{Attributes, FlowShape, Inlet, Outlet}
 import org.apache.pekko.stream.{KillSwitches, Materializer, TLSClosing, UniqueKillSwitch}
 import org.apache.pekko.util.ByteString
-import rapier.server.spi.{FramingGuard, Http2Stalls}
+import rapier.server.spi.{FramingGuard, Http2Stalls, TlsRecords}
 import rapier.server.{Http2, Tls}
 
 import java.util.concurrent.ConcurrentHashMap
@@ -273,14 +273,34 @@ private[pekko] object Connections:
     BidiFlow.fromFlows(
       Flow[SslTlsOutbound],
       firstWithin(received, headDeadline)
-    ).atop(TLS(engine, TLSClosing.eagerClose))
+    ).atop(TLS(engine, TLSClosing.eagerClose)).atop(noRenegotiation)
+
+  /**
+   * The client's TLS records read as they come, before the engine: a renegotiation it starts (which the JDK's engine
+   * would honour, a handshake's CPU each) ends the connection.
+   */
+  private val noRenegotiation: BidiFlow[ByteString, ByteString, ByteString, ByteString, NotUsed] =
+    BidiFlow.fromFlows(
+      Flow[ByteString],
+      Flow[ByteString].statefulMap(() => TlsRecords())(
+        (records, bytes) =>
+          val array = bytes.toArrayUnsafe()
+          if records.feed(array, 0, array.length) then throw Renegotiation else (records, bytes)
+        ,
+        _ => None
+      )
+    )
+
+  private object Renegotiation
+      extends java.io.IOException("A TLS client started a renegotiation, which the server refuses")
+      with scala.util.control.NoStackTrace
 
   /** A server's engine: the settings' versions and client certificates, ALPN naming HTTP/1.1, and h2 before it. */
   def engine(context: SSLContext, tls: Tls, http2: Boolean): SSLEngine =
     val engine = context.createSSLEngine()
     engine.setUseClientMode(false)
     val parameters = engine.getSSLParameters
-    parameters.setProtocols(tls.protocols.toArray)
+    tls.configure(parameters, engine.getSupportedCipherSuites)
     parameters.setApplicationProtocols(if http2 then Array("h2", "http/1.1") else Array("http/1.1"))
     tls.clientAuth match
       case Tls.ClientAuth.Required => parameters.setNeedClientAuth(true)

@@ -57,6 +57,7 @@ private[vertx] final class Connections(
       Connections.dropSetupDeadline(connection)
       if decoder != null then strict(connection)
       watchIdle(connection)
+      refuseRenegotiation(connection)
 
   /**
    * A request's connection, seen by a handler on an application's own server (as its request handler, or mounted on
@@ -86,6 +87,18 @@ private[vertx] final class Connections(
         case _ if idleTimeoutNanos > 0 =>
           pipeline.addBefore(IdleClose.Before, IdleClose.Name, IdleClose(idleTimeoutNanos))
         case _ => ()
+
+  /**
+   * Reads a TLS connection's records before Vert.x's `SslHandler` (the JDK's engine, which honours a client's
+   * renegotiation), and closes it at one: put in place now, its handshake over, when the client waits for the server's
+   * Finished (TLS 1.2) or sends no handshake records any more (TLS 1.3).
+   */
+  private def refuseRenegotiation(connection: HttpConnection): Unit =
+    val channel = Connections.channel(connection)
+    if channel != null then
+      val tls = channel.nn.pipeline.context(classOf[io.netty.handler.ssl.SslHandler])
+      if tls != null then
+        channel.nn.pipeline.addBefore(tls.name, "rapierTlsRecords", rapier.nettyhttp.JdkTls.NoRenegotiation(true))
 
   /**
    * Replaces Vert.x's request decoder with the strict one. Vert.x calls the connection handler as it sets the

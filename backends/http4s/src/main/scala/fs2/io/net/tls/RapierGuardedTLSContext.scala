@@ -15,7 +15,8 @@ import javax.net.ssl.SSLSession
 private[fs2] final class RapierGuardedTLSContext[F[_]](
     context: TLSContext[F],
     guard: (Socket[F], Socket[F]) => Socket[F],
-    bounded: cats.arrow.FunctionK[F, F]
+    bounded: cats.arrow.FunctionK[F, F],
+    beneath: Socket[F] => Socket[F]
 )(using Async[F])
     extends TLSContext.UnsealedTLSContext[F]:
   def clientBuilder(socket: Socket[F]): TLSContext.SocketBuilder[F, TLSSocket] = context.clientBuilder(socket)
@@ -31,7 +32,7 @@ private[fs2] final class RapierGuardedTLSContext[F[_]](
   def serverBuilder(socket: Socket[F]): TLSContext.SocketBuilder[F, TLSSocket] =
     TLSContext.SocketBuilder[F, TLSSocket]((parameters, logger) =>
       context
-        .serverBuilder(socket)
+        .serverBuilder(beneath(socket))
         .withParameters(parameters)
         .withLogger(logger)
         .build
@@ -43,13 +44,15 @@ private[fs2] final class RapierGuardedTLSContext[F[_]](
 object RapierGuardedTLSContext:
   /**
    * `context`, with every server socket it secures read and written through `guard` (given it and the socket beneath),
-   * its calls that wait for the handshake within `bounded` (a timeout).
+   * its calls that wait for the handshake within `bounded` (a timeout), and the socket beneath read by the engine
+   * through `beneath`.
    */
   def apply[F[_]: Async](
       context: TLSContext[F],
       guard: (Socket[F], Socket[F]) => Socket[F],
-      bounded: cats.arrow.FunctionK[F, F]
-  ): TLSContext[F] = new RapierGuardedTLSContext(context, guard, bounded)
+      bounded: cats.arrow.FunctionK[F, F],
+      beneath: Socket[F] => Socket[F]
+  ): TLSContext[F] = new RapierGuardedTLSContext(context, guard, bounded, beneath)
 
   /** A TLS socket whose bytes go through `guarded` (the guard over `tls`), its session `tls`'s. */
   private[tls] final class Guarded[F[_]: Async](
