@@ -65,16 +65,20 @@ final class EndpointClient[F[_], S, I, E, O](
     val request = build(parts)
     // Sent once a stream body's producer has started (a `def`: direct style would send at once)
     def sent =
+      // What refused the body, if the reader did: the JDK may fail the call with its own "stream cancelled" first
+      val refused = java.util.concurrent.atomic.AtomicReference[ClientException | Null]()
+      def failure(e: Throwable): Throwable = refused.get match
+        case null => unwrapped(e)
+        case reader: ClientException => reader
       if direct then
-        // The JDK's blocking send wraps what the body's reader failed with in an IOException
-        try m.unit(transport.sendAndWait(request, reader.handler))
-        catch case e: java.io.IOException if e.getCause.isInstanceOf[ClientException] => throw e.getCause
+        try m.unit(transport.sendAndWait(request, reader.handler(refused)))
+        catch case e: java.io.IOException => throw failure(e)
       else
         // A fiber cancelled while it waits abandons the exchange (the JDK closes its stream or connection)
         m.cancelableAsync[HttpResponse[ResponseReader.Received]] { done =>
-          val exchange = transport.send(request, reader.handler)
-          exchange.whenComplete { (response, failure) =>
-            if failure != null then done(Left(unwrapped(failure))) else done(Right(response))
+          val exchange = transport.send(request, reader.handler(refused))
+          exchange.whenComplete { (response, failed) =>
+            if failed != null then done(Left(failure(failed))) else done(Right(response))
           }
           () => exchange.cancel(true)
         }
@@ -136,9 +140,14 @@ final class EndpointClient[F[_], S, I, E, O](
   private def header(builder: HttpRequest.Builder, name: String, value: String): Unit =
     if !EndpointClient.Restricted.contains(name.toLowerCase) then builder.header(name, value)
 
-  private def unwrapped(e: Throwable): Throwable = e match
-    case c: CompletionException if c.getCause != null => c.getCause
-    case other => other
+  // The JDK's blocking send wraps a failure of the body's reader (a ClientException of Rapier's) in an IOException
+  private def unwrapped(e: Throwable): Throwable =
+    val cause = e match
+      case c: CompletionException if c.getCause != null => c.getCause
+      case other => other
+    cause match
+      case io: java.io.IOException if io.getCause.isInstanceOf[ClientException] => io.getCause
+      case other => other
 
 object EndpointClient:
   private[client] val Restricted = Set("connection", "content-length", "expect", "host", "upgrade")

@@ -295,7 +295,9 @@ trait ClientTests extends ServerTestSupport:
       Future.successful(java.io.ByteArrayInputStream(text.getBytes): InputStream)
     }
     withServer(sized, chunked) { t =>
-      val small = t.options.withMaxResponseSize(1024)
+      // A client of its own for each call refused: its stream is cancelled mid-body, and Ember over HTTP/2 then ends
+      // the connection with a GOAWAY the JDK 17 client's next request on it fails with
+      def small = ClientOptions(http = protocol.newClient()).withMaxResponseSize(1024)
       val tooLarge = intercept[ClientException.ResponseTooLarge](call(sized.endpoint.client[Future](t.base, small)(())))
       assertEquals(tooLarge.limit, 1024L)
       intercept[ClientException.ResponseTooLarge](sized.endpoint.client[Identity](t.base, small)(()))

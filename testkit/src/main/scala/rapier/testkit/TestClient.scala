@@ -69,6 +69,9 @@ enum KitProtocol:
 
   def client: HttpClient = if this == Http1 then KitProtocol.http1 else KitProtocol.http2
 
+  /** A client of this protocol's of its own, its connections shared with no other test's. */
+  def newClient(): HttpClient = if this == Http1 then KitProtocol.newHttp1() else KitProtocol.newHttp2()
+
   /**
    * Tests this protocol's client can't run, by name, with the reason; what they check of the server is checked by a
    * protocol test of its own.
@@ -93,10 +96,13 @@ object KitProtocol:
 
   private lazy val trusting = TlsTests.Keys.clientContext(withCertificate = false)
 
-  private lazy val http1: HttpClient =
+  private lazy val http1: HttpClient = newHttp1()
+  private lazy val http2: HttpClient = newHttp2()
+
+  private def newHttp1(): HttpClient =
     HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(JDuration.ofSeconds(10)).build()
 
-  private lazy val http2: HttpClient =
+  private def newHttp2(): HttpClient =
     HttpClient
       .newBuilder()
       .version(HttpClient.Version.HTTP_2)

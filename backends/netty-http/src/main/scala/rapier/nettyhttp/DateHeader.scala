@@ -1,24 +1,21 @@
 package rapier.nettyhttp
 
 import io.netty.util.AsciiString
+import rapier.server.spi.DateField
 
-/**
- * The `Date` every answer carries (RFC 9110 §6.6.1: an origin server with a clock sends one), made once a second and
- * shared by every connection: a read of the clock and of one volatile field per answer. Netty's encoder writes an
- * `AsciiString` as it is.
- */
+/** `spi.DateField` as the `AsciiString` Netty's encoder writes as it is, made anew once a second. */
 object DateHeader:
   val Name: AsciiString = AsciiString.cached("date")
 
-  private final class Made(val second: Long, val value: AsciiString)
-  @volatile private var made = Made(-1L, AsciiString.EMPTY_STRING)
+  private final class Made(val text: String, val value: AsciiString)
+  @volatile private var made = Made("", AsciiString.EMPTY_STRING)
 
   /** The date now, to the second. */
   def now(): AsciiString =
-    val second = System.currentTimeMillis() / 1000
+    val text = DateField.now()
     val current = made
-    if current.second == second then current.value
+    if current.text eq text then current.value
     else
-      val value = AsciiString(rapier.model.HttpDate.format(java.time.Instant.ofEpochSecond(second)))
-      made = Made(second, value)
+      val value = AsciiString(text)
+      made = Made(text, value)
       value

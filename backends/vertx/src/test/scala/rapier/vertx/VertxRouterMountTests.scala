@@ -41,6 +41,8 @@ class VertxRouterMountTests extends ServerTests, WebSocketTests:
       s"$serverOwned: its decoder reads the preface's first line as an HTTP/1.1 request line, with no deadline",
     "stopping the server closes its WebSockets with 1001" -> serverOwned,
     "a request in progress is not cut by the idle timeout" -> appIdle,
+    "TLS: a client's renegotiation is refused: its connection is closed" ->
+      s"$serverOwned: Rapier reads no TLS records in its pipeline, and Vert.x's JDK engine honours a renegotiation",
     "a malformed request's refusal carries a Date" ->
       "the application's HttpServer answers what its decoder refuses with its own invalid-request handler, undated",
     "a malformed request's refusal says what is wrong with it, in the same words on every server" ->

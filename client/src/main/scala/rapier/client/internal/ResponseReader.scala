@@ -40,8 +40,12 @@ private[client] final class ResponseReader(output: EndpointOutput[?], errorOutpu
     })
     unreadable(outputTree).orElse(unreadable(errorTree))
 
-  /** The JDK's body handler for one call: the side and body reader chosen once the status and headers are in. */
-  val handler: HttpResponse.BodyHandler[Received] = info =>
+  /**
+   * The JDK's body handler for one call: the side and body reader chosen once the status and headers are in. `refused`
+   * is told when the body is refused as too large: the JDK may fail the call with its own "stream cancelled" first.
+   */
+  def handler(refused: java.util.concurrent.atomic.AtomicReference[ClientException | Null])
+      : HttpResponse.BodyHandler[Received] = info =>
     val status = info.statusCode
     val contentType = info.headers.firstValue("Content-Type").orElse("")
     val side =
@@ -55,7 +59,7 @@ private[client] final class ResponseReader(output: EndpointOutput[?], errorOutpu
       case Side.Error => errorTree
       case Side.Problem => IOTree.Empty
     val declared = info.headers.firstValueAsLong("Content-Length").orElse(-1L)
-    def whole(s: BodySubscriber[Any]): BodySubscriber[Any] = Limited(s, limit, declared, status)
+    def whole(s: BodySubscriber[Any]): BodySubscriber[Any] = Limited(s, limit, declared, status, refused)
     val subscriber: BodySubscriber[Any] =
       if side == Side.Problem then
         whole(BodySubscribers.mapping(
@@ -228,8 +232,13 @@ private[client] object ResponseReader:
  * A body read whole, up to `limit` bytes: one declared longer is refused at once, one that grows longer when it does;
  * either way the response is read no further and the call fails with [[ClientException.ResponseTooLarge]].
  */
-private final class Limited[T](inner: BodySubscriber[T], limit: Long, declared: Long, status: Int)
-    extends BodySubscriber[T]:
+private final class Limited[T](
+    inner: BodySubscriber[T],
+    limit: Long,
+    declared: Long,
+    status: Int,
+    told: java.util.concurrent.atomic.AtomicReference[ClientException | Null]
+) extends BodySubscriber[T]:
   private var subscription: java.util.concurrent.Flow.Subscription | Null = null
   private var received = 0L
   private var refused = false
@@ -252,10 +261,13 @@ private final class Limited[T](inner: BodySubscriber[T], limit: Long, declared: 
   def onError(e: Throwable): Unit = if !refused then inner.onError(e)
   def onComplete(): Unit = if !refused then inner.onComplete()
 
+  // The body fails first, then the exchange is let go: cancelled first, the JDK would fail the call with its own
   private def refuse(): Unit =
     refused = true
+    val tooLarge = ClientException.ResponseTooLarge(status, limit)
+    told.set(tooLarge)
+    inner.onError(tooLarge)
     subscription.nn.cancel()
-    inner.onError(ClientException.ResponseTooLarge(status, limit))
 
 /** `Set-Cookie` values (RFC 6265 §5.2) read back into the cookie's name and value with its attributes. */
 private[client] object SetCookies:

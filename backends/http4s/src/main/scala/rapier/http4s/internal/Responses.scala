@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory
 import rapier.cats.{Fs2Body, Fs2Source}
 import rapier.model.StatusCode
 import rapier.server.ServerResponse
-import rapier.server.spi.{ResponseRules, ResponseStream}
+import rapier.server.spi.{DateField, ResponseRules, ResponseStream}
 
 import java.io.IOException
 
@@ -79,11 +79,14 @@ private[http4s] final class Responses[F[_]](using F: Async[F]):
     val released = if source == null then body else body.onFinalize(F.delay(source.nn.cancel()))
     val drain = view.drain
     val sent = if drain == null then released else released ++ Stream.exec(drain.nn)
-    val made = Response[F](status, HttpVersion.`HTTP/1.1`, Headers(headersOf(r, declared, closes)), sent)
+    // Ember dates its HTTP/1.1 answers, not its HTTP/2 ones
+    val dated = view.request.httpVersion == HttpVersion.`HTTP/2`
+    val made = Response[F](status, HttpVersion.`HTTP/1.1`, Headers(headersOf(r, declared, closes, dated)), sent)
     if streamed == null then made else made.withAttribute(Responses.Streamed, ())
 
-  private def headersOf(r: ServerResponse, length: Long, closes: Boolean): List[Header.Raw] =
+  private def headersOf(r: ServerResponse, length: Long, closes: Boolean, dated: Boolean): List[Header.Raw] =
     val headers = List.newBuilder[Header.Raw]
+    if dated && !r.hasHeader("Date") then headers += Header.Raw(Responses.Date, DateField.now())
     var i = 0
     while i < r.headerCount do
       headers += Header.Raw(CIString(r.headerName(i)), r.headerValue(i))
@@ -134,6 +137,7 @@ private[http4s] object Responses:
   private val Joined = 16_384
   val ContentLength: CIString = CIString("Content-Length")
   val Close: Header.Raw = Header.Raw(CIString("Connection"), "close")
+  private val Date: CIString = CIString("Date")
 
   /** Marks a response whose body is streamed (a file, chunks), not bytes in memory. */
   val Streamed: org.typelevel.vault.Key[Unit] =
