@@ -57,9 +57,10 @@ object Cli:
        |       ./perf attack -s SERVERS [--hostile N] [--kinds LIST] [-d SECONDS]
        |                                     the service under attack: 64 users on SimpleGet, then again beside N
        |                                     hostile connections of each kind (default 100; kinds Announced,
-       |                                     Slowloris, Chunks, NeverRead, Pings, Fragments, Cancelled, all by
-       |                                     default), on each server and its twin, each alone (-d default 10 s):
-       |                                     throughput, p99, peak memory
+       |                                     Slowloris, Chunks, NeverRead, Pings, Fragments, Cancelled, and on
+       |                                     HTTP/2 servers StalledH2, all by default), on each server and its
+       |                                     twin, each alone (-d default 10 s): throughput, p99, peak and live
+       |                                     memory
        |
        |Options (lists are comma-separated; names accept * and ? wildcards):
        |  -s, --servers LIST       servers to run (default netty.future.Rapier); each one's vanilla twin is added

@@ -66,6 +66,12 @@ final class ServerProcess private (
   /** The JVM's hiccups since the last call, as JSON (for a server started with `--hiccups true`). */
   def hiccups(): Either[String, String] = control("GET", "/hiccups")
 
+  /** The heap live after a full collection (MiB), or None when the control port did not say. */
+  def liveHeapMiB(): Option[Double] =
+    control("GET", "/heap").toOption.flatMap(body =>
+      """"liveBytes":(\d+)""".r.findFirstMatchIn(body).map(_.group(1).toLong / 1048576.0)
+    )
+
   /** Starts async-profiler in the server: `event` is cpu or alloc. */
   def profileStart(event: String): Either[String, Unit] = control("POST", s"/profile/start?event=$event").map(_ => ())
 

@@ -13,13 +13,21 @@ import java.nio.file.Path
  *   - `GET /hiccups`: the JVM's [[Hiccups]] since the last call, when started with `--hiccups true` (its thread wakes
  *     a thousand times a second: the other scenarios run without it);
  *   - `POST /profile/start?event=cpu|alloc` and `POST /profile/stop?prefix=PATH&bytes=true|false`: async-profiler
- *     around a window ([[Profiling]]).
+ *     around a window ([[Profiling]]);
+ *   - `GET /heap`: the heap live once a full collection has run, in bytes: what the server holds, garbage aside.
  * It is called a few times per test, so its own cost is noise.
  */
 final class ControlServer(sampler: Sampler, hiccups: Hiccups | Null):
   private val http = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 4)
   http.createContext("/stats", exchange => ControlServer.answer(exchange, 200, ProcessStats.now().toJson))
   http.createContext("/samples", exchange => ControlServer.answer(exchange, 200, sampler.toJson))
+  http.createContext(
+    "/heap",
+    exchange =>
+      System.gc()
+      val live = java.lang.management.ManagementFactory.getMemoryMXBean.getHeapMemoryUsage.getUsed
+      ControlServer.answer(exchange, 200, s"""{"liveBytes":$live}""")
+  )
   http.createContext(
     "/hiccups",
     exchange =>

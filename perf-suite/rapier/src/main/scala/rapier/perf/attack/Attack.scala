@@ -21,6 +21,8 @@ object Attack:
       after: Option[WrkResult],
       heapBeforeMiB: Double,
       heapPeakMiB: Double,
+      liveIdleMiB: Option[Double],
+      liveAttackedMiB: Option[Double],
       rssPeakMiB: Double,
       opened: Long,
       closedByServer: Long,
@@ -32,9 +34,10 @@ object Attack:
 
   def run(o: Options, classpaths: Map[Side, String], command: String, out: Path): Int =
     val CpuPlan(serverCpus, loadCpus, pinned) = Machine.plan(o.run)
-    val scenario = Scenarios.all.find(_.name == "SimpleGet").get
+    // The users' scenario, over HTTPS to a server that serves nothing else
+    def scenarioFor(spec: ServerSpec) =
+      Scenarios.all.find(_.name == (if spec.tls then "SimpleGetTls" else "SimpleGet")).get
     Files.createDirectories(out.resolve("wrk"))
-    val lua = Files.writeString(out.resolve("wrk/SimpleGet.lua"), Wrk.script(scenario, None))
     val libraries = Catalogue.servers.filter(s => o.run.servers.exists(p => Glob.matches(p, s.name)))
     val specs = libraries.flatMap(l => l.twin.flatMap(Catalogue.byName).toList :+ l).distinct
     val results = specs.map { spec =>
@@ -55,9 +58,11 @@ object Attack:
         }
       }
       started match
-        case Left(why) => Result(spec.name, None, None, None, 0, 0, 0, 0, 0, false, why)
+        case Left(why) => Result(spec.name, None, None, None, 0, 0, None, None, 0, 0, 0, false, why)
         case Right(server) =>
-          try attack(o, server, spec.name, scenario, lua, Option.when(pinned)(loadCpus))
+          val scenario = scenarioFor(spec)
+          val lua = Files.writeString(out.resolve(s"wrk/${scenario.name}.lua"), Wrk.script(scenario, None))
+          try attack(o, server, spec, scenario, lua, Option.when(pinned)(loadCpus))
           finally server.stop()
     }
     val report = summary(o, command, results)
@@ -68,23 +73,32 @@ object Attack:
   private def attack(
       o: Options,
       server: ServerProcess,
-      name: String,
+      spec: ServerSpec,
       scenario: Scenario,
       lua: Path,
       loadCpus: Option[List[Int]]
   ): Result =
-    val url = s"http://127.0.0.1:${server.port}${scenario.path}"
+    val name = spec.name
+    val url = s"${scenario.scheme}://127.0.0.1:${server.port}${scenario.path}"
     def wrk(seconds: Int) = Measurement.exec(Wrk.command(url, users, seconds, lua, loadCpus)).flatMap(Wrk.parse)
     wrk(o.run.warmupSeconds)
     val before = wrk(o.run.durationSeconds)
+    val liveIdle = server.liveHeapMiB()
     val attackStart = System.currentTimeMillis()
-    val attackers = Attackers(InetSocketAddress("127.0.0.1", server.port), o.kinds, o.hostile)
+    val address = InetSocketAddress("127.0.0.1", server.port)
+    // Over TLS only the HTTP/2 kind speaks the server's protocol; the others are sent as plain bytes
+    val attackers = Attackers(address, if spec.tls then Nil else o.kinds, o.hostile)
+    val stalled = Option.when(spec.http2 && o.kinds.exists(_.http2))(StalledStreams(address, spec.tls, o.hostile))
     attackers.start()
+    stalled.foreach(_.start())
     // The attackers connect and send their first bytes before the users are measured
     Thread.sleep(2000)
+    val liveEarly = server.liveHeapMiB()
     val during = wrk(o.run.durationSeconds)
+    val liveLate = server.liveHeapMiB()
     val attackEnd = System.currentTimeMillis()
     attackers.stop()
+    stalled.foreach(_.stop())
     Thread.sleep(1000)
     val survived = server.alive && Probe.check("127.0.0.1", server.port, scenario).isEmpty
     val after = if survived then wrk(o.run.durationSeconds) else Left("the server did not survive")
@@ -101,9 +115,11 @@ object Attack:
       after.toOption,
       heapBeforeMiB = peak(_.heapBytes, 0L, attackStart),
       heapPeakMiB = peak(_.heapBytes, attackStart, attackEnd),
+      liveIdleMiB = liveIdle,
+      liveAttackedMiB = (liveEarly.toList ++ liveLate.toList).maxOption,
       rssPeakMiB = peak(_.rssBytes, attackStart, attackEnd),
-      opened = attackers.opened,
-      closedByServer = attackers.closedByServer,
+      opened = attackers.opened + stalled.fold(0L)(_.opened),
+      closedByServer = attackers.closedByServer + stalled.fold(0L)(_.closedByServer),
       survived = survived,
       note = List(before.left.toOption, during.left.toOption).flatten.mkString("; ")
     )
@@ -112,6 +128,7 @@ object Attack:
     def rate(r: Option[WrkResult]) = r.fold("–")(w => f"${w.throughput}%,.0f")
     def p99(r: Option[WrkResult]) = r.fold("–")(w => f"${w.latency.p99 / 1000}%.1f ms")
     def errors(r: Option[WrkResult]) = r.fold("")(w => if w.errors > 0 then s" (${w.errors} errors)" else "")
+    def live(m: Option[Double]) = m.fold("–")(v => f"$v%.0f")
     val rows = results.map { r =>
       // The attacked run over the mean of the runs before and after it: a drift of the server's own (JIT, GC) over
       // the three runs counts against neither side
@@ -119,6 +136,7 @@ object Attack:
       val ratio = r.during.filter(_ => calm.nonEmpty).fold("–")(d => f"${d.throughput / (calm.sum / calm.size)}%.2f")
       s"| `${r.server}` | ${rate(r.before)} / ${rate(r.after)} | ${rate(r.during)}${errors(r.during)} | $ratio | " +
         f"${p99(r.before)} | ${p99(r.during)} | ${r.heapBeforeMiB}%.0f → ${r.heapPeakMiB}%.0f MiB | " +
+        s"${live(r.liveIdleMiB)} → ${live(r.liveAttackedMiB)} MiB | " +
         f"${r.rssPeakMiB}%.0f MiB | ${r.opened} / ${r.closedByServer} | ${if r.survived then "yes" else "**no**"} |" +
         (if r.note.nonEmpty then s" ${r.note.take(200)}" else "")
     }
@@ -132,10 +150,12 @@ object Attack:
          |SimpleGet with wrk for ${o.run.durationSeconds} s after ${o.run.warmupSeconds} s of warm-up, then again beside
          |${o.hostile} hostile connections of each kind, then again alone. Kinds: $kinds. The ratio is the attacked
          |run's throughput over the mean of the runs before and after. Heap: the largest sample before the attack and
-         |during it; RSS: the process's largest during it. Opened / closed: the hostile connections opened (again,
-         |after the server closed them) and those the server closed.
+         |during it; live heap: what a full collection left, just before the attack and at its most (2 s into it, and
+         |at its end); RSS: the process's largest during it. Opened / closed: the hostile connections opened (again,
+         |after the server closed them) and those the server closed. A TLS server's users run SimpleGetTls, and only
+         |the HTTP/2 kind attacks it.
          |
-         || server | req/s before / after | req/s attacked | ratio | p99 | p99 attacked | heap | peak RSS | opened / closed | answers after |
-         ||---|---|---|---|---|---|---|---|---|---|
+         || server | req/s before / after | req/s attacked | ratio | p99 | p99 attacked | heap | live heap | peak RSS | opened / closed | answers after |
+         ||---|---|---|---|---|---|---|---|---|---|---|
          |""".stripMargin
     head + rows.mkString("", "\n", "\n")

@@ -12,7 +12,12 @@ import scala.util.Try
  * One kind of hostile client: what it sends when it connects, and each tick after. None reads what it is answered
  * except to notice that the server closed it (every kind but [[Hostile.NeverRead]], which reads nothing at all).
  */
-enum Hostile(val description: String, val reads: Boolean, val reconnects: Boolean = false):
+enum Hostile(
+    val description: String,
+    val reads: Boolean,
+    val reconnects: Boolean = false,
+    val http2: Boolean = false
+):
   /** A POST that announces a body at the servers' limit and sends one byte of it. */
   case Announced extends Hostile(s"a POST announcing ${PerfApi.MaxBodySize} bytes, sending one", true)
 
@@ -34,7 +39,12 @@ enum Hostile(val description: String, val reads: Boolean, val reconnects: Boolea
   /** A streamed upload that announces 1 MiB, sends 64 KiB and goes away, again every tick. */
   case Cancelled extends Hostile("an upload of 1 MiB cut after 64 KiB, again every tick", true, reconnects = true)
 
+  /** HTTP/2 with its window shut: 100 streams of the large file, a PING every 2 s ([[StalledStreams]]). */
+  case StalledH2
+      extends Hostile("HTTP/2, its window shut, 100 streams of a 5 MB file, a PING every 2 s", true, http2 = true)
+
   def opening: Array[Byte] = ascii(this match
+    case StalledH2 => "" // StalledStreams' own
     case Announced =>
       s"POST /pathBytes0 HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n" +
         s"Content-Length: ${PerfApi.MaxBodySize}\r\n\r\nx"
@@ -55,7 +65,7 @@ enum Hostile(val description: String, val reads: Boolean, val reconnects: Boolea
     case NeverRead => Hostile.Gets
     case Pings => Hostile.PingFrames
     case Fragments => Hostile.Continuation
-    case Cancelled => Array.emptyByteArray
+    case Cancelled | StalledH2 => Array.emptyByteArray
 
   private def ascii(s: String) = s.getBytes(StandardCharsets.ISO_8859_1)
 
@@ -78,7 +88,8 @@ object Hostile:
 
 /**
  * `count` connections of each `kind` to `address`, kept open by one thread: every tick (100 ms) each sends its next
- * bytes, without blocking; one the server closed is opened again, as an attacker would. Counts what it opened.
+ * bytes, without blocking; one the server closed is opened again, as an attacker would. Counts what it opened. The
+ * HTTP/2 kinds are [[StalledStreams]]'.
  */
 final class Attackers(address: InetSocketAddress, kinds: List[Hostile], count: Int):
   // What a connection has still to write of its last tick: a write takes what the socket's buffer can
@@ -110,7 +121,7 @@ final class Attackers(address: InetSocketAddress, kinds: List[Hostile], count: I
     }.toOption
 
   private def run(): Unit =
-    var connections = kinds.flatMap(k => List.fill(count)(open(k)).flatten)
+    var connections = kinds.filterNot(_.http2).flatMap(k => List.fill(count)(open(k)).flatten)
     val sink = ByteBuffer.allocate(65536)
     try
       while running do
