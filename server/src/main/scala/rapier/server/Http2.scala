@@ -34,8 +34,8 @@ package rapier.server
  *   the window `maxResetsPerWindow` is counted in; the resets a server makes (of streams a client's frames broke) count
  *   toward the same limit as a client's own
  * @param maxStalledStreams
- *   answers the whole server may hold for clients that stopped taking them (found waiting for window at two looks in a
- *   row, up to a second apart); past it, each connection resets its longest stalled first
+ *   answers the whole server may hold for clients that stopped taking them (found waiting for window when its watch
+ *   looks, at most a second apart); past it, each connection resets its longest stalled first
  */
 final case class Http2(
     maxConcurrentStreams: Int = 100,

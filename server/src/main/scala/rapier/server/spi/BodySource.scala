@@ -28,6 +28,12 @@ trait BodySource:
    */
   def answersOnThisThread: Boolean = false
 
+  /**
+   * Whether each chunk is the reader's to keep (a fresh array, wrapped whole from its buffer's offset): a reader that
+   * keeps chunks then needs no copy of its own.
+   */
+  def handsOver: Boolean = false
+
 object BodySource:
   /**
    * A body already read whole, handed over in one chunk: what a backend that reads bodies before dispatch gives a

@@ -8,9 +8,10 @@ import java.nio.file.Path
 /**
  * `length` bytes of a file from `offset`, read a chunk at a time as they are pulled, on the puller's thread: a page
  * cache's copy, as a server's own chunked file writer reads on its loop. One buffer serves every chunk (each is the
- * reader's only until its next pull), so a stalled reader holds one chunk and the descriptor, never a read-ahead.
+ * reader's only until its next pull), or, where `keep`, each is read into an array of its own for a reader that keeps
+ * it; either way a stalled reader holds one chunk and the descriptor, never a read-ahead.
  */
-private[spi] final class FileChunks(path: Path, offset: Long, length: Long) extends BodySource:
+private[spi] final class FileChunks(path: Path, offset: Long, length: Long, keep: Boolean) extends BodySource:
   private var channel: FileChannel | Null = null
   private var buffer: ByteBuffer | Null = null
   private var position = offset
@@ -18,6 +19,8 @@ private[spi] final class FileChunks(path: Path, offset: Long, length: Long) exte
   @volatile private var cancelled = false
 
   def declaredLength: Long = length
+
+  override def handsOver: Boolean = keep
 
   def pull(receiver: BodyReceiver): Unit =
     if cancelled then receiver.onError(IOException("the file's body was cancelled"))
@@ -27,8 +30,8 @@ private[spi] final class FileChunks(path: Path, offset: Long, length: Long) exte
     else
       try
         val open = opened()
-        val chunk = if buffer == null then ByteBuffer.allocate(FileChunks.Size) else buffer.nn
-        buffer = chunk
+        val chunk = if keep || buffer == null then ByteBuffer.allocate(FileChunks.Size) else buffer.nn
+        if !keep then buffer = chunk
         chunk.clear().limit(math.min(left, FileChunks.Size.toLong).toInt)
         val n = open.read(chunk, position)
         if n < 0 then throw EOFException(s"$path ended $left bytes before its length")

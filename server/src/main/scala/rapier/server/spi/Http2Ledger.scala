@@ -140,10 +140,14 @@ final class Http2Ledger(idleNanos: Long, stalls: Http2Stalls):
     while i <= mask do
       if ids(i) != 0 && (flags(i) & Answering) != 0 then
         if math.min(windows(i), connectionWindow) >= MinWindow then settle(i)
-        else if since(i) == 0L || sent(i) >= Progress then
+        else if since(i) != 0L && sent(i) >= Progress then
+          // Progress: its clock starts again, and it holds nothing of the bound's
           settle(i)
           since(i) = now
         else
+          if since(i) == 0L then
+            since(i) = now
+            sent(i) = 0L
           if (flags(i) & Counted) == 0 then
             flags(i) = (flags(i) | Counted).toByte
             counted += 1
@@ -268,7 +272,7 @@ object Http2Ledger:
 
   /**
    * How often a watch calls [[Http2Ledger.check]] and [[Http2Ledger.idle]]: a quarter of the shorter deadline
-   * ([[Http2Frames.deadlineTick]]), at most a second, so that a server past its stalled-answer bound soon hears of it.
+   * ([[Http2Frames.deadlineTick]]), at most a second, so that a server past its stalled-answer bound acts within one.
    */
   def tick(idleNanos: Long, headNanos: Long): Long =
     val deadlines = deadlineTick(idleNanos, headNanos)

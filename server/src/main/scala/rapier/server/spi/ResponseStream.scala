@@ -38,4 +38,7 @@ object ResponseStream:
      * The file's bytes as [[Chunks]], each read (16 KiB, into one buffer the source keeps) only when pulled; the file
      * is opened at the first pull and closed at the end or on `cancel()`. An open that fails fails the first pull.
      */
-    def chunks: Chunks = Chunks(FileChunks(path, offset, length), length)
+    def chunks: Chunks = Chunks(FileChunks(path, offset, length, keep = false), length)
+
+    /** As [[chunks]], each chunk read into an array of its own, the reader's to keep ([[BodySource.handsOver]]). */
+    def keptChunks: Chunks = Chunks(FileChunks(path, offset, length, keep = true), length)

@@ -13,7 +13,7 @@ private[pekko] object Pulls:
   /** The source's next chunk, or its end; failed with the source's failure. */
   def next(source: BodySource): Future[Option[ByteString]] =
     val p = Promise[Option[ByteString]]()
-    source.pull(Pulled(p))
+    source.pull(Pulled(p, source.handsOver))
     p.future
 
   /** The source's chunks from here on, as a pekko `Source`; the source is cancelled when the stream ends. */
@@ -25,8 +25,15 @@ private[pekko] object Pulls:
         m
       }
 
-  /** A pull's answer, as a promise: the chunk copied, for it is the source's again at the next pull. */
-  private final class Pulled(p: Promise[Option[ByteString]]) extends BodyReceiver:
-    def onChunk(chunk: ByteBuffer): Unit = p.success(Some(ByteString(chunk)))
+  /**
+   * A pull's answer, as a promise: the chunk copied, for it is the source's again at the next pull, unless the source
+   * hands it over.
+   */
+  private final class Pulled(p: Promise[Option[ByteString]], handsOver: Boolean) extends BodyReceiver:
+    def onChunk(chunk: ByteBuffer): Unit =
+      val bytes =
+        if handsOver then ByteString.fromArrayUnsafe(chunk.array, chunk.arrayOffset + chunk.position, chunk.remaining)
+        else ByteString(chunk)
+      p.success(Some(bytes))
     def onEnd(): Unit = p.success(None)
     def onError(cause: Throwable): Unit = p.failure(cause)

@@ -104,7 +104,7 @@ private[pekko] object Responses:
       case file: ResponseStream.File =>
         if !Files.isReadable(file.path) then response(InternalServerError, closes, strict(InternalServerError))
         else
-          response(r, closes, streamed(contentTypeOf(r), file.length, Pulls.source(file.chunks.source)))
+          response(r, closes, streamed(contentTypeOf(r), file.length, Pulls.source(file.keptChunks.source)))
       case empty =>
         // A stream declared empty
         empty.abandon()
