@@ -9,9 +9,10 @@ import rapier.server.spi.TlsRecords
 import javax.net.ssl.SSLEngine
 
 /**
- * A server's [[Tls]] on a JDK engine behind Netty's `SslHandler`: each engine given the settings' versions, cipher
- * suites and groups as it is made ([[configured]]), and a client's renegotiation, which the JDK's engine would honour,
- * refused ([[NoRenegotiation]]). OpenSSL's engine needs neither: its context takes them, and it refuses renegotiation.
+ * A server's [[rapier.server.Tls]] on a JDK engine behind Netty's `SslHandler`: each engine given the settings'
+ * versions, cipher suites and groups as it is made ([[configured]]), and a client's renegotiation, which the JDK's
+ * engine would honour, refused ([[NoRenegotiation]]). OpenSSL's engine needs neither: its context takes them, and it
+ * refuses renegotiation.
  */
 object JdkTls:
   /** `context`, each of its engines configured by `tls`. */
