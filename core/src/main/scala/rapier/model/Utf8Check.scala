@@ -18,28 +18,33 @@ private[rapier] final class Utf8Check:
   /** Whether the text so far, `bytes` added, is valid UTF-8 or the start of it. */
   def accepts(bytes: Array[Byte]): Boolean =
     var i = 0
-    var valid = true
-    while valid && i < bytes.length do
-      val b = bytes(i) & 0xff
-      if need == 0 then
-        if b < 0x80 then ()
-        else if b >= 0xc2 && b <= 0xdf then need = 1
-        else if b >= 0xe0 && b <= 0xef then
-          need = 2
-          if b == 0xe0 then low = 0xa0 // overlong
-          else if b == 0xed then high = 0x9f // surrogates
-        else if b >= 0xf0 && b <= 0xf4 then
-          need = 3
-          if b == 0xf0 then low = 0x90 // overlong
-          else if b == 0xf4 then high = 0x8f // past U+10FFFF
-        else valid = false
-      else if b < low || b > high then valid = false
-      else
-        need -= 1
-        low = 0x80
-        high = 0xbf
-      i += 1
-    valid
+    while i < bytes.length && accepts(bytes(i) & 0xff) do i += 1
+    i == bytes.length
+
+  /** Whether the text so far, the byte `b` (0-255) added, is valid UTF-8 or the start of it. */
+  def accepts(b: Int): Boolean =
+    if need == 0 then
+      if b < 0x80 then true
+      else if b >= 0xc2 && b <= 0xdf then
+        need = 1
+        true
+      else if b >= 0xe0 && b <= 0xef then
+        need = 2
+        if b == 0xe0 then low = 0xa0 // overlong
+        else if b == 0xed then high = 0x9f // surrogates
+        true
+      else if b >= 0xf0 && b <= 0xf4 then
+        need = 3
+        if b == 0xf0 then low = 0x90 // overlong
+        else if b == 0xf4 then high = 0x8f // past U+10FFFF
+        true
+      else false
+    else if b < low || b > high then false
+    else
+      need -= 1
+      low = 0x80
+      high = 0xbf
+      true
 
   /** Whether the text so far ends with a whole character. */
   def complete: Boolean = need == 0

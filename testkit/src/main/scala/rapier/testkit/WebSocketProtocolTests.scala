@@ -31,6 +31,14 @@ trait WebSocketProtocolTests extends ServerTestSupport:
     .out(webSocketBody[String, String].withMaxMessageSize(1024))
     .serverLogicSuccess(_ => Future.successful(in => in))
 
+  /**
+   * Where Autobahn's WebSocket cases run against this backend's server: the cases (by id, or a glob as `7.9.*`) its
+   * WebSocket layer fails on its own, each with the reason (a declared case may pass). None: not run in this class
+   * (the cases test the server's WebSocket layer, the same whatever the logic's style: they run in one class per
+   * server).
+   */
+  def autobahnFailures: Option[Map[String, String]] = None
+
   /** Reads the server's close frame, checking its code; the frame, for its reason. */
   protected def closedWith(c: RawHttp, code: Int, clue: String = ""): Frame =
     val closing = readFrame(c)
@@ -318,4 +326,71 @@ trait WebSocketProtocolTests extends ServerTestSupport:
       assertEquals(status("/ws/listed", "https://app.example.com"), 101)
       assertEquals(status("/ws/listed", "http://x"), 403, "not on the list")
       connected(t, "/ws/listed")(echoes(_, "no Origin: not a browser"))
+    }
+
+  test(anyStyle("Autobahn's cases 1-7, 9 and 10 find nothing but binary messages refused by a text endpoint")):
+    // 16 MiB: the largest message of case 9
+    val large = endpoint.get
+      .in("ws" / "large")
+      .out(webSocketBody[String, String].withMaxMessageSize(16 << 20))
+      .serverLogicSuccess(_ => Future.successful(in => in))
+    assume(autobahnFailures.isDefined, s"Autobahn's cases run in another class of ${server.name}")
+    val declared = autobahnFailures.get
+    withServer(large) { t =>
+      val before = OpenFiles.sockets()
+      val ran =
+        WebSocketProtocolTests.autobahn(s"ws://127.0.0.1:${t.port}/ws/large", "1.*,2.*,3.*,4.*,5.*,6.*,7.*,9.*,10.*")
+      assert(ran.size >= 300, s"${ran.size} cases ran")
+      // Autobahn's verdicts, and strict ones on UTF-8 (6.x): invalid UTF-8 is refused at the byte that can't continue it
+      val failed =
+        ran.filter(c => !(c.passed && (c.strict || !c.id.startsWith("6."))) && !(c.binary && c.closeCode == 1003))
+      val undeclared = failed.filterNot(c => declared.keys.exists(c.declaredBy))
+      assert(undeclared.isEmpty, undeclared.mkString("Autobahn:\n", "\n", ""))
+      // Every connection closed in the end, those refused for a broken rule too
+      eventually(OpenFiles.sockets() <= before, s"${OpenFiles.sockets() - before} sockets more than before")
+    }
+
+object WebSocketProtocolTests:
+  /** An Autobahn case as it ran: its verdicts, the server's close code, and whether it sent a binary message. */
+  final case class AutobahnCase(
+      id: String,
+      passed: Boolean,
+      behavior: String,
+      closing: String,
+      closeCode: Int,
+      binary: Boolean,
+      words: String
+  ):
+    private val fine = Set("OK", "INFORMATIONAL")
+    def strict: Boolean = passed && fine(behavior) && fine(closing)
+    def declaredBy(pattern: String): Boolean =
+      if pattern.endsWith("*") then id.startsWith(pattern.dropRight(1)) else id == pattern
+    override def toString: String = s"$id: $behavior, close $closing (code $closeCode): $words"
+
+  private lazy val script: java.nio.file.Path =
+    val file = java.nio.file.Files.createTempFile("rapier-autobahn", ".py")
+    file.toFile.deleteOnExit()
+    val in = getClass.getResourceAsStream("/rapier-ws/autobahn.py")
+    try java.nio.file.Files.write(file, in.readAllBytes())
+    finally in.close()
+    file
+
+  /**
+   * Runs Autobahn's `cases` (comma-separated ids or globs) against the WebSocket at `url` with kosoku, a runner of
+   * Autobahn's own case files (`pip install kosoku==0.1.0`): each case as it ran.
+   */
+  def autobahn(url: String, cases: String): List[AutobahnCase] =
+    val process = ProcessBuilder("python3", script.toString, url, cases).redirectErrorStream(true).start()
+    process.getOutputStream.close()
+    val output = Future(String(process.getInputStream.readAllBytes(), StandardCharsets.UTF_8))(using
+      scala.concurrent.ExecutionContext.global
+    )
+    if !process.waitFor(900, java.util.concurrent.TimeUnit.SECONDS) then
+      process.destroyForcibly()
+      throw AssertionError("Autobahn's cases ran past 900 s")
+    val lines = scala.concurrent.Await.result(output, scala.concurrent.duration.Duration(5, "s")).linesIterator.toList
+    if !lines.lastOption.exists(_.startsWith("ran ")) then
+      throw AssertionError(lines.mkString("Autobahn's runner failed (is kosoku installed?):\n", "\n", ""))
+    lines.map(_.split('\t')).collect { case Array(id, passed, behavior, closing, code, binary, words) =>
+      AutobahnCase(id, passed == "true", behavior, closing, code.toIntOption.getOrElse(-1), binary == "true", words)
     }

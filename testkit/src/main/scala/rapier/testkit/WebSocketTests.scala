@@ -75,7 +75,11 @@ trait WebSocketTests extends WebSocketProtocolTests:
         parts.zipWithIndex.foreach { (part, i) =>
           c.send(frame(if i == 0 then Binary else Continuation, part, fin = i == parts.length - 1))
         }
-        assert(java.util.Arrays.equals(readFrame(c).payload, payload), "frames of 64 KiB")
+        val joined = readFrame(c)
+        assert(
+          java.util.Arrays.equals(joined.payload, payload),
+          s"frames of 64 KiB: ${joined.payload.length} bytes back, opcode ${joined.opcode}"
+        )
         // One frame of 1 MiB written a few bytes at a time
         frame(Binary, payload.take(1024 * 1024)).grouped(997).foreach(c.send)
         assert(java.util.Arrays.equals(readFrame(c).payload, payload.take(1024 * 1024)), "written in pieces")

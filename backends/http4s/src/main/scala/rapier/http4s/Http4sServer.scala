@@ -20,7 +20,8 @@ import rapier.http4s.internal.{
   Http2Watch,
   Http4sRequest,
   NoRenegotiation,
-  Responses
+  Responses,
+  WebSocketWatches
 }
 import rapier.server.spi.{FramingGuard, Http2Frames, Http2Ledger, Http2Stalls, RefusalMarker}
 import rapier.server.{Http2, ServerBuilder, ServerEndpoint, Tls}
@@ -56,7 +57,8 @@ final case class Http4sServer[F[_]](
    */
   def start(): Resource[F, Http4sServer.Binding] =
     val marker = RefusalMarker.random()
-    val interpreter = Http4sServerInterpreter[F](endpoints, options, marker)
+    val watches = WebSocketWatches()
+    val interpreter = Http4sServerInterpreter[F](endpoints, options, marker, watches)
     // Loaded before anything starts: a key that can't be read fails here. Over TLS the guard reads decrypted bytes.
     val tls = options.tls.map(t => (t, t.sslContext()))
     val deadline = Http4sServer.finite(options.headerReadTimeout)
@@ -67,7 +69,7 @@ final case class Http4sServer[F[_]](
       if tls.isDefined then raw => HandshakeDeadline(raw, deadline)
       else
         val h2c = h2.filter(_ => options.http2.exists(_.cleartext))
-        raw => Http4sServer.guard[F](options, marker, null, h2c.map(_.entry(raw, null)).orNull).apply(raw)
+        raw => Http4sServer.guard[F](options, marker, null, h2c.map(_.entry(raw, null)).orNull, watches).apply(raw)
     )
     val host = Host
       .fromString(options.host)
@@ -104,7 +106,7 @@ final case class Http4sServer[F[_]](
             val entry = decrypted match
               case secured: TLSSocket[F] @unchecked => h2.map(_.entry(secured, secured.applicationProtocol)).orNull
               case _ => null
-            Http4sServer.guard[F](options, marker, arrived, entry).apply(decrypted)
+            Http4sServer.guard[F](options, marker, arrived, entry, watches).apply(decrypted)
           ,
           new cats.arrow.FunctionK[F, F]:
             def apply[A](fa: F[A]): F[A] = F.timeout(fa, deadline)
@@ -129,11 +131,12 @@ object Http4sServer:
       options: Http4sServerOptions,
       marker: RefusalMarker,
       arrived: (() => Unit) | Null,
-      h2: GuardedSocket.Http2[F] | Null
+      h2: GuardedSocket.Http2[F] | Null,
+      watches: WebSocketWatches
   ): Socket[F] => Socket[F] =
     socket =>
       val guard = FramingGuard(options.maxInitialLineLength, options.maxHeaderSize, marker)
-      GuardedSocket(socket, guard, finite(options.headerReadTimeout), arrived, h2)
+      GuardedSocket(socket, guard, finite(options.headerReadTimeout), arrived, h2, watches)
 
   /**
    * The server's HTTP/2 connections, each served by [[RapierHttp2]] with the server's app (known once Ember has built

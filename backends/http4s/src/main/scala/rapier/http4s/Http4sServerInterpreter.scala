@@ -7,8 +7,24 @@ import org.http4s.{Header, Headers, HttpApp, HttpRoutes, HttpVersion, Request, R
 import org.typelevel.ci.CIString
 import cats.effect.std.Queue
 import rapier.cats.{Fs2WebSocket, catsMonad}
-import rapier.http4s.internal.{Bodies, HeadCheck, Http4sPipeWebSocket, Http4sRequest, Http4sWebSocket, Responses}
-import rapier.server.spi.{Admission, Completion, RefusalMarker, RequestBodyException, RequestSyntax, WebSocketUpgrade}
+import rapier.http4s.internal.{
+  Bodies,
+  HeadCheck,
+  Http4sPipeWebSocket,
+  Http4sRequest,
+  Http4sWebSocket,
+  Responses,
+  WebSocketWatches
+}
+import rapier.server.spi.{
+  Admission,
+  Completion,
+  RefusalMarker,
+  RequestBodyException,
+  RequestSyntax,
+  WebSocketUpgrade,
+  WebSocketWatch
+}
 import rapier.server.{EndpointChain, ServerEndpoint, ServerInterpreter, ServerResponse}
 
 import scala.util.Failure
@@ -35,11 +51,12 @@ import scala.util.Failure
 final class Http4sServerInterpreter[F[_]] private[http4s] (
     endpoints: List[ServerEndpoint[F]],
     options: Http4sServerOptions,
-    marker: RefusalMarker | Null
+    marker: RefusalMarker | Null,
+    watches: WebSocketWatches | Null
 )(using F: Async[F]):
   def this(endpoints: List[ServerEndpoint[F]], options: Http4sServerOptions = Http4sServerOptions.default)(using
       F: Async[F]
-  ) = this(endpoints, options, null)
+  ) = this(endpoints, options, null, null)
 
   private val admission = Admission(options.backend)
   private val interpreter = ServerInterpreter(endpoints, options.serverOptions, admission.budget)
@@ -47,6 +64,7 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
   private val responses = Responses[F]()
   private val fromClient = Bodies.clientsDoing(options.bodyReadTimeout)
   private val webSockets = Http4sWebSocket.Open()
+  if watches != null then watches.nn.serve(webSockets)
 
   /**
    * The requests an endpoint routes; the others fall through, their bodies unread.
@@ -151,15 +169,24 @@ final class Http4sServerInterpreter[F[_]] private[http4s] (
     // Fragments come as they are: the socket joins them, within the endpoint's limit, its UTF-8 checked as they come
     val ember = builder.withHeaders(Headers(others.result())).withDefragment(false)
     val upgrade = r.webSocket.nn
+    // Behind Rapier's own server, the connection watches the client's frames from the 101 on
+    def watched(socket: Http4sWebSocket.Stoppable): Unit =
+      if watches != null then
+        view.request.remote.foreach { client =>
+          val output = upgrade.output
+          watches.nn.expect(client, WebSocketWatch(output.in.text, output.maxMessageSize), socket)
+        }
     val pipe = Fs2WebSocket.takeOver[F](upgrade.relay)
     if pipe != null then
       F.flatMap(F.product(Queue.bounded[F, Any](1), Queue.bounded[F, Unit](1))) { (inbox, asks) =>
         val socket = Http4sPipeWebSocket[F](upgrade.output, pipe, inbox, asks, webSockets)
+        watched(socket)
         ember.build(socket.send, socket.receive)
       }
     else
       F.flatMap(F.executionContext) { context =>
         val socket = Http4sWebSocket[F](upgrade, context, webSockets)
+        watched(socket)
         ember.build(socket.send, socket.receive)
       }
 

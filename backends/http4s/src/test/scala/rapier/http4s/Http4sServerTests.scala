@@ -17,6 +17,7 @@ class Http4sServerTests extends ServerTests, WebSocketTests:
   override def h2cUpgradeUnserved: Option[String] = Http4sServerTests.h2cUpgradeUnserved
   override def http2RefusedOtherwise: Map[String, String] = Http4sServerTests.http2RefusedOtherwise
   override def h2specFailures: Option[Map[String, String]] = Some(Http4sServerTests.h2spec)
+  override def autobahnFailures: Option[Map[String, String]] = Some(Map.empty)
 
 /** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
 class Http4sHttp2ServerTests extends KitTests:
@@ -73,12 +74,6 @@ object Http4sServerTests:
       ("Ember decodes each read of a WebSocket into a chunk of frame objects (some 100 bytes each) and holds the last " +
         "until more bytes come: a read of 1-byte fragments (up to 256 KiB, 37,000 frames) stays held as frames, " +
         "which Rapier's joiner never sees"),
-    "protocol errors close the WebSocket with 1002" ->
-      ("Ember's frame decoder reads an unmasked frame from a client as any other, and ends the connection without a " +
-        "close frame on one it refuses"),
-    "a close with a code RFC 6455 forbids, a one-byte payload or a reason that isn't UTF-8 is answered 1002" ->
-      ("Ember answers every close from a client with 1000 itself, and hands none to the application, whatever its " +
-        "code or payload"),
     "a malformed query string is a 400 for endpoints that read the query" ->
       "Ember parses the target's percent-encoding itself and answers a malformed one with its own 400",
     "an expectation of 100-continue gets 100 Continue, unless the body is too large" -> noInterim,

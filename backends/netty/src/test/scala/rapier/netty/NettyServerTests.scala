@@ -9,6 +9,7 @@ import scala.concurrent.Future
 class NettyServerTests extends ServerTests, WebSocketTests:
   def server: TestServer = NettyTestServer(NettyTransport.Auto)
   override def h2specFailures: Option[Map[String, String]] = Some(NettyServerTests.h2spec)
+  override def autobahnFailures: Option[Map[String, String]] = Some(Map.empty)
 
 object NettyServerTests:
   val h2spec: Map[String, String] = Http2Tests.nettyCodecDecides ++ Http2Tests.sharedPort

@@ -76,6 +76,7 @@ class PekkoServerTests extends ServerTests, WebSocketTests:
   override def h2cUpgradeUnserved: Option[String] = PekkoServerTests.h2cUpgradeUnserved
   override def http2RefusedOtherwise: Map[String, String] = PekkoServerTests.http2RefusedOtherwise
   override def h2specFailures: Option[Map[String, String]] = Some(PekkoServerTests.h2spec)
+  override def autobahnFailures: Option[Map[String, String]] = Some(Map.empty)
 
 /** The shared server test kit again, over HTTP/2 and TLS: its client speaks h2, its raw connections HTTP/1.1 over TLS. */
 class PekkoHttp2ServerTests extends KitTests:
@@ -107,16 +108,7 @@ object PekkoServerTests:
   private val unknownMethod =
     "pekko-http answers a method it doesn't know (PURGE) with its own 501 before Rapier sees the request"
 
-  private val closesWith1011 =
-    "pekko-http closes a WebSocket with 1000 or 1011 only: a close of Rapier's with another code goes out as 1011"
-
   val unsupported: Map[String, String] = Map(
-    "bad messages close the WebSocket with their code: invalid UTF-8 1007, binary for text 1003, too long 1009" ->
-      closesWith1011,
-    "a WebSocket idle for its timeout is closed with 1001" -> closesWith1011,
-    "JSON messages are read and written by their codec; one that doesn't parse closes with 1007 saying where" ->
-      closesWith1011,
-    "stopping the server closes its WebSockets with 1001" -> closesWith1011,
     "a malformed query string is a 400 for endpoints that read the query" ->
       "pekko-http parses the target's percent-encoding itself and answers a malformed one with its own 400",
     "HTTP/1.0 closes unless asked to keep alive" ->

@@ -14,6 +14,7 @@ class VertxServerTests extends ServerTests, WebSocketTests:
   override def h2cUnserved: Option[String] = VertxServerTests.h2cUnserved
   override def http2RefusedOtherwise: Map[String, String] = VertxServerTests.http2RefusedOtherwise
   override def h2specFailures: Option[Map[String, String]] = Some(Http2Tests.nettyCodecDecides)
+  override def autobahnFailures: Option[Map[String, String]] = Some(VertxServerTests.autobahn)
 
   // VertxServer's own idle timeout counts a request as in progress from its head to its response's end: a streamed
   // response's end and a file's must end it too, or the connection would never close.
@@ -46,6 +47,10 @@ class VertxHttp2ServerTests extends KitTests:
 
 /** What Vert.x can't do that the kit tests, and why: shared by every way Rapier runs on Vert.x. */
 object VertxServerTests:
+  private val wholeFrames = "Vert.x hands a frame to Rapier only once it is whole, and no byte beneath it: invalid " +
+    "UTF-8 inside one frame still arriving is refused at the frame's end (Autobahn's non-strict)"
+  val autobahn: Map[String, String] = Map("6.4.3" -> wholeFrames, "6.4.4" -> wholeFrames)
+
   val h2cUnserved: Option[String] = Some(
     "Vert.x tells h2c from HTTP/1.1 only after decoding a connection's first request with its own decoder, where " +
       "Rapier's strict one must read every request: VertxServer serves HTTP/2 over TLS only"

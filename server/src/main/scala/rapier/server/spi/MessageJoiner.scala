@@ -38,7 +38,7 @@ final class MessageJoiner(limit: Int, whole: (Array[Byte], Boolean) => Unit, ref
       refuse(1009, MessageJoiner.tooLong(limit))
     else if isText && !(utf8.accepts(payload) && (!last || utf8.complete)) then
       drop()
-      refuse(1007, "A text message is not valid UTF-8.")
+      refuse(1007, MessageJoiner.NotUtf8)
     else if first && last then whole(payload, isText)
     else
       append(payload)
@@ -64,5 +64,8 @@ final class MessageJoiner(limit: Int, whole: (Array[Byte], Boolean) => Unit, ref
     size = 0
 
 object MessageJoiner:
+  /** The close reason of a text message that is not UTF-8 (1007). */
+  val NotUtf8 = "A text message is not valid UTF-8."
+
   /** The close reason of a message past the limit (1009). */
   def tooLong(limit: Int): String = s"A message is longer than this WebSocket's limit of $limit bytes."

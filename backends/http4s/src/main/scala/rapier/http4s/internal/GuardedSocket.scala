@@ -1,9 +1,10 @@
 package rapier.http4s.internal
 
 import cats.effect.Async
+import cats.effect.std.Semaphore
 import fs2.io.net.Socket
 import fs2.Chunk
-import rapier.server.spi.{FramingGuard, Refusals, RequestBodyException}
+import rapier.server.spi.{FramingGuard, Refusals, RequestBodyException, WebSocketWatch}
 
 import java.nio.charset.StandardCharsets
 import scala.concurrent.duration.*
@@ -14,14 +15,17 @@ import scala.concurrent.duration.*
  * body reader answers. A head must arrive whole within `deadline` of its first byte, or it is refused with a 408.
  *
  * Ember reads and writes a connection in turn until it switches protocols, so the guard needs no lock; after a 101
- * (the only write it looks at, awaiting one) reads pass straight through.
+ * (the only write it looks at, awaiting one) reads pass straight through, or, on a WebSocket of Rapier's, through its
+ * [[WebSocketWatch]]: a client breaking RFC 6455's rules is sent the close the watch names, in place of whatever Ember
+ * would do, and Ember hears of nothing more from it.
  */
 private[http4s] final class GuardedSocket[F[_]](
     socket: Socket[F],
     guard: FramingGuard,
     deadline: FiniteDuration,
     private var arrived: (() => Unit) | Null = null,
-    h2: GuardedSocket.Http2[F] | Null = null
+    h2: GuardedSocket.Http2[F] | Null = null,
+    watches: WebSocketWatches | Null = null
 )(using F: Async[F])
     extends SocketProxy[F](socket):
   // On a plain connection that may speak h2c, until it is ruled out or chosen: the first bytes, against its preface
@@ -34,6 +38,11 @@ private[http4s] final class GuardedSocket[F[_]](
   private var pending: Chunk[Byte] = Chunk.empty
   // When (System.nanoTime) the head now arriving was first seen incomplete; 0 when none is.
   private var headSince = 0L
+  // After a 101 for a WebSocket of Rapier's: what the client sends is watched, and what Ember writes goes through
+  // `watchedWrites`, which sends the close owed once the client broke a rule
+  @volatile private var watch: WebSocketWatch | Null = null
+  private var breached = false
+  @volatile private var watchedWrites: WatchedWrites[F] | Null = null
   // Small pieces (a re-framed chunk's size line, a 1-byte chunk) are copied together into `small`, so that Ember's
   // parser reads few chunks; larger slices, of arrays nothing writes again, are wrapped.
   private var small: Array[Byte] = Array.emptyByteArray
@@ -85,7 +94,7 @@ private[http4s] final class GuardedSocket[F[_]](
       F.pure(Some(ready))
     else if guard.failed != null then F.raiseError(RequestBodyException(guard.failed.nn))
     else if guard.closed then F.pure(None)
-    else if guard.passing then socket.read(maxBytes)
+    else if guard.passing then if watch == null then socket.read(maxBytes) else watched(maxBytes)
     else
       F.flatMap(timed(socket.read(maxBytes))) {
         case None => F.pure(None)
@@ -122,6 +131,42 @@ private[http4s] final class GuardedSocket[F[_]](
     sniffed = Chunk.empty
     feed(bytes)
 
+  // A WebSocket's read, through its watch. On a breach, Ember reads the bytes before the frame that broke a rule, then,
+  // at its next read, the server's close is sent, the WebSocket is told (the logic's side ends), and what the client
+  // sends is read and dropped until its own close (or the linger's end); then the output ends, and Ember reads the end
+  // of input.
+  private def watched(maxBytes: Int): F[Option[Chunk[Byte]]] =
+    if breached then
+      // Not longer than a linger, should Ember's last write wait on a client that doesn't read. The WebSocket's own
+      // close, after this one, is dropped.
+      val breach = watch.nn.broken.nn
+      val owed = watchedWrites.nn.close(Chunk.array(breach.frame))
+      val told = F.delay(watches.nn.broken(watch.nn, breach.code, breach.reason))
+      val closed = F.productR(F.timeoutTo(owed, Refusals.LingerMillis.millis, F.unit))(told)
+      // The connection's end, sent at once: Ember may not end a WebSocket whose client's close it did not read
+      val ended = F.void(F.attempt(socket.endOfOutput))
+      F.as(F.productR(F.productR(closed)(dropUntilClosed))(ended), None)
+    else
+      F.map(socket.read(maxBytes)) {
+        case Some(chunk) =>
+          val w = watch.nn
+          val before = w.keptRules
+          val slice = chunk.toArraySlice
+          if w.feed(slice.values, slice.offset, slice.length) == null then Some(chunk)
+          else
+            breached = true
+            Some(chunk.take((w.keptRules - before).toInt))
+        case None => None
+      }
+
+  private def dropUntilClosed: F[Unit] =
+    val w = watch.nn
+    val answered = fs2.Stream
+      .repeatEval(if w.clientClosed then F.pure(None) else socket.read(GuardedSocket.DropSize))
+      .unNoneTerminate
+      .foreach(c => F.delay { val s = c.toArraySlice; w.feed(s.values, s.offset, s.length); () })
+    Bodies.linger(answered)
+
   private def feed(chunk: Chunk[Byte]): Unit =
     val slice = chunk.toArraySlice
     guard.feed(slice.values, slice.offset, slice.length, out)
@@ -140,7 +185,18 @@ private[http4s] final class GuardedSocket[F[_]](
 
   override def write(bytes: Chunk[Byte]): F[Unit] =
     if guard.awaitingVerdict then
-      F.flatMap(F.delay(guard.responded(GuardedSocket.switches(bytes), out)))(_ => socket.write(bytes))
+      F.flatMap(F.delay {
+        val switched = GuardedSocket.switches(bytes)
+        guard.responded(switched, out)
+        if watches != null then
+          val expected = watches.nn.take(socket.peerAddress)
+          if switched then watch = expected
+        watch != null
+      }) { watching =>
+        val watched = if watching then F.map(Semaphore[F](1))(s => watchedWrites = WatchedWrites(socket, s)) else F.unit
+        F.productR(watched)(socket.write(bytes))
+      }
+    else if watchedWrites != null then watchedWrites.nn.write(bytes)
     else socket.write(bytes)
 
   /**
@@ -149,11 +205,13 @@ private[http4s] final class GuardedSocket[F[_]](
    * `Refusals.LingerMillis` at most. Closed with bytes unread, the connection would be reset under the response.
    */
   override def beforeClose: F[Unit] =
-    if !guard.closed && guard.failed == null then F.unit
-    else Bodies.linger(fs2.Stream.exec(F.void(F.attempt(socket.endOfOutput))) ++ socket.reads)
+    val forget = if watches == null then F.unit else F.delay { watches.nn.take(socket.peerAddress); () }
+    if !guard.closed && guard.failed == null then forget
+    else F.productR(forget)(Bodies.linger(fs2.Stream.exec(F.void(F.attempt(socket.endOfOutput))) ++ socket.reads))
 
 private[http4s] object GuardedSocket:
   private val CopyBelow = 4096
+  private val DropSize = 8192
   // RFC 9113 §3.4: what a client sends first on an HTTP/2 connection
   private val Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII)
 

@@ -113,6 +113,8 @@ private[http4s] final class Http4sPipeWebSocket[F[_]](
 
   def goingAway(): Unit = close(WebSocketIdle.Code, WebSocketIdle.GoingAway)
 
+  def broken(code: Int, reason: String): Unit = close(code, reason)
+
   private def end(): Unit =
     ended = true
     open.remove(this)

@@ -4,7 +4,7 @@ import cats.effect.Async
 import fs2.{Chunk, Pipe, Pull, Stream}
 import org.http4s.websocket.WebSocketFrame
 import rapier.flow.DaemonScheduler
-import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketUpgrade}
+import rapier.server.spi.{WebSocketWatch, EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketUpgrade}
 import scodec.bits.ByteVector
 
 import java.util.concurrent.atomic.AtomicInteger
@@ -193,6 +193,8 @@ private[http4s] final class Http4sWebSocket[F[_]](
   /** The server is stopping: closed with 1001, on the loop. */
   def goingAway(): Unit = execute(() => if !closeSent then closing(WebSocketIdle.Code, WebSocketIdle.GoingAway))
 
+  def broken(code: Int, reason: String): Unit = execute(() => if !closeSent then closing(code, reason))
+
   /** The connection ended: the streams on both sides end with it. */
   private def end(): Unit =
     if !ended then
@@ -226,9 +228,19 @@ private[http4s] object Http4sWebSocket:
     /** The server is stopping: closed with 1001. */
     def goingAway(): Unit
 
+    /** The client broke a rule and the connection's watch has closed with `code`: the logic's side ends. */
+    def broken(code: Int, reason: String): Unit
+
+    /** What watches its connection's frames, on Rapier's own server. */
+    @volatile var watch: WebSocketWatch | Null = null
+
   /** The open WebSockets of a server, closed with 1001 when it stops. */
   final class Open:
     private val sockets = ConcurrentHashMap.newKeySet[Stoppable]()
     def add(socket: Stoppable): Unit = sockets.add(socket)
     def remove(socket: Stoppable): Unit = sockets.remove(socket)
     def closeAll(): Unit = sockets.forEach(_.goingAway())
+
+    /** The open WebSocket `watch` is for, told that its client broke a rule; none if it has ended. */
+    def broken(watch: WebSocketWatch, code: Int, reason: String): Unit =
+      sockets.forEach(s => if s.watch eq watch then s.broken(code, reason))

@@ -13,7 +13,8 @@ import rapier.server.spi.{
   WebSocketChannel,
   WebSocketIdle,
   WebSocketRelay,
-  WebSocketUpgrade
+  WebSocketUpgrade,
+  WebSocketWatch
 }
 
 import java.util.concurrent.TimeUnit
@@ -159,6 +160,11 @@ private[netty] final class NettyWebSocket(upgrade: WebSocketUpgrade)
     if clientClosed || !closeSent then endAfterHeld() else held.end()
     ctx.fireChannelInactive()
 
+  // A rule the client broke, found by the watch before the frame decoder (WatchedFrames)
+  override def userEventTriggered(ctx: ChannelHandlerContext, event: Any): Unit = event match
+    case breach: WebSocketWatch.Breach => closing(breach.code, breach.reason)
+    case other => ctx.fireUserEventTriggered(other)
+
   override def exceptionCaught(ctx: ChannelHandlerContext, cause: Throwable): Unit =
     cause match
       // Netty's decoder or UTF-8 check refused a frame and reads nothing more: closed at once with their code
@@ -204,5 +210,8 @@ private[netty] object NettyWebSocket:
     val pipeline = ctx.pipeline
     pipeline.addBefore("decoder", "ws-encoder", WebSocket13FrameEncoder(false))
     pipeline.replace("decoder", "ws-decoder", WebSocket13FrameDecoder(config))
+    // Text is checked as it comes, inside a frame still arriving
+    if upgrade.output.in.text then
+      pipeline.addBefore("ws-decoder", "ws-watch", WatchedFrames(WebSocketWatch(true, limit)))
     pipeline.remove("encoder")
     pipeline.replace(ctx.handler, "websocket", NettyWebSocket(upgrade))

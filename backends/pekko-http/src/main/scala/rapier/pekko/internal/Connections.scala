@@ -5,7 +5,7 @@ import org.apache.pekko.actor.ActorSystem
 import org.apache.pekko.http.impl.engine.http2.RapierHttp2
 import org.apache.pekko.http.scaladsl.Http
 import org.apache.pekko.http.scaladsl.model.headers.Connection as ConnectionHeader
-import org.apache.pekko.http.scaladsl.model.{AttributeKey, HttpRequest, HttpResponse}
+import org.apache.pekko.http.scaladsl.model.{AttributeKey, AttributeKeys, HttpRequest, HttpResponse}
 import org.apache.pekko.http.scaladsl.settings.ServerSettings
 import org.apache.pekko.stream.TLSProtocol.{SendBytes, SessionBytes, SslTlsInbound, SslTlsOutbound}
 import org.apache.pekko.stream.scaladsl.{BidiFlow, Flow, Keep, Sink, TLS, TLSPlacebo, Tcp}
@@ -13,7 +13,7 @@ import org.apache.pekko.stream.stage.{GraphStage, GraphStageLogic, InHandler, Ou
 import org.apache.pekko.stream.{Attributes, FlowShape, Inlet, Outlet}
 import org.apache.pekko.stream.{KillSwitches, Materializer, TLSClosing, UniqueKillSwitch}
 import org.apache.pekko.util.ByteString
-import rapier.server.spi.{FramingGuard, Http2Stalls, TlsRecords}
+import rapier.server.spi.{FramingGuard, Http2Stalls, TlsRecords, WebSocketWatch}
 import rapier.server.{Http2, Tls}
 
 import java.util.concurrent.ConcurrentHashMap
@@ -70,7 +70,7 @@ private[pekko] final class Connections(
     val http1Layer = Http()
       .serverLayer(settings, Some(remote), system.log)
       .atop(TLSPlacebo())
-      .atop(GuardStage(guard, headDeadline))
+      .atop(GuardStage(guard, headDeadline, connection))
       .atop(Connections.sessionBytes)
       .atop(idle)
     val http1 = Flow[HttpRequest]
@@ -138,7 +138,10 @@ private[pekko] final class Connections(
       Future.successful(if framed then busy() else closing(connection, busy()))
     else
       val session = connection.session
-      handler(if session == null then request else request.addAttribute(Connections.TlsSession, session)).map {
+      val secured = if session == null then request else request.addAttribute(Connections.TlsSession, session)
+      // An upgrade to a WebSocket may hand the connection's guard the rules its frames are watched by
+      val upgrading = request.attribute(AttributeKeys.webSocketUpgrade).isDefined
+      handler(if upgrading then secured.addAttribute(Connections.Watching, connection) else secured).map {
         response =>
           connection.inFlight.decrementAndGet()
           if framed then response.removeHeader(ConnectionHeader.name)
@@ -318,6 +321,9 @@ private[pekko] object Connections:
   /** The TLS session a request arrived in, for its client's certificates. */
   val TlsSession: AttributeKey[SSLSession] = AttributeKey[SSLSession]("rapier-tls-session")
 
+  /** The connection a WebSocket upgrade arrived on, for the rules its frames are watched by once it switches. */
+  val Watching: AttributeKey[Live] = AttributeKey[Live]("rapier-websocket-watching")
+
   /** A connection being served: how many of its requests are in progress, and how to close it. */
   final class Live:
     val inFlight = AtomicInteger()
@@ -327,6 +333,10 @@ private[pekko] object Connections:
     // How its HTTP/2 layer ends, once the connection is found speaking HTTP/2
     @volatile var http2: RapierHttp2.Terminate | Null = null
     @volatile var kill: UniqueKillSwitch = null
+    // The rules of the WebSocket its 101 now being written switches to, for its GuardStage to watch by
+    @volatile var webSocketWatch: WebSocketWatch | Null = null
+    // The close frame Rapier meant where pekko-http writes its 1011, once its WebSocket closes with another code
+    @volatile var webSocketClose: Array[Byte] | Null = null
     // Ends its HTTP/1.1 requests, once that layer runs (see EndRequests)
     @volatile var endRequests: (() => Unit) | Null = null
     def idle: Boolean = inFlight.get == 0 && kill != null

@@ -5,7 +5,7 @@ import org.apache.pekko.stream.scaladsl.{Sink, Source}
 import org.apache.pekko.stream.stage.{GraphStage, InHandler, OutHandler, TimerGraphStageLogic}
 import org.apache.pekko.stream.{Attributes, FlowShape, Inlet, Outlet}
 import org.apache.pekko.util.ByteString
-import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketUpgrade}
+import rapier.server.spi.{EventLoop, MessageJoiner, WebSocketChannel, WebSocketIdle, WebSocketUpgrade, WebSocketWatch}
 
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.ConcurrentHashMap
@@ -21,11 +21,15 @@ import scala.util.{Failure, Success, Try}
  * endpoint's limit, keeps the endpoint's idle timeout, and writes the relay's messages one at a time.
  *
  * pekko-http closes a WebSocket with 1000 when its flow completes and with 1011 when it fails, and with no other code:
- * a close with another code (1001, 1003, 1007, 1009 of Rapier's) fails the flow, and goes out as 1011 (pekko-http
- * logs the failure, the code and reason in its message).
+ * a close with another code (1001, 1003, 1007, 1009 of Rapier's) fails the flow, which pekko-http writes as 1011. On
+ * Rapier's own server, its `connection`'s [[GuardStage]] sends the close meant in its place; an application's own
+ * pekko-http server sends the 1011 (pekko-http logs the failure, the code and reason in its message).
  */
-private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: PekkoWebSocket.Open | Null)
-    extends GraphStage[FlowShape[Message, Message]]:
+private[pekko] final class PekkoWebSocket(
+    upgrade: WebSocketUpgrade,
+    open: PekkoWebSocket.Open | Null,
+    connection: Connections.Live | Null
+) extends GraphStage[FlowShape[Message, Message]]:
   private val in = Inlet[Message]("PekkoWebSocket.in")
   private val out = Outlet[Message]("PekkoWebSocket.out")
   val shape: FlowShape[Message, Message] = FlowShape(in, out)
@@ -143,10 +147,12 @@ private[pekko] final class PekkoWebSocket(upgrade: WebSocketUpgrade, open: Pekko
           if last != null then emit(out, last, () => finish(code, reason))
           else finish(code, reason)
 
-      /** Completing the flow is pekko-http's 1000; failing it, its 1011. */
+      /** Completing the flow is pekko-http's 1000; failing it, its 1011, which the connection's guard replaces. */
       private def finish(code: Int, reason: String): Unit =
         if code == 1000 then completeStage()
-        else failStage(PekkoWebSocket.Closed(code, reason))
+        else
+          if connection != null then connection.nn.webSocketClose = WebSocketWatch.closeFrame(code, reason)
+          failStage(PekkoWebSocket.Closed(code, reason))
 
       /** A close of the stage's own (not the relay's): the relay hears of it. */
       private def closing(code: Int, reason: String): Unit =

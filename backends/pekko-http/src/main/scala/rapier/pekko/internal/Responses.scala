@@ -18,7 +18,7 @@ import org.apache.pekko.util.ByteString
 import rapier.model.StatusCode as RapierStatus
 import rapier.pekko.PekkoSourceBody
 import rapier.server.ServerResponse
-import rapier.server.spi.{ResponseRules, ResponseStream, WebSocketUpgrade}
+import rapier.server.spi.{ResponseRules, ResponseStream, WebSocketUpgrade, WebSocketWatch}
 
 import java.nio.file.Files
 import java.util.concurrent.ConcurrentHashMap
@@ -76,8 +76,11 @@ private[pekko] object Responses:
     val upgrade = r.webSocket.nn
     view.request.attribute(AttributeKeys.webSocketUpgrade) match
       case Some(handshake) =>
+        val connection = view.request.attribute(Connections.Watching).orNull
+        if connection != null then
+          connection.webSocketWatch = WebSocketWatch(upgrade.output.in.text, upgrade.output.maxMessageSize)
         val protocol = r.header(Responses.Protocol)
-        val switching = handshake.handleMessages(Flow.fromGraph(PekkoWebSocket(upgrade, open)), protocol)
+        val switching = handshake.handleMessages(Flow.fromGraph(PekkoWebSocket(upgrade, open, connection)), protocol)
         val others = List.newBuilder[HttpHeader]
         var i = 0
         while i < r.headerCount do
