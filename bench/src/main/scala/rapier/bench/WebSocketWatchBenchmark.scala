@@ -27,7 +27,9 @@ class WebSocketWatchBenchmark:
 object WebSocketWatchBenchmark:
   // A client's text frame of `n` ASCII bytes with a 2-byte character every 50, masked
   private def textFrame(n: Int): Array[Byte] =
-    val text = Array.tabulate[Byte](n)(i => if i % 50 == 48 then 0xc3.toByte else if i % 50 == 49 then 0xa9.toByte else ('a' + i % 26).toByte)
+    val text = Array.tabulate[Byte](n)(i =>
+      if i % 50 == 48 then 0xc3.toByte else if i % 50 == 49 then 0xa9.toByte else ('a' + i % 26).toByte
+    )
     val key = Array[Byte](0x37, 0x5a, 0x11, 0x7e)
     val length =
       if n < 126 then Array((0x80 | n).toByte)
