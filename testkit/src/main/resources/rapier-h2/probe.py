@@ -459,7 +459,33 @@ def case_provoked_resets(port, kind, count):
     the resets received and how the connection ended: a server that counts the resets it makes ends it."""
     sock, conn = connect(port, validate=False)
     sent, resets, goaway, why = 0, 0, None, "timeout"
+
+    def take(events):
+        nonlocal resets, goaway
+        for e in events:
+            if isinstance(e, h2.events.StreamReset):
+                resets += 1
+            elif isinstance(e, h2.events.ConnectionTerminated):
+                goaway = int(e.error_code)
+
     for _ in range(int(count)):
+        # Streams the server has not reset yet still count as open: their resets are awaited, for 5 s at most
+        waited, ended = time.time(), None
+        while (goaway is None and ended is None and time.time() - waited < 5
+               and conn.open_outbound_streams >= conn.remote_settings.max_concurrent_streams):
+            events, read = read_events(sock, conn, lambda ev: False, 0.05)
+            take(events)
+            if read in ("closed", "reset"):
+                ended = read
+        if goaway is not None:
+            why = "goaway"
+            break
+        if ended is not None:
+            why = ended
+            break
+        if conn.open_outbound_streams >= conn.remote_settings.max_concurrent_streams:
+            why = "streams never reset"
+            break
         sid = conn.get_next_available_stream_id()
         if kind == "length":
             conn.send_headers(sid, base(port, path="/h2/echo", method="POST") + [("content-length", "5")], end_stream=True)
@@ -476,12 +502,7 @@ def case_provoked_resets(port, kind, count):
             why = "reset"
             break
         sent += 1
-        events, _ = read_events(sock, conn, lambda ev: False, 0.001)
-        for e in events:
-            if isinstance(e, h2.events.StreamReset):
-                resets += 1
-            elif isinstance(e, h2.events.ConnectionTerminated):
-                goaway = int(e.error_code)
+        take(read_events(sock, conn, lambda ev: False, 0.001)[0])
         if goaway is not None:
             why = "goaway"
             break
