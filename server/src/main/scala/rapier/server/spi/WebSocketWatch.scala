@@ -44,8 +44,6 @@ final class WebSocketWatch(text: Boolean, maxMessageSize: Int):
   private var fed = 0L
   private var frameAt = 0L
   private var breachFrameAt = -1L
-  // Whether the rules are still checked: not after a breach or the client's close
-  private var checking = true
   private var closedByClient = false
 
   /** The rule the client broke, once it has; what it sent after is not checked. */
@@ -59,6 +57,9 @@ final class WebSocketWatch(text: Boolean, maxMessageSize: Int):
 
   /** Whether the client's close frame has been read whole. */
   def clientClosed: Boolean = closedByClient
+
+  // Whether the rules are still checked: not after a breach or the client's close
+  private def checking: Boolean = breach == null && !closedByClient
 
   /** Reads the next bytes the client sent; the rule they break, if they do. */
   def feed(bytes: Array[Byte], offset: Int, length: Int): Breach | Null =
@@ -162,7 +163,6 @@ final class WebSocketWatch(text: Boolean, maxMessageSize: Int):
     if opcode == Close then
       if checking then closed()
       closedByClient = true
-      checking = false
     else if checking && opcode < 8 && fin then
       if textMessage && !utf8.complete then fail(1007, MessageJoiner.NotUtf8)
       else inMessage = false
@@ -186,7 +186,6 @@ final class WebSocketWatch(text: Boolean, maxMessageSize: Int):
   private def fail(code: Int, reason: String): Unit = if checking then
     breach = Breach(code, reason)
     breachFrameAt = frameAt
-    checking = false
     if state == Checked && opcode != Close then state = Skipped
 
 object WebSocketWatch:
